@@ -1,0 +1,433 @@
+/* clscan-selftest.c - checks every scan (type x op x inclusive/exclusive x sizes x layouts)
+ * on every OpenCL device found against a host reference; prints what was detected and a table. */
+#include "clscan.h"
+#include "verify.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { CLSCAN_FMT_TEXT, CLSCAN_FMT_CSV, CLSCAN_FMT_JSON };
+
+typedef struct clscan_selftest {
+    long platform, device; /* -1: all */
+    int quick, list, verbose, format;
+    uint64_t seed;
+    FILE *info;          /* human-readable text: stdout in text mode, else stderr */
+    unsigned long passed, failed, skipped;
+    int records;         /* csv/json records written so far */
+} clscan_selftest;
+
+static void clscan_usage(FILE *f)
+{
+    fputs("usage: clscan-selftest [options]\n"
+          "Checks libclscan's scans on every OpenCL device found (or the ones chosen).\n"
+          "  --list             list platforms and devices with their indices, then exit\n"
+          "  --platform N       only platform N\n"
+          "  --device N         only device N (of each platform run)\n"
+          "  --quick            a short size list (for CI and Oclgrind)\n"
+          "  --seed S           input seed (default: from the clock; always printed)\n"
+          "  --format F         text (default), csv or json: one record per case on\n"
+          "                     stdout; the rest, and the summary line, on stderr\n"
+          "  --verbose          print every case\n"
+          "  --help             this text\n"
+          "Exit status: 0 all passed, 1 a failure or nothing ran, 2 usage error.\n",
+          f);
+}
+
+static int clscan_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "clscan-selftest: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    clscan_usage(stderr);
+    return 2;
+}
+
+/* Parses a non-negative decimal number; 0 on success. */
+static int clscan_parse_num(const char *s, unsigned long long *out)
+{
+    char *end;
+    if (!s || !*s || *s == '-')
+        return -1;
+    *out = strtoull(s, &end, 0);
+    return *end ? -1 : 0;
+}
+
+static int clscan_parse_args(clscan_selftest *t, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        unsigned long long v;
+        if (!strcmp(a, "--help")) {
+            clscan_usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--list")) {
+            t->list = 1;
+        } else if (!strcmp(a, "--quick")) {
+            t->quick = 1;
+        } else if (!strcmp(a, "--verbose")) {
+            t->verbose = 1;
+        } else if (!strcmp(a, "--platform") || !strcmp(a, "--device") ||
+                   !strcmp(a, "--seed") || !strcmp(a, "--format")) {
+            const char *val = i + 1 < argc ? argv[++i] : NULL;
+            if (!val)
+                return clscan_usage_error("%s needs a value", a);
+            if (!strcmp(a, "--format")) {
+                if (!strcmp(val, "text"))
+                    t->format = CLSCAN_FMT_TEXT;
+                else if (!strcmp(val, "csv"))
+                    t->format = CLSCAN_FMT_CSV;
+                else if (!strcmp(val, "json"))
+                    t->format = CLSCAN_FMT_JSON;
+                else
+                    return clscan_usage_error("unknown format '%s'", val);
+            } else if (clscan_parse_num(val, &v)) {
+                return clscan_usage_error("'%s' is not a number", val);
+            } else if (!strcmp(a, "--seed")) {
+                t->seed = v;
+            } else if (v > 1000000) {
+                return clscan_usage_error("index '%s' out of range", val);
+            } else {
+                *(a[2] == 'p' ? &t->platform : &t->device) = (long)v;
+            }
+        } else {
+            return clscan_usage_error("unknown option '%s'", a);
+        }
+    }
+    return 0;
+}
+
+/* A device or platform info string (malloc'd, never NULL). */
+static char *clscan_info_string(int is_device, void *obj, cl_uint param)
+{
+    size_t len = 0;
+    cl_int err = is_device ? clGetDeviceInfo((cl_device_id)obj, param, 0, NULL, &len)
+                           : clGetPlatformInfo((cl_platform_id)obj, param, 0, NULL, &len);
+    char *s = malloc(len + 1);
+    if (!s)
+        abort();
+    s[0] = '\0';
+    if (err == CL_SUCCESS && len > 0)
+        err = is_device ? clGetDeviceInfo((cl_device_id)obj, param, len, s, NULL)
+                        : clGetPlatformInfo((cl_platform_id)obj, param, len, s, NULL);
+    s[err == CL_SUCCESS ? len : 0] = '\0';
+    return s;
+}
+
+/* Writes s as a CSV field or a JSON string. */
+static void clscan_put_escaped(const char *s, int format)
+{
+    if (format == CLSCAN_FMT_CSV) {
+        putchar('"');
+        for (; *s; s++) {
+            if (*s == '"')
+                putchar('"');
+            putchar(*s);
+        }
+        putchar('"');
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", stdout);
+        else if (ch < 0x20)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
+static const char *const clscan_result_names[] = {"pass", "fail", "skip"};
+
+/* One csv/json record. type/op are NULL for a device-level failure. */
+static void clscan_record(clscan_selftest *t, cl_uint p, cl_uint d, const char *dev_name,
+                          const clscan_verify_case *c, clscan_verify_result r,
+                          const char *msg)
+{
+    const char *type = c ? clscan_type_name(c->type) : "-", *op = c ? clscan_op_name(c->op) : "-";
+    const char *mode = !c ? "-" : c->inclusive ? "inclusive" : "exclusive";
+    size_t n = c ? c->n : 0, so = c ? (c->in_place ? c->dst_offset : c->src_offset) : 0;
+    size_t dof = c ? c->dst_offset : 0;
+    int ip = c ? c->in_place : 0;
+    if (t->format == CLSCAN_FMT_CSV) {
+        if (t->records++ == 0)
+            puts("platform,device,device_name,type,op,mode,n,src_offset,dst_offset,in_place,"
+                 "result,seed,message");
+        printf("%u,%u,", p, d);
+        clscan_put_escaped(dev_name, t->format);
+        printf(",%s,%s,%s,%zu,%zu,%zu,%d,%s,%" PRIu64 ",", type, op, mode, n, so, dof, ip,
+               clscan_result_names[r], t->seed);
+        clscan_put_escaped(msg, t->format);
+        putchar('\n');
+    } else {
+        fputs(t->records++ == 0 ? "[\n" : ",\n", stdout);
+        printf("{\"platform\": %u, \"device\": %u, \"device_name\": ", p, d);
+        clscan_put_escaped(dev_name, t->format);
+        printf(", \"type\": \"%s\", \"op\": \"%s\", \"mode\": \"%s\", \"n\": %zu, "
+               "\"src_offset\": %zu, \"dst_offset\": %zu, \"in_place\": %s, \"result\": \"%s\", "
+               "\"seed\": %" PRIu64 ", \"message\": ",
+               type, op, mode, n, so, dof, ip ? "true" : "false", clscan_result_names[r],
+               t->seed);
+        clscan_put_escaped(msg, t->format);
+        putchar('}');
+    }
+}
+
+/* Per (type, op) tallies for the table. */
+typedef struct clscan_cell {
+    unsigned pass, fail, skip;
+} clscan_cell;
+
+static void clscan_print_table(FILE *f, clscan_cell cells[CLSCAN_TYPE_COUNT][CLSCAN_OP_COUNT])
+{
+    fprintf(f, "  %-8s", "");
+    for (int o = 0; o < CLSCAN_OP_COUNT; o++)
+        fprintf(f, " %-12s", clscan_op_name((clscan_op)o));
+    fputc('\n', f);
+    for (int ty = 0; ty < CLSCAN_TYPE_COUNT; ty++) {
+        fprintf(f, "  %-8s", clscan_type_name((clscan_type)ty));
+        for (int o = 0; o < CLSCAN_OP_COUNT; o++) {
+            clscan_cell *c = &cells[ty][o];
+            char cell[32];
+            int refused = clscan_verify_expect_unsupported((clscan_type)ty, (clscan_op)o);
+            if (c->fail)
+                snprintf(cell, sizeof cell, "FAIL %u/%u", c->fail, c->fail + c->pass);
+            else if (c->pass && c->skip)
+                snprintf(cell, sizeof cell, "ok %u +%u skip", c->pass, c->skip);
+            else if (c->pass)
+                snprintf(cell, sizeof cell, "%s %u", refused ? "refused" : "ok", c->pass);
+            else
+                snprintf(cell, sizeof cell, c->skip ? "skip" : "-");
+            fprintf(f, " %-12s", cell);
+        }
+        fputc('\n', f);
+    }
+    fputs("  (refused N: a bitwise op on a float type, correctly refused with\n"
+          "   CLSCAN_ERROR_UNSUPPORTED and nothing written; counted as passed error-path checks.\n"
+          "   skip: DOUBLE on a device without fp64; never counted as passed.)\n", f);
+}
+
+/* Runs the whole matrix on one device. */
+static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p,
+                              cl_device_id dev, cl_uint d)
+{
+    FILE *f = t->info;
+    char *dev_name = clscan_info_string(1, dev, CL_DEVICE_NAME);
+    char *plat_name = clscan_info_string(0, plat, CL_PLATFORM_NAME);
+    cl_context cl_ctx = NULL;
+    cl_command_queue queue = NULL;
+    clscan_context *ctx = NULL;
+    cl_int err;
+    char msg[1024];
+    const char *what = "clCreateContext";
+    clscan_cell cells[CLSCAN_TYPE_COUNT][CLSCAN_OP_COUNT];
+    char *failures = NULL; /* newline-separated failure lines */
+    size_t failures_len = 0;
+    unsigned long before_failed = t->failed;
+    clock_t started = clock();
+    time_t wall_started = time(NULL);
+
+    memset(cells, 0, sizeof cells);
+    fprintf(f, "\n== platform %u device %u: %s (platform: %s)\n", p, d, dev_name, plat_name);
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    cl_ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    if (cl_ctx) {
+        what = "clCreateCommandQueue";
+        queue = clCreateCommandQueue(cl_ctx, dev, 0, &err);
+    }
+    if (!queue) {
+        snprintf(msg, sizeof msg, "%s failed: %s", what, clscan_status_string(err));
+        goto device_failed;
+    }
+    clscan_status st = clscan_context_create(cl_ctx, dev, &ctx);
+    if (st != CLSCAN_SUCCESS) {
+        snprintf(msg, sizeof msg, "clscan_context_create failed: %s: %s",
+                 clscan_status_string(st), clscan_context_last_error(NULL));
+        goto device_failed;
+    }
+    size_t need = clscan_context_describe(ctx, NULL, 0);
+    char *desc = malloc(need + 1);
+    if (desc) {
+        clscan_context_describe(ctx, desc, need + 1);
+        fputs("  detected:\n    ", f);
+        for (const char *s = desc; *s; s++) {
+            fputc(*s, f);
+            if (*s == '\n' && s[1])
+                fputs("    ", f);
+        }
+        if (need == 0 || desc[need - 1] != '\n')
+            fputc('\n', f);
+        free(desc);
+    }
+    fflush(f);
+
+    clscan_verify_size sizes[64];
+    size_t nsizes = clscan_verify_sizes(t->quick, t->seed, sizes, 64);
+    fputs("  sizes:", f);
+    for (size_t s = 0; s < nsizes; s++)
+        fprintf(f, " %zu%s", sizes[s].n, sizes[s].all_layouts ? "*" : "");
+    fputs("  (* also at src/dst offsets 3/17 and in place at 5)\n", f);
+
+    for (int ty = 0; ty < CLSCAN_TYPE_COUNT; ty++) {
+        for (int o = 0; o < CLSCAN_OP_COUNT; o++) {
+            for (int incl = 1; incl >= 0; incl--) {
+                for (size_t s = 0; s < nsizes; s++) {
+                    int layouts = sizes[s].all_layouts ? CLSCAN_VERIFY_LAYOUT_COUNT : 1;
+                    for (int l = 0; l < layouts; l++) {
+                        const clscan_verify_layout *lay = &clscan_verify_layouts[l];
+                        clscan_verify_case c = {(clscan_type)ty, (clscan_op)o, incl,
+                                                sizes[s].n, lay->src_offset, lay->dst_offset,
+                                                lay->in_place, 0};
+                        c.seed = clscan_verify_mix(
+                            t->seed, ((uint64_t)sizes[s].n << 24) ^
+                                         (uint64_t)(ty | o << 4 | incl << 8 | l << 12));
+                        clscan_verify_result r =
+                            clscan_verify_run_case(ctx, cl_ctx, queue, &c, msg, sizeof msg);
+                        clscan_cell *cell = &cells[ty][o];
+                        char line[1400];
+                        snprintf(line, sizeof line,
+                                 "%s %s %s n=%zu src_offset=%zu dst_offset=%zu in_place=%d "
+                                 "(seed %" PRIu64 "): %s",
+                                 clscan_type_name(c.type), clscan_op_name(c.op),
+                                 incl ? "inclusive" : "exclusive", c.n,
+                                 c.in_place ? c.dst_offset : c.src_offset, c.dst_offset,
+                                 c.in_place, t->seed, msg);
+                        if (r == CLSCAN_VERIFY_PASS)
+                            cell->pass++, t->passed++;
+                        else if (r == CLSCAN_VERIFY_SKIP)
+                            cell->skip++, t->skipped++;
+                        else
+                            cell->fail++, t->failed++;
+                        if (r == CLSCAN_VERIFY_FAIL) {
+                            size_t len = strlen(line);
+                            char *grown = realloc(failures, failures_len + len + 2);
+                            if (grown) {
+                                failures = grown;
+                                memcpy(failures + failures_len, line, len);
+                                failures_len += len;
+                                failures[failures_len++] = '\n';
+                                failures[failures_len] = '\0';
+                            }
+                        }
+                        if (t->format != CLSCAN_FMT_TEXT)
+                            clscan_record(t, p, d, dev_name, &c, r, msg);
+                        if (t->verbose || r == CLSCAN_VERIFY_FAIL)
+                            fprintf(f, "  %s %s\n", r == CLSCAN_VERIFY_FAIL ? "FAIL" :
+                                    r == CLSCAN_VERIFY_SKIP ? "skip" : "ok  ", line);
+                    }
+                }
+            }
+        }
+        if (!t->verbose)
+            fprintf(f, "  %s done\n", clscan_type_name((clscan_type)ty));
+        fflush(f);
+    }
+    unsigned long ncases = 0;
+    for (int ty = 0; ty < CLSCAN_TYPE_COUNT; ty++)
+        for (int o = 0; o < CLSCAN_OP_COUNT; o++)
+            ncases += cells[ty][o].pass + cells[ty][o].fail + cells[ty][o].skip;
+    fprintf(f, "  %lu cases in %.0f s wall, %.1f s CPU (all threads); seed %" PRIu64 "\n", ncases,
+            difftime(time(NULL), wall_started), (double)(clock() - started) / CLOCKS_PER_SEC,
+            t->seed);
+    clscan_print_table(f, cells);
+    if (t->failed > before_failed)
+        fprintf(f, "  failures (%lu):\n%s", t->failed - before_failed, failures);
+    goto cleanup;
+
+device_failed:
+    fprintf(f, "  FAIL %s\n", msg);
+    t->failed++;
+    if (t->format != CLSCAN_FMT_TEXT)
+        clscan_record(t, p, d, dev_name, NULL, CLSCAN_VERIFY_FAIL, msg);
+cleanup:
+    free(failures);
+    clscan_context_release(ctx);
+    if (queue)
+        clReleaseCommandQueue(queue);
+    if (cl_ctx)
+        clReleaseContext(cl_ctx);
+    free(dev_name);
+    free(plat_name);
+    fflush(f);
+}
+
+int main(int argc, char **argv)
+{
+    clscan_selftest t = {-1, -1, 0, 0, 0, CLSCAN_FMT_TEXT, 0, NULL, 0, 0, 0, 0};
+    t.seed = (uint64_t)time(NULL);
+    int rc = clscan_parse_args(&t, argc, argv);
+    if (rc)
+        return rc;
+    t.info = t.format == CLSCAN_FMT_TEXT ? stdout : stderr;
+
+    cl_uint np = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &np);
+    cl_platform_id *plats = np ? malloc(np * sizeof *plats) : NULL;
+    if (err != CL_SUCCESS || np == 0 || !plats ||
+        clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
+        fprintf(stderr, "clscan-selftest: no OpenCL platform found (clGetPlatformIDs: %s)\n",
+                clscan_status_string(err));
+        free(plats);
+        return 1;
+    }
+    if (t.platform >= (long)np) {
+        free(plats);
+        char num[32];
+        snprintf(num, sizeof num, "%ld", t.platform);
+        return clscan_usage_error("--platform %s: no such platform (see --list)", num);
+    }
+    if (!t.list)
+        fprintf(t.info, "clscan-selftest, libclscan %u: seed %" PRIu64
+                " (reproduce with --seed %" PRIu64 "%s)\n",
+                clscan_version(), t.seed, t.seed, t.quick ? " --quick" : "");
+    unsigned devices_run = 0;
+    for (cl_uint p = 0; p < np; p++) {
+        if (t.platform >= 0 && (cl_uint)t.platform != p)
+            continue;
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS)
+            nd = 0;
+        cl_device_id *devs = nd ? malloc(nd * sizeof *devs) : NULL;
+        if (nd && (!devs || clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL)))
+            nd = 0;
+        if (t.list) {
+            char *name = clscan_info_string(0, plats[p], CL_PLATFORM_NAME);
+            printf("platform %u: %s\n", p, name);
+            free(name);
+            for (cl_uint d = 0; d < nd; d++) {
+                name = clscan_info_string(1, devs[d], CL_DEVICE_NAME);
+                printf("  device %u: %s\n", d, name);
+                free(name);
+            }
+        } else {
+            for (cl_uint d = 0; d < nd; d++) {
+                if (t.device >= 0 && (cl_uint)t.device != d)
+                    continue;
+                clscan_run_device(&t, plats[p], p, devs[d], d);
+                devices_run++;
+            }
+        }
+        free(devs);
+    }
+    free(plats);
+    if (t.list)
+        return 0;
+    if (t.format == CLSCAN_FMT_JSON)
+        puts(t.records ? "\n]" : "[]");
+    fflush(stdout);
+    if (devices_run == 0)
+        fprintf(t.info, "\nno OpenCL device found%s\n",
+                t.platform >= 0 || t.device >= 0 ? " (with the --platform/--device chosen)" : "");
+    else if (t.passed == 0 && t.failed == 0)
+        fprintf(t.info, "\nno case ran\n");
+    fprintf(t.info, "%lu passed, %lu failed, %lu skipped\n", t.passed, t.failed, t.skipped);
+    return t.failed == 0 && t.passed > 0 && devices_run > 0 ? 0 : 1;
+}
