@@ -1,0 +1,668 @@
+/* test_scan.c - Check suite for the public scan API on real devices: every type x op x mode
+ * against the host reference, exact error statuses, events, out-of-order queues, threads. */
+#include "clscan.h"
+#include "verify.h"
+
+#include <check.h>
+#include <ctype.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ devices ------- */
+
+/* The first device of each platform ($CLSCAN_TEST_PLATFORM: only platforms whose name
+ * contains it, case-insensitively). Set up in each forked test: OpenCL state must not
+ * cross a fork. */
+typedef struct clscan_test_dev {
+    cl_device_id dev;
+    cl_context cl_ctx;
+    cl_command_queue queue; /* in-order */
+    clscan_context *ctx;
+    char name[256];
+} clscan_test_dev;
+
+#define CLSCAN_TEST_MAX_DEVS 16
+static clscan_test_dev clscan_devs[CLSCAN_TEST_MAX_DEVS];
+static int clscan_ndevs;
+
+static int clscan_contains_nocase(const char *hay, const char *needle)
+{
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (needle[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (!needle[i])
+            return 1;
+    }
+    return !*needle;
+}
+
+static void clscan_setup(void)
+{
+    const char *filter = getenv("CLSCAN_TEST_PLATFORM");
+    cl_platform_id plats[CLSCAN_TEST_MAX_DEVS];
+    cl_uint np = 0;
+    char pname[256];
+    clscan_ndevs = 0;
+    if (clGetPlatformIDs(CLSCAN_TEST_MAX_DEVS, plats, &np) != CL_SUCCESS)
+        np = 0;
+    if (np > CLSCAN_TEST_MAX_DEVS)
+        np = CLSCAN_TEST_MAX_DEVS;
+    for (cl_uint p = 0; p < np; p++) {
+        clscan_test_dev *d = &clscan_devs[clscan_ndevs];
+        cl_int err;
+        if (clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname, pname, NULL) != CL_SUCCESS)
+            pname[0] = '\0';
+        if (filter && !clscan_contains_nocase(pname, filter))
+            continue;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 1, &d->dev, NULL) != CL_SUCCESS)
+            continue;
+        char dname[200] = "";
+        clGetDeviceInfo(d->dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+        snprintf(d->name, sizeof d->name, "%s / %s", pname, dname);
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plats[p], 0};
+        d->cl_ctx = clCreateContext(props, 1, &d->dev, NULL, NULL, &err);
+        ck_assert_msg(d->cl_ctx, "%s: clCreateContext: %s", d->name, clscan_status_string(err));
+        d->queue = clCreateCommandQueue(d->cl_ctx, d->dev, 0, &err);
+        ck_assert_msg(d->queue, "%s: clCreateCommandQueue: %s", d->name,
+                      clscan_status_string(err));
+        clscan_status st = clscan_context_create(d->cl_ctx, d->dev, &d->ctx);
+        ck_assert_msg(st == CLSCAN_SUCCESS, "%s: clscan_context_create: %s: %s", d->name,
+                      clscan_status_string(st), clscan_context_last_error(NULL));
+        clscan_ndevs++;
+    }
+    ck_assert_msg(clscan_ndevs > 0, "no OpenCL device found%s%s%s: these tests need one",
+                  filter ? " on a platform matching CLSCAN_TEST_PLATFORM='" : "",
+                  filter ? filter : "", filter ? "'" : "");
+}
+
+static void clscan_teardown(void)
+{
+    for (int i = 0; i < clscan_ndevs; i++) {
+        clscan_context_release(clscan_devs[i].ctx);
+        clReleaseCommandQueue(clscan_devs[i].queue);
+        clReleaseContext(clscan_devs[i].cl_ctx);
+    }
+    clscan_ndevs = 0;
+}
+
+/* ------------------------------------------------------------ helpers ------- */
+
+static cl_mem clscan_buffer(clscan_test_dev *d, size_t bytes, const void *init)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    ck_assert_msg(m, "clCreateBuffer(%zu): %s", bytes, clscan_status_string(err));
+    if (init)
+        ck_assert_int_eq(clEnqueueWriteBuffer(d->queue, m, CL_TRUE, 0, bytes, init, 0, NULL,
+                                              NULL), CL_SUCCESS);
+    return m;
+}
+
+static void clscan_read(cl_command_queue q, cl_mem m, size_t bytes, void *out)
+{
+    ck_assert_int_eq(clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL),
+                     CL_SUCCESS);
+}
+
+static void clscan_wait_complete(cl_event ev, const char *what)
+{
+    cl_int exec = CL_QUEUED;
+    ck_assert_msg(clWaitForEvents(1, &ev) == CL_SUCCESS, "%s: clWaitForEvents", what);
+    ck_assert_int_eq(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec,
+                                    NULL), CL_SUCCESS);
+    ck_assert_msg(exec == CL_COMPLETE, "%s: event ended with %d", what, (int)exec);
+}
+
+typedef clscan_status (*clscan_scan_fn)(clscan_context *, cl_command_queue, cl_mem, size_t,
+                                        cl_mem, size_t, size_t, clscan_type, clscan_op, cl_uint,
+                                        const cl_event *, cl_event *);
+static clscan_scan_fn const clscan_scans[2] = {clscan_exclusive_scan, clscan_inclusive_scan};
+static const char *const clscan_mode_names[2] = {"exclusive", "inclusive"};
+
+/* Scans host data on d (in-order queue) and compares with the host reference. */
+static void clscan_check_host_data(clscan_test_dev *d, clscan_type type, clscan_op op,
+                                   int inclusive, const void *data, size_t n)
+{
+    size_t bytes = n * clscan_type_size(type);
+    char msg[512];
+    void *got = malloc(bytes);
+    cl_mem src = clscan_buffer(d, bytes, data), dst = clscan_buffer(d, bytes, NULL);
+    cl_event ev = NULL;
+    clscan_status st = clscan_scans[inclusive](d->ctx, d->queue, src, 0, dst, 0, n, type, op,
+                                               0, NULL, &ev);
+    ck_assert_msg(st == CLSCAN_SUCCESS, "%s: %s %s %s n=%zu: %s: %s", d->name,
+                  clscan_type_name(type), clscan_op_name(op), clscan_mode_names[inclusive], n,
+                  clscan_status_string(st), clscan_context_last_error(d->ctx));
+    clscan_wait_complete(ev, "scan");
+    clReleaseEvent(ev);
+    clscan_read(d->queue, dst, bytes, got);
+    clscan_verify_ref *ref = clscan_verify_reference(type, op, inclusive, data, n);
+    ck_assert_ptr_nonnull(ref);
+    int ok = clscan_verify_compare(ref, got, msg, sizeof msg);
+    ck_assert_msg(ok, "%s: %s %s %s n=%zu: %s", d->name, clscan_type_name(type),
+                  clscan_op_name(op), clscan_mode_names[inclusive], n, msg);
+    clscan_verify_ref_free(ref);
+    clReleaseMemObject(src);
+    clReleaseMemObject(dst);
+    free(got);
+}
+
+/* ------------------------------------------------------------ the matrix ---- */
+
+static const clscan_verify_size clscan_test_sizes[] = {
+    {0, 1}, {1, 1}, {2, 0}, {31, 0}, {32, 0}, {33, 1}, {255, 0}, {256, 0}, {257, 1},
+    {1023, 0}, {1025, 1}, {4097, 1}, {70001, 1}};
+
+/* Loop test over the types: every op, both modes, all sizes and layouts. */
+START_TEST(test_matrix)
+{
+    clscan_type type = (clscan_type)_i;
+    uint64_t seed = 20261122;
+    for (int di = 0; di < clscan_ndevs; di++) {
+        clscan_test_dev *d = &clscan_devs[di];
+        unsigned pass = 0, fail = 0, skip = 0;
+        char msg[1024], first[1400] = "";
+        for (int op = 0; op < CLSCAN_OP_COUNT; op++)
+            for (int incl = 0; incl < 2; incl++)
+                for (size_t s = 0; s < sizeof clscan_test_sizes / sizeof *clscan_test_sizes; s++)
+                    for (int l = 0; l < (clscan_test_sizes[s].all_layouts ? CLSCAN_VERIFY_LAYOUT_COUNT : 1); l++) {
+                        const clscan_verify_layout *lay = &clscan_verify_layouts[l];
+                        clscan_verify_case c = {type, (clscan_op)op, incl,
+                                                clscan_test_sizes[s].n, lay->src_offset,
+                                                lay->dst_offset, lay->in_place,
+                                                clscan_verify_mix(seed, clscan_test_sizes[s].n * 64 +
+                                                                  (uint64_t)(op * 8 + incl * 4 + l))};
+                        clscan_verify_result r = clscan_verify_run_case(d->ctx, d->cl_ctx,
+                                                                        d->queue, &c, msg, sizeof msg);
+                        if (r == CLSCAN_VERIFY_PASS) {
+                            pass++;
+                        } else if (r == CLSCAN_VERIFY_SKIP) {
+                            skip++;
+                        } else {
+                            if (!fail++)
+                                snprintf(first, sizeof first,
+                                         "%s %s %s n=%zu src_offset=%zu dst_offset=%zu in_place=%d: %s",
+                                         clscan_type_name(type), clscan_op_name(c.op),
+                                         clscan_mode_names[incl], c.n, c.src_offset,
+                                         c.dst_offset, c.in_place, msg);
+                            fprintf(stderr, "FAIL %s: %s %s %s n=%zu layout %d: %s\n", d->name,
+                                    clscan_type_name(type), clscan_op_name(c.op),
+                                    clscan_mode_names[incl], c.n, l, msg);
+                        }
+                    }
+        fprintf(stderr, "%s: %s: %u passed, %u failed, %u skipped%s\n", d->name,
+                clscan_type_name(type), pass, fail, skip,
+                skip ? " (skipped: device has no fp64)" : "");
+        ck_assert_msg(fail == 0, "%s: %u failed; first: %s", d->name, fail, first);
+        ck_assert_msg(pass > 0 || skip > 0, "%s: no case ran", d->name);
+    }
+}
+END_TEST
+
+/* float/double MIN and MAX ignore NaN operands (fmin/fmax); src[0] is finite so every
+ * prefix has a defined result whatever the evaluation order. */
+START_TEST(test_nan_minmax)
+{
+    enum { N = 5000 };
+    for (int di = 0; di < clscan_ndevs; di++) {
+        clscan_test_dev *d = &clscan_devs[di];
+        for (clscan_type t = CLSCAN_FLOAT; t <= CLSCAN_DOUBLE; t++) {
+            if (t == CLSCAN_DOUBLE && !clscan_verify_device_has_fp64(d->dev))
+                continue;
+            double buf[N];
+            clscan_verify_fill(buf, N, t, CLSCAN_OP_MIN, 77);
+            for (size_t i = 1; i < N; i += 1 + i % 7) {
+                if (t == CLSCAN_FLOAT)
+                    ((float *)buf)[i] = NAN;
+                else
+                    buf[i] = NAN;
+            }
+            for (clscan_op op = CLSCAN_OP_MIN; op <= CLSCAN_OP_MAX; op++)
+                for (int incl = 0; incl < 2; incl++)
+                    clscan_check_host_data(d, t, op, incl, buf, N);
+        }
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------ errors -------- */
+
+#define CLSCAN_T_ELEMS 64 /* int32 elements in the buffers of the error tests */
+
+typedef struct clscan_call {
+    clscan_context *ctx;
+    cl_command_queue queue;
+    cl_mem src;
+    size_t src_offset;
+    cl_mem dst;
+    size_t dst_offset, n;
+    clscan_type type;
+    clscan_op op;
+    cl_uint num_wait;
+    const cl_event *wait;
+} clscan_call;
+
+/* Makes the call (both modes) and checks: the exact status, *event untouched, a
+ * non-empty last error, and `guard` (the real dst) unchanged. */
+static void clscan_expect(clscan_test_dev *d, clscan_call c, cl_mem guard,
+                          clscan_status want, const char *what)
+{
+    static char sentinel_obj;
+    cl_event const sentinel = (cl_event)(void *)&sentinel_obj;
+    cl_int got[CLSCAN_T_ELEMS];
+    for (int incl = 0; incl < 2; incl++) {
+        cl_event ev = sentinel;
+        clscan_status st = clscan_scans[incl](c.ctx, c.queue, c.src, c.src_offset, c.dst,
+                                              c.dst_offset, c.n, c.type, c.op, c.num_wait,
+                                              c.wait, &ev);
+        ck_assert_msg(st == want, "%s: %s (%s): got %s, want %s", d->name, what,
+                      clscan_mode_names[incl], clscan_status_string(st),
+                      clscan_status_string(want));
+        ck_assert_msg(ev == sentinel, "%s: %s: *event was changed by a failing call", d->name,
+                      what);
+        const char *err = clscan_context_last_error(c.ctx);
+        ck_assert_msg(err && *err, "%s: %s: clscan_context_last_error is empty", d->name, what);
+        ck_assert_int_eq(clFinish(d->queue), CL_SUCCESS);
+        clscan_read(d->queue, guard, sizeof got, got);
+        for (int i = 0; i < CLSCAN_T_ELEMS; i++)
+            ck_assert_msg(got[i] == -0x5a5a5a5b, "%s: %s: dst[%d] written by a failing call",
+                          d->name, what, i);
+    }
+}
+
+START_TEST(test_invalid_arguments)
+{
+    for (int di = 0; di < clscan_ndevs; di++) {
+        clscan_test_dev *d = &clscan_devs[di];
+        cl_int init[CLSCAN_T_ELEMS], pattern[CLSCAN_T_ELEMS];
+        for (int i = 0; i < CLSCAN_T_ELEMS; i++)
+            init[i] = i + 1, pattern[i] = -0x5a5a5a5b;
+        cl_mem src = clscan_buffer(d, sizeof init, init);
+        cl_mem dst = clscan_buffer(d, sizeof pattern, pattern);
+        const clscan_call ok = {d->ctx, d->queue, src, 0, dst, 0, CLSCAN_T_ELEMS, CLSCAN_INT32,
+                                CLSCAN_OP_ADD, 0, NULL};
+        clscan_call c;
+        const int BAD = CLSCAN_ERROR_INVALID_ARGUMENT;
+
+        c = ok, c.ctx = NULL;
+        clscan_expect(d, c, dst, BAD, "NULL context");
+        c = ok, c.queue = NULL;
+        clscan_expect(d, c, dst, BAD, "NULL queue");
+        c = ok, c.src = NULL;
+        clscan_expect(d, c, dst, BAD, "NULL src");
+        c = ok, c.dst = NULL;
+        clscan_expect(d, c, dst, BAD, "NULL dst");
+        c = ok, c.src_offset = 1;
+        clscan_expect(d, c, dst, BAD, "src_offset + n past CL_MEM_SIZE");
+        c = ok, c.dst_offset = 1;
+        clscan_expect(d, c, dst, BAD, "dst_offset + n past CL_MEM_SIZE");
+        c = ok, c.n = CLSCAN_T_ELEMS + 1;
+        clscan_expect(d, c, dst, BAD, "n past CL_MEM_SIZE");
+        c = ok, c.type = CLSCAN_INT64, c.n = CLSCAN_T_ELEMS / 2 + 1;
+        clscan_expect(d, c, dst, BAD, "int64 range past CL_MEM_SIZE (bytes, not elements)");
+        c = ok, c.src_offset = SIZE_MAX - 2, c.n = 4;
+        clscan_expect(d, c, dst, BAD, "src_offset + n overflows SIZE_MAX");
+        c = ok, c.dst_offset = SIZE_MAX - 2, c.n = 4;
+        clscan_expect(d, c, dst, BAD, "dst_offset + n overflows SIZE_MAX");
+        c = ok, c.src_offset = SIZE_MAX / 4 + 1, c.n = 1;
+        clscan_expect(d, c, dst, BAD, "(src_offset + n) * 4 overflows SIZE_MAX");
+        c = ok, c.dst_offset = SIZE_MAX / 8, c.n = 2, c.type = CLSCAN_INT64;
+        clscan_expect(d, c, dst, BAD, "(dst_offset + n) * 8 overflows SIZE_MAX");
+        c = ok, c.type = (clscan_type)99;
+        clscan_expect(d, c, dst, BAD, "type 99");
+        c = ok, c.type = (clscan_type)-1;
+        clscan_expect(d, c, dst, BAD, "type -1");
+        c = ok, c.op = (clscan_op)99;
+        clscan_expect(d, c, dst, BAD, "op 99");
+        c = ok, c.op = (clscan_op)-1;
+        clscan_expect(d, c, dst, BAD, "op -1");
+        c = ok, c.num_wait = 1, c.wait = NULL;
+        clscan_expect(d, c, dst, BAD, "num_events_in_wait_list 1 with a NULL list");
+        cl_event user = clCreateUserEvent(d->cl_ctx, NULL);
+        c = ok, c.num_wait = 0, c.wait = &user;
+        clscan_expect(d, c, dst, BAD, "a wait list with num_events_in_wait_list 0");
+        clSetUserEventStatus(user, CL_COMPLETE);
+        clReleaseEvent(user);
+        for (clscan_type t = CLSCAN_FLOAT; t <= CLSCAN_DOUBLE; t++)
+            for (clscan_op op = CLSCAN_OP_AND; op <= CLSCAN_OP_XOR; op++) {
+                char what[64];
+                snprintf(what, sizeof what, "%s on %s", clscan_op_name(op), clscan_type_name(t));
+                c = ok, c.type = t, c.op = op, c.n = t == CLSCAN_DOUBLE ? 32 : 64;
+                clscan_expect(d, c, dst, CLSCAN_ERROR_UNSUPPORTED, what);
+            }
+
+        /* Controls: the largest valid ranges succeed and compute. */
+        cl_int got[CLSCAN_T_ELEMS];
+        cl_event ev = NULL;
+        ck_assert_int_eq(clscan_inclusive_scan(d->ctx, d->queue, src, 10, dst, 0,
+                                               CLSCAN_T_ELEMS - 10, CLSCAN_INT32, CLSCAN_OP_ADD,
+                                               0, NULL, &ev), CLSCAN_SUCCESS);
+        clscan_wait_complete(ev, "control scan");
+        clReleaseEvent(ev);
+        clscan_read(d->queue, dst, sizeof got, got);
+        for (int i = 0, sum = 0; i < CLSCAN_T_ELEMS - 10; i++) {
+            sum += i + 11;
+            ck_assert_int_eq(got[i], sum);
+        }
+        for (int i = CLSCAN_T_ELEMS - 10; i < CLSCAN_T_ELEMS; i++)
+            ck_assert_int_eq(got[i], -0x5a5a5a5b);
+        ck_assert_int_eq(clscan_exclusive_scan(d->ctx, d->queue, src, 0, dst, 0, CLSCAN_T_ELEMS,
+                                               CLSCAN_INT32, CLSCAN_OP_ADD, 0, NULL, NULL),
+                         CLSCAN_SUCCESS); /* no event asked for */
+        ck_assert_int_eq(clFinish(d->queue), CL_SUCCESS);
+        clscan_read(d->queue, dst, sizeof got, got);
+        for (int i = 0, sum = 0; i < CLSCAN_T_ELEMS; sum += init[i], i++)
+            ck_assert_int_eq(got[i], sum);
+        clReleaseMemObject(src);
+        clReleaseMemObject(dst);
+    }
+}
+END_TEST
+
+START_TEST(test_context_api)
+{
+    for (int di = 0; di < clscan_ndevs; di++) {
+        clscan_test_dev *d = &clscan_devs[di];
+        static clscan_context *const junk = (clscan_context *)(void *)&clscan_ndevs;
+        clscan_context *out = junk;
+        ck_assert_int_eq(clscan_context_create(NULL, d->dev, &out), CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_ptr_null(out);
+        ck_assert_str_ne(clscan_context_last_error(NULL), "");
+        out = junk;
+        ck_assert_int_eq(clscan_context_create(d->cl_ctx, NULL, &out),
+                         CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_ptr_null(out);
+        ck_assert_int_eq(clscan_context_create(d->cl_ctx, d->dev, NULL),
+                         CLSCAN_ERROR_INVALID_ARGUMENT);
+        clscan_context_release(NULL);
+
+        /* describe: snprintf-like. */
+        size_t need = clscan_context_describe(d->ctx, NULL, 0);
+        ck_assert_uint_gt(need, 0);
+        char *full = malloc(need + 1), small[8];
+        ck_assert_uint_eq(clscan_context_describe(d->ctx, full, need + 1), need);
+        ck_assert_uint_eq(strlen(full), need);
+        memset(small, 'x', sizeof small);
+        ck_assert_uint_eq(clscan_context_describe(d->ctx, small, 5), need);
+        ck_assert_uint_eq(strlen(small), need < 4 ? need : 4);
+        ck_assert_int_eq(small[5], 'x');
+        ck_assert(!strncmp(small, full, strlen(small)));
+        free(full);
+
+        /* A second context on the same device works independently. */
+        clscan_context *second = NULL;
+        ck_assert_int_eq(clscan_context_create(d->cl_ctx, d->dev, &second), CLSCAN_SUCCESS);
+        ck_assert_ptr_nonnull(second);
+        clscan_context_release(second);
+    }
+}
+END_TEST
+
+START_TEST(test_names)
+{
+    static const struct { clscan_status s; const char *name; } known[] = {
+        {CLSCAN_SUCCESS, "CLSCAN_SUCCESS"},
+        {CLSCAN_ERROR_INVALID_ARGUMENT, "CLSCAN_ERROR_INVALID_ARGUMENT"},
+        {CLSCAN_ERROR_UNSUPPORTED, "CLSCAN_ERROR_UNSUPPORTED"},
+        {CLSCAN_ERROR_BUILD_FAILED, "CLSCAN_ERROR_BUILD_FAILED"},
+        {CLSCAN_ERROR_OUT_OF_RESOURCES, "CLSCAN_ERROR_OUT_OF_RESOURCES"},
+        {CLSCAN_ERROR_INVALID_ENVIRONMENT, "CLSCAN_ERROR_INVALID_ENVIRONMENT"},
+        {CL_INVALID_VALUE, "CL_INVALID_VALUE"},
+        {CL_OUT_OF_RESOURCES, "CL_OUT_OF_RESOURCES"},
+        {CL_INVALID_COMMAND_QUEUE, "CL_INVALID_COMMAND_QUEUE"},
+        {CL_BUILD_PROGRAM_FAILURE, "CL_BUILD_PROGRAM_FAILURE"},
+        {CL_INVALID_EVENT_WAIT_LIST, "CL_INVALID_EVENT_WAIT_LIST"},
+        {12345, "unknown status"},
+        {-7099, "unknown status"}};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        ck_assert_str_eq(clscan_status_string(known[i].s), known[i].name);
+    ck_assert_uint_eq(CLSCAN_ERROR_INVALID_ARGUMENT, -7001); /* fixed values */
+    ck_assert_int_eq(CLSCAN_ERROR_INVALID_ENVIRONMENT, -7005);
+
+    static const char *const types[] = {"int32", "uint32", "int64", "uint64", "float", "double"};
+    static const size_t sizes[] = {4, 4, 8, 8, 4, 8};
+    for (int t = 0; t < CLSCAN_TYPE_COUNT; t++) {
+        ck_assert_str_eq(clscan_type_name((clscan_type)t), types[t]);
+        ck_assert_uint_eq(clscan_type_size((clscan_type)t), sizes[t]);
+    }
+    static const char *const ops[] = {"add", "mul", "min", "max", "and", "or", "xor"};
+    for (int o = 0; o < CLSCAN_OP_COUNT; o++)
+        ck_assert_str_eq(clscan_op_name((clscan_op)o), ops[o]);
+    ck_assert_str_eq(clscan_type_name((clscan_type)CLSCAN_TYPE_COUNT), "invalid");
+    ck_assert_str_eq(clscan_op_name((clscan_op)-1), "invalid");
+    ck_assert_uint_eq(clscan_type_size((clscan_type)-1), 0);
+    ck_assert_uint_eq(clscan_version(), CLSCAN_VERSION_NUMBER);
+}
+END_TEST
+
+/* ------------------------------------------------------------ events -------- */
+
+/* n == 0 gives a marker that completes only once its wait list has; a scan gated on a
+ * user event does not run before it. */
+START_TEST(test_wait_lists)
+{
+    for (int di = 0; di < clscan_ndevs; di++) {
+        clscan_test_dev *d = &clscan_devs[di];
+        cl_int err, exec;
+        cl_event user = clCreateUserEvent(d->cl_ctx, &err), ev = NULL;
+        ck_assert_int_eq(err, CL_SUCCESS);
+        cl_mem buf = clscan_buffer(d, 64, NULL);
+        ck_assert_int_eq(clscan_exclusive_scan(d->ctx, d->queue, buf, 0, buf, 0, 0,
+                                               CLSCAN_UINT64, CLSCAN_OP_XOR, 1, &user, &ev),
+                         CLSCAN_SUCCESS);
+        ck_assert_ptr_nonnull(ev);
+        clFlush(d->queue);
+        ck_assert_int_eq(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec,
+                                        &exec, NULL), CL_SUCCESS);
+        ck_assert_msg(exec != CL_COMPLETE, "n == 0 marker completed before its wait list");
+        ck_assert_int_eq(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+        clscan_wait_complete(ev, "n == 0 marker");
+        clReleaseEvent(ev);
+        clReleaseEvent(user);
+        clReleaseMemObject(buf);
+
+        /* Input written by a write that waits on a user event: the scan must see it. */
+        enum { N = 20000 };
+        cl_uint *in = malloc(N * sizeof *in), *got = malloc(N * sizeof *got);
+        for (cl_uint i = 0; i < N; i++)
+            in[i] = i * 2654435761u;
+        cl_mem src = clscan_buffer(d, N * sizeof *in, NULL), dst = clscan_buffer(d, N * sizeof *in, NULL);
+        cl_event wev = NULL;
+        user = clCreateUserEvent(d->cl_ctx, &err);
+        ck_assert_int_eq(clEnqueueWriteBuffer(d->queue, src, CL_FALSE, 0, N * sizeof *in, in, 1,
+                                              &user, &wev), CL_SUCCESS);
+        ck_assert_int_eq(clscan_inclusive_scan(d->ctx, d->queue, src, 0, dst, 0, N, CLSCAN_UINT32,
+                                               CLSCAN_OP_ADD, 1, &wev, &ev), CLSCAN_SUCCESS);
+        clFlush(d->queue);
+        ck_assert_int_eq(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec,
+                                        &exec, NULL), CL_SUCCESS);
+        ck_assert_msg(exec != CL_COMPLETE, "scan completed before its wait list");
+        ck_assert_int_eq(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+        clscan_wait_complete(ev, "gated scan");
+        clscan_read(d->queue, dst, N * sizeof *got, got);
+        cl_uint sum = 0;
+        for (cl_uint i = 0; i < N; i++) {
+            sum += in[i];
+            if (got[i] != sum)
+                ck_abort_msg("%s: gated scan: index %u: got %u, want %u", d->name, i, got[i], sum);
+        }
+        clReleaseEvent(ev);
+        clReleaseEvent(wev);
+        clReleaseEvent(user);
+        clReleaseMemObject(src);
+        clReleaseMemObject(dst);
+        free(in);
+        free(got);
+    }
+}
+END_TEST
+
+/* Two chains of dependent scans on an out-of-order queue, ordered only by wait lists,
+ * all enqueued before a user event releases them. */
+START_TEST(test_out_of_order_queue)
+{
+    enum { N = 100003, CHAINS = 2 };
+    for (int di = 0; di < clscan_ndevs; di++) {
+        clscan_test_dev *d = &clscan_devs[di];
+        cl_command_queue_properties props = 0;
+        ck_assert_int_eq(clGetDeviceInfo(d->dev, CL_DEVICE_QUEUE_PROPERTIES, sizeof props,
+                                         &props, NULL), CL_SUCCESS);
+        if (!(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+            fprintf(stderr, "SKIP out-of-order queue case on %s: the device does not support "
+                            "CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE\n", d->name);
+            continue;
+        }
+        cl_int err;
+        cl_command_queue q = clCreateCommandQueue(d->cl_ctx, d->dev,
+                                                  CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+        ck_assert_msg(q, "clCreateCommandQueue(out of order): %s", clscan_status_string(err));
+        cl_event user = clCreateUserEvent(d->cl_ctx, &err);
+        cl_long *in = malloc(N * sizeof *in), *got[CHAINS];
+        cl_mem src[CHAINS], mid[CHAINS], dst[CHAINS];
+        cl_event ev[CHAINS][4];
+        clscan_verify_fill(in, N, CLSCAN_INT64, CLSCAN_OP_ADD, 99);
+        for (int k = 0; k < CHAINS; k++) {
+            size_t bytes = N * sizeof *in;
+            got[k] = malloc(bytes);
+            src[k] = clscan_buffer(d, bytes, NULL);
+            mid[k] = clscan_buffer(d, bytes, NULL);
+            dst[k] = clscan_buffer(d, bytes, NULL);
+            ck_assert_int_eq(clEnqueueWriteBuffer(q, src[k], CL_FALSE, 0, bytes, in, 1, &user,
+                                                  &ev[k][0]), CL_SUCCESS);
+            /* chain k: inclusive (k ? MAX : ADD) into mid, then exclusive ADD in place. */
+            ck_assert_int_eq(clscan_inclusive_scan(d->ctx, q, src[k], 0, mid[k], 0, N,
+                                                   CLSCAN_INT64, k ? CLSCAN_OP_MAX : CLSCAN_OP_ADD,
+                                                   1, &ev[k][0], &ev[k][1]), CLSCAN_SUCCESS);
+            ck_assert_int_eq(clscan_exclusive_scan(d->ctx, q, mid[k], 0, mid[k], 0, N,
+                                                   CLSCAN_INT64, CLSCAN_OP_ADD, 1, &ev[k][1],
+                                                   &ev[k][2]), CLSCAN_SUCCESS);
+            ck_assert_int_eq(clEnqueueCopyBuffer(q, mid[k], dst[k], 0, 0, bytes, 1, &ev[k][2],
+                                                 &ev[k][3]), CL_SUCCESS);
+        }
+        ck_assert_int_eq(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+        for (int k = 0; k < CHAINS; k++) {
+            clscan_wait_complete(ev[k][3], "out-of-order chain");
+            clscan_read(q, dst[k], N * sizeof *in, got[k]);
+            /* Host reference: exclusive ADD of (inclusive ADD or MAX), wrapping via uint64. */
+            uint64_t sum1 = 0, sum2 = 0;
+            cl_long mx = INT64_MIN;
+            for (size_t i = 0; i < N; i++) {
+                if (k)
+                    mx = in[i] > mx ? in[i] : mx;
+                else
+                    sum1 += (uint64_t)in[i];
+                if ((uint64_t)got[k][i] != sum2)
+                    ck_abort_msg("%s: out-of-order chain %d: index %zu wrong", d->name, k, i);
+                sum2 += k ? (uint64_t)mx : sum1;
+            }
+            for (int j = 0; j < 4; j++)
+                clReleaseEvent(ev[k][j]);
+            clReleaseMemObject(src[k]);
+            clReleaseMemObject(mid[k]);
+            clReleaseMemObject(dst[k]);
+            free(got[k]);
+        }
+        clReleaseEvent(user);
+        clReleaseCommandQueue(q);
+        free(in);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------ threads ------- */
+
+/* Several threads share one context, each with its own queue, and all start with
+ * (type, op) pairs not built yet, so program builds race too. */
+typedef struct clscan_thread_job {
+    clscan_test_dev *d;
+    int index;
+    unsigned pass, fail;
+    char first[1024];
+} clscan_thread_job;
+
+static void *clscan_thread_main(void *arg)
+{
+    clscan_thread_job *job = arg;
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueue(job->d->cl_ctx, job->d->dev, 0, &err);
+    if (!q) {
+        job->fail++;
+        snprintf(job->first, sizeof job->first, "clCreateCommandQueue: %s",
+                 clscan_status_string(err));
+        return NULL;
+    }
+    for (int rep = 0; rep < 3; rep++)
+        for (int op = 0; op < CLSCAN_OP_COUNT; op++) {
+            clscan_verify_case c = {job->index % 2 ? CLSCAN_UINT32 : CLSCAN_INT64,
+                                    (clscan_op)((op + job->index) % CLSCAN_OP_COUNT),
+                                    (rep + job->index) % 2, 3000 + 1000 * (size_t)job->index,
+                                    0, 0, 0, (uint64_t)(job->index * 100 + op)};
+            char msg[1024];
+            if (clscan_verify_run_case(job->d->ctx, job->d->cl_ctx, q, &c, msg, sizeof msg) ==
+                CLSCAN_VERIFY_PASS) {
+                job->pass++;
+            } else if (!job->fail++) {
+                snprintf(job->first, sizeof job->first, "thread %d: %s %s n=%zu: %s", job->index,
+                         clscan_type_name(c.type), clscan_op_name(c.op), c.n, msg);
+            }
+        }
+    clReleaseCommandQueue(q);
+    return NULL;
+}
+
+START_TEST(test_threads)
+{
+    enum { THREADS = 4 };
+    for (int di = 0; di < clscan_ndevs; di++) {
+        clscan_thread_job jobs[THREADS];
+        pthread_t tid[THREADS];
+        for (int i = 0; i < THREADS; i++) {
+            jobs[i] = (clscan_thread_job){&clscan_devs[di], i, 0, 0, ""};
+            ck_assert_int_eq(pthread_create(&tid[i], NULL, clscan_thread_main, &jobs[i]), 0);
+        }
+        for (int i = 0; i < THREADS; i++)
+            pthread_join(tid[i], NULL);
+        for (int i = 0; i < THREADS; i++) {
+            ck_assert_msg(jobs[i].fail == 0, "%s: %s", clscan_devs[di].name, jobs[i].first);
+            ck_assert_uint_eq(jobs[i].pass, 3 * CLSCAN_OP_COUNT);
+        }
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------ suite --------- */
+
+static Suite *clscan_suite(void)
+{
+    Suite *s = suite_create("scan");
+    TCase *names = tcase_create("names");
+    tcase_add_test(names, test_names);
+    suite_add_tcase(s, names);
+
+    TCase *dev = tcase_create("device");
+    tcase_add_checked_fixture(dev, clscan_setup, clscan_teardown);
+    tcase_set_timeout(dev, 1700);
+    tcase_add_loop_test(dev, test_matrix, 0, CLSCAN_TYPE_COUNT);
+    tcase_add_test(dev, test_nan_minmax);
+    tcase_add_test(dev, test_invalid_arguments);
+    tcase_add_test(dev, test_context_api);
+    tcase_add_test(dev, test_wait_lists);
+    tcase_add_test(dev, test_out_of_order_queue);
+    tcase_add_test(dev, test_threads);
+    suite_add_tcase(s, dev);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(clscan_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
