@@ -1,0 +1,71 @@
+/* clscan_scan.cl - device-wide scan, multi-level reduce-then-scan: each work-group
+ * reduces a contiguous run of tiles to one partial, one work-group scans the partials,
+ * then each work-group scans its tiles again starting from its scanned partial. With
+ * one work-group the last kernel alone does the whole scan. */
+#ifndef CLSCAN_SCAN_CL
+#define CLSCAN_SCAN_CL
+#ifndef CLSCAN_WORKGROUP_CL
+#include "clscan_workgroup.cl"
+#endif
+
+/* Tiles [first, end) of this group, where the group owns tiles_per_group tiles. */
+#define CLSCAN_GROUP_TILES(n, tiles_per_group, first, end)                    \
+    const ulong ntiles_ = ((n) + CLSCAN_TILE - 1) / CLSCAN_TILE;              \
+    const ulong first = (ulong)get_group_id(0) * (tiles_per_group);           \
+    const ulong end = min(first + (tiles_per_group), ntiles_)
+
+/* partials[group] = the combination of the group's tiles of src[src_off, src_off + n). */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG_SIZE, 1, 1)))
+void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
+                         ulong tiles_per_group, __global CLSCAN_T *partials)
+{
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    __local CLSCAN_T sums[CLSCAN_WG_SUMS_LOCAL];
+    CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
+    CLSCAN_T acc = CLSCAN_IDENTITY;
+    for (ulong t = first; t < end; ++t) {
+        const ulong base = t * CLSCAN_TILE;
+        const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile is no longer read */
+        clscan_wg_load(src + src_off, base, count, tile);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        acc = CLSCAN_OP(acc, clscan_wg_upsweep(tile, sums));
+    }
+    if (get_local_id(0) == 0) partials[get_group_id(0)] = acc;
+}
+
+/* Exclusive scan, in place, of partials[0, count) with count <= CLSCAN_TILE: one
+ * work-group. */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG_SIZE, 1, 1)))
+void clscan_scan_partials(__global CLSCAN_T *partials, uint count)
+{
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    __local CLSCAN_T sums[CLSCAN_WG_SUMS_LOCAL];
+    clscan_wg_load(partials, 0, count, tile);
+    clscan_wg_scan(tile, sums, 0);
+    clscan_wg_store(partials, 0, count, tile, CLSCAN_IDENTITY);
+}
+
+/* Scans the group's tiles of src into dst, starting from partials[group] when
+ * use_partials is set (else from the identity). src and dst may be the same range. */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG_SIZE, 1, 1)))
+void clscan_scan_tiles(__global const CLSCAN_T *src, ulong src_off, __global CLSCAN_T *dst,
+                       ulong dst_off, ulong n, ulong tiles_per_group,
+                       __global const CLSCAN_T *partials, int use_partials, int inclusive)
+{
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    __local CLSCAN_T sums[CLSCAN_WG_SUMS_LOCAL];
+    CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
+    CLSCAN_T carry = use_partials ? partials[get_group_id(0)] : CLSCAN_IDENTITY;
+    for (ulong t = first; t < end; ++t) {
+        const ulong base = t * CLSCAN_TILE;
+        const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile is stored */
+        clscan_wg_load(src + src_off, base, count, tile);
+        const CLSCAN_T total = clscan_wg_scan(tile, sums, inclusive);
+        clscan_wg_store(dst + dst_off, base, count, tile, carry);
+        carry = CLSCAN_OP(carry, total);
+    }
+}
+
+#endif /* CLSCAN_SCAN_CL */

@@ -1,0 +1,196 @@
+/* clscan.h - the whole public API of libclscan, and its manual.
+ * Parallel prefix scans for OpenCL 1.2+ devices, built at run time for the device. */
+#ifndef CLSCAN_H
+#define CLSCAN_H
+
+/* The build sets CL_TARGET_OPENCL_VERSION for the library; users who include this
+ * header first get OpenCL 1.2, the oldest version libclscan runs on. */
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifdef __APPLE__
+#include <OpenCL/cl.h>
+#else
+#include <CL/cl.h>
+#endif
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* CLSCAN_API marks every exported symbol; everything else in the library is hidden. */
+#if defined(_WIN32) && defined(CLSCAN_BUILDING_SHARED)
+#define CLSCAN_API __declspec(dllexport)
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#define CLSCAN_API __attribute__((visibility("default")))
+#else
+#define CLSCAN_API
+#endif
+
+/* ------------------------------------------------------------------------------
+ * Version: readable at compile time (these macros) and run time (clscan_version).
+ * ------------------------------------------------------------------------------ */
+#define CLSCAN_VERSION_MAJOR 0
+#define CLSCAN_VERSION_MINOR 1
+#define CLSCAN_VERSION_PATCH 0
+#define CLSCAN_VERSION_NUMBER \
+    (CLSCAN_VERSION_MAJOR * 10000 + CLSCAN_VERSION_MINOR * 100 + CLSCAN_VERSION_PATCH)
+
+/* Returns CLSCAN_VERSION_NUMBER of the library actually linked. */
+CLSCAN_API unsigned clscan_version(void);
+
+/* ------------------------------------------------------------------------------
+ * Status codes.
+ *
+ * Every function that can fail returns a clscan_status. CLSCAN_SUCCESS is 0.
+ * A negative OpenCL error (CL_OUT_OF_RESOURCES, CL_INVALID_COMMAND_QUEUE, ...) that an
+ * OpenCL call made by the library returned is passed through unchanged. The library's
+ * own codes below lie in -7000..-7099, a range no OpenCL error uses; their values are
+ * fixed and never renumbered. clscan_status_string() names any of them.
+ * ------------------------------------------------------------------------------ */
+typedef int clscan_status;
+
+#define CLSCAN_SUCCESS                  0
+/* An argument is NULL, out of range, or inconsistent (detail in clscan_context_last_error). */
+#define CLSCAN_ERROR_INVALID_ARGUMENT   (-7001)
+/* The device or the type/operator combination cannot do this (DOUBLE without fp64,
+ * a bitwise operator on a floating-point type). */
+#define CLSCAN_ERROR_UNSUPPORTED        (-7002)
+/* A kernel did not compile; clscan_context_last_error() holds the build log. */
+#define CLSCAN_ERROR_BUILD_FAILED       (-7003)
+/* Host memory ran out, or no launch configuration fits the device's limits. */
+#define CLSCAN_ERROR_OUT_OF_RESOURCES   (-7004)
+/* A CLSCAN_* environment variable has a value the library cannot use. */
+#define CLSCAN_ERROR_INVALID_ENVIRONMENT (-7005)
+
+/* Returns a static, never-NULL name for any status: "CLSCAN_SUCCESS",
+ * "CLSCAN_ERROR_BUILD_FAILED", "CL_INVALID_VALUE", ... and "unknown status" otherwise. */
+CLSCAN_API const char *clscan_status_string(clscan_status s);
+
+/* ------------------------------------------------------------------------------
+ * Element types and operators.
+ * ------------------------------------------------------------------------------ */
+typedef enum clscan_type {
+    CLSCAN_INT32 = 0,  /* cl_int    */
+    CLSCAN_UINT32 = 1, /* cl_uint   */
+    CLSCAN_INT64 = 2,  /* cl_long   */
+    CLSCAN_UINT64 = 3, /* cl_ulong  */
+    CLSCAN_FLOAT = 4,  /* cl_float  */
+    CLSCAN_DOUBLE = 5  /* cl_double; needs a device with fp64 */
+} clscan_type;
+#define CLSCAN_TYPE_COUNT 6
+
+/* Operators. Integer arithmetic wraps as two's complement. On FLOAT and DOUBLE, MIN and
+ * MAX follow OpenCL's fmin/fmax (a NaN operand is ignored unless both are NaN), and AND,
+ * OR and XOR are unsupported. */
+typedef enum clscan_op {
+    CLSCAN_OP_ADD = 0, /* identity 0 */
+    CLSCAN_OP_MUL = 1, /* identity 1 */
+    CLSCAN_OP_MIN = 2, /* identity: the type's maximum, +INFINITY for floats */
+    CLSCAN_OP_MAX = 3, /* identity: the type's minimum, -INFINITY for floats */
+    CLSCAN_OP_AND = 4, /* identity: all bits set */
+    CLSCAN_OP_OR = 5,  /* identity 0 */
+    CLSCAN_OP_XOR = 6  /* identity 0 */
+} clscan_op;
+#define CLSCAN_OP_COUNT 7
+
+/* Size in bytes of one element of `type`, or 0 for a value outside the enum. */
+CLSCAN_API size_t clscan_type_size(clscan_type type);
+/* Static names ("int32", "add", ...); "invalid" for a value outside the enum. */
+CLSCAN_API const char *clscan_type_name(clscan_type type);
+CLSCAN_API const char *clscan_op_name(clscan_op op);
+
+/* ------------------------------------------------------------------------------
+ * Context.
+ *
+ * A clscan_context belongs to one (cl_context, cl_device_id) pair. Creating it probes
+ * the device once (see docs/DEVICES.md for what is probed and the CLSCAN_* environment
+ * variables that override each value). Kernels are built on first use and cached in the
+ * context, so the first call with a new type and operator pays a program build.
+ *
+ * Threading: one context may be used from several threads at once, each with its own
+ * command queue or sharing one; the library serialises what must be serialised inside.
+ * clscan_context_release must not race with other calls on the same context.
+ * ------------------------------------------------------------------------------ */
+typedef struct clscan_context clscan_context;
+
+/* Creates a context for `device` in `cl_ctx` and stores it in *out (set to NULL on
+ * failure). The context retains cl_ctx and device; release it with
+ * clscan_context_release. Returns CLSCAN_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT (NULL
+ * argument, device not in cl_ctx), CLSCAN_ERROR_INVALID_ENVIRONMENT (a bad CLSCAN_*
+ * override), CLSCAN_ERROR_OUT_OF_RESOURCES, or an OpenCL error from a device query. */
+CLSCAN_API clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device,
+                                               clscan_context **out);
+
+/* Releases the context, its cached programs and scratch buffers (the OpenCL runtime
+ * frees a buffer only once the commands that use it have finished). NULL is fine. */
+CLSCAN_API void clscan_context_release(clscan_context *ctx);
+
+/* The detail of the most recent failed call made by the calling thread on `ctx`:
+ * what was wrong, or the compiler's build log for CLSCAN_ERROR_BUILD_FAILED. With
+ * ctx == NULL, the calling thread's most recent failure on any context (this is how the
+ * reason of a failed clscan_context_create is read). Returns "" when there is none. The
+ * string belongs to the library and stays valid until this thread's next call into it. */
+CLSCAN_API const char *clscan_context_last_error(const clscan_context *ctx);
+
+/* Writes a human-readable, multi-line description of what the context detected about
+ * its device (vendor, versions, local memory, banks, sub-group width, tuning chosen)
+ * into buf (at most size bytes, always NUL-terminated when size > 0). Returns the length
+ * the full text needs, excluding the NUL, like snprintf. */
+CLSCAN_API size_t clscan_context_describe(const clscan_context *ctx, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------------
+ * Scans.
+ *
+ * clscan_exclusive_scan writes dst[i] = src[0] op ... op src[i-1], with dst[0] the
+ * identity of op. clscan_inclusive_scan writes dst[i] = src[0] op ... op src[i].
+ * (Indices are relative to src_offset and dst_offset.)
+ *
+ *   ctx, queue      queue must belong to the context's cl_context and device. In-order
+ *                   and out-of-order queues both work.
+ *   src, src_offset the input: n elements of `type` starting at element src_offset.
+ *   dst, dst_offset the output: n elements starting at element dst_offset. Nothing
+ *                   outside [dst_offset, dst_offset + n) is written. src == dst with
+ *                   src_offset == dst_offset (in place) is allowed.
+ *   n               element count; 0 is valid and enqueues no kernel.
+ *   type, op        see clscan_type and clscan_op.
+ *   num_events_in_wait_list, event_wait_list
+ *                   the work starts after these events complete (as in clEnqueue*).
+ *   event           if not NULL, receives a new event that completes when dst is final;
+ *                   the caller releases it. With n == 0 it is a marker that completes
+ *                   once the wait list has.
+ *
+ * The call returns once the work is enqueued: it never blocks on the device and never
+ * calls clFinish. The first call for a (type, op) pair builds its program (once per
+ * context). Integer results are exact. Floating-point results are reproducible on the
+ * same device for the same n, but differ from a serial loop by rounding, since
+ * elements are combined in a tree.
+ *
+ * Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for a NULL context, queue or
+ * buffer, a bad type or op, a range past the end of a buffer (CL_MEM_SIZE), offset
+ * arithmetic that overflows, or a wait list that does not match its count;
+ * CLSCAN_ERROR_UNSUPPORTED for DOUBLE without fp64 or a bitwise op on a float type;
+ * CLSCAN_ERROR_BUILD_FAILED; or the OpenCL error of the enqueue that failed. On any
+ * failure *event is left untouched and nothing is enqueued, except when an OpenCL
+ * enqueue itself fails part way (the kernels already enqueued then run harmlessly on
+ * scratch memory and dst, and dst is undefined).
+ * ------------------------------------------------------------------------------ */
+CLSCAN_API clscan_status clscan_exclusive_scan(clscan_context *ctx, cl_command_queue queue,
+                                               cl_mem src, size_t src_offset, cl_mem dst,
+                                               size_t dst_offset, size_t n, clscan_type type,
+                                               clscan_op op, cl_uint num_events_in_wait_list,
+                                               const cl_event *event_wait_list,
+                                               cl_event *event);
+
+CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_queue queue,
+                                               cl_mem src, size_t src_offset, cl_mem dst,
+                                               size_t dst_offset, size_t n, clscan_type type,
+                                               clscan_op op, cl_uint num_events_in_wait_list,
+                                               const cl_event *event_wait_list,
+                                               cl_event *event);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLSCAN_H */

@@ -1,0 +1,229 @@
+/* clscan_internal.h - private declarations shared by the library's src/ files, the
+ * tests and the tools: the device profile, the program cache, scratch memory, errors. */
+#ifndef CLSCAN_INTERNAL_H
+#define CLSCAN_INTERNAL_H
+
+#include "clscan.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- errors ---- */
+
+/* Records a message for the calling thread (see clscan_context_last_error) and returns
+ * `status`, so that validation reads `return clscan__fail(ctx, CODE, "...", ...)`. */
+clscan_status clscan__fail(const clscan_context *ctx, clscan_status status, const char *fmt,
+                           ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Like clscan__fail for an OpenCL error: "what: CL_NAME (code)". */
+clscan_status clscan__fail_cl(const clscan_context *ctx, cl_int err, const char *what);
+/* Stores a long text (a build log) as the calling thread's last error, with a prefix. */
+clscan_status clscan__fail_text(const clscan_context *ctx, clscan_status status,
+                                const char *prefix, const char *text);
+
+#define CLSCAN_RETURN_IF(ctx, cond, status, ...)                  \
+    do {                                                          \
+        if (cond) return clscan__fail((ctx), (status), __VA_ARGS__); \
+    } while (0)
+#define CLSCAN_FORWARD_CL(ctx, call, what)                        \
+    do {                                                          \
+        cl_int clscan_err_ = (call);                              \
+        if (clscan_err_ != CL_SUCCESS) return clscan__fail_cl((ctx), clscan_err_, (what)); \
+    } while (0)
+
+/* ---------------------------------------------------------------- types ----- */
+
+int clscan__type_valid(int type);
+int clscan__op_valid(int op);
+int clscan__type_is_float(clscan_type type);
+/* OpenCL C spelling of the type ("int", "ulong", ...). */
+const char *clscan__type_cl_name(clscan_type type);
+/* Writes the #defines for CLSCAN_T, CLSCAN_OP(a, b) and CLSCAN_IDENTITY. */
+int clscan__type_op_defines(clscan_type type, clscan_op op, char *buf, size_t size);
+
+/* ---------------------------------------------------------------- profile --- */
+
+typedef enum clscan_vendor {
+    CLSCAN_VENDOR_OTHER = 0,
+    CLSCAN_VENDOR_NVIDIA,
+    CLSCAN_VENDOR_AMD,
+    CLSCAN_VENDOR_INTEL,
+    CLSCAN_VENDOR_APPLE,
+    CLSCAN_VENDOR_ARM,
+    CLSCAN_VENDOR_QUALCOMM,
+    CLSCAN_VENDOR_COUNT
+} clscan_vendor;
+
+/* OpenCL C 3.0 optional features (CL_DEVICE_OPENCL_C_FEATURES), as bits. */
+enum {
+    CLSCAN_FEAT_SUBGROUPS = 1u << 0,            /* __opencl_c_subgroups */
+    CLSCAN_FEAT_WG_COLLECTIVES = 1u << 1,       /* __opencl_c_work_group_collective_functions */
+    CLSCAN_FEAT_ATOMIC_ACQ_REL = 1u << 2,       /* __opencl_c_atomic_order_acq_rel */
+    CLSCAN_FEAT_ATOMIC_SEQ_CST = 1u << 3,       /* __opencl_c_atomic_order_seq_cst */
+    CLSCAN_FEAT_ATOMIC_SCOPE_DEVICE = 1u << 4,  /* __opencl_c_atomic_scope_device */
+    CLSCAN_FEAT_GENERIC_AS = 1u << 5,           /* __opencl_c_generic_address_space */
+    CLSCAN_FEAT_FP64 = 1u << 6,                 /* __opencl_c_fp64 */
+    CLSCAN_FEAT_INT64 = 1u << 7                 /* __opencl_c_int64 */
+};
+
+/* Everything the library knows about a device, probed once per context, then
+ * overridden by CLSCAN_* environment variables (docs/DEVICES.md lists them). */
+typedef struct clscan_profile {
+    /* What the device says about itself. */
+    char platform_name[128];
+    char device_name[128];
+    char vendor_name[128];
+    char driver_version[64];
+    char device_version[64];    /* "OpenCL 3.0 CUDA" */
+    char c_version[64];         /* "OpenCL C 1.2 ..." */
+    char *extensions;           /* owned; space-separated tokens */
+    clscan_vendor vendor;       /* normalised from vendor id and name */
+    cl_uint vendor_id;
+    cl_device_type device_type;
+    int cl_major, cl_minor;     /* device OpenCL version */
+    int c_major, c_minor;       /* highest OpenCL C version */
+    unsigned features;          /* CLSCAN_FEAT_* */
+    cl_ulong local_mem_size;    /* bytes */
+    int local_mem_is_global;    /* CL_GLOBAL: "local" memory is ordinary memory */
+    size_t max_wg_size;
+    cl_uint compute_units;
+    size_t wg_multiple;         /* preferred work-group size multiple; 0 if unknown */
+    cl_uint subgroup_width;     /* 0 if unknown */
+    const char *subgroup_source;/* which query gave subgroup_width */
+    int fp64;
+    int int64_atomics;
+    cl_ulong max_alloc;
+    /* Local-memory banks: from the vendor table (a measuring probe comes later). */
+    cl_uint local_banks;        /* 0: no banks to avoid (or unknown) */
+    cl_uint bank_width;         /* bytes per bank */
+    const char *banks_source;
+    /* Tuning chosen for this device (the device table, then overrides). */
+    size_t wg_size;             /* work-items per group, a power of two */
+    cl_uint items_per_thread;   /* for 4-byte types; halved for 8-byte types */
+    cl_uint groups_per_cu;      /* work-groups launched per compute unit */
+    cl_uint max_groups;         /* 0: compute_units * groups_per_cu */
+    cl_uint single_group_tiles; /* up to this many tiles: one kernel, one work-group */
+    int padding;                /* bank-conflict padding on (if banks are known) */
+    const char *tuning_source;
+} clscan_profile;
+
+/* Looks `name` up; returns its value or NULL. The library passes a wrapper of getenv;
+ * tests pass their own table. */
+typedef const char *(*clscan_getenv_fn)(const char *name, void *user);
+
+/* Probes the device, applies the tables and then the overrides. On failure the profile
+ * holds nothing that needs freeing. */
+clscan_status clscan__profile_probe(const clscan_context *ctx, cl_device_id device,
+                                    clscan_getenv_fn getenv_fn, void *user,
+                                    clscan_profile *out);
+/* Fills banks and tuning from the tables for the device facts already in p, then
+ * applies the overrides from getenv_fn (both phases). Split out for tests. */
+clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *p,
+                                     clscan_getenv_fn getenv_fn, void *user);
+void clscan__profile_free(clscan_profile *p);
+size_t clscan__profile_describe(const clscan_profile *p, char *buf, size_t size);
+
+/* Whole-token search in a space-separated list ("cl_khr_fp64 cl_khr_int64..."). */
+int clscan__has_token(const char *list, const char *token);
+clscan_vendor clscan__vendor_normalise(cl_uint vendor_id, const char *vendor_name);
+const char *clscan__vendor_name(clscan_vendor v);
+/* Parses "OpenCL 3.0 ..." (prefix "OpenCL ") or "OpenCL C 1.2 ..." ("OpenCL C "). */
+int clscan__parse_version(const char *text, const char *prefix, int *major, int *minor);
+/* Parses a size with an optional K, M or G suffix (powers of 1024). */
+int clscan__parse_size(const char *text, unsigned long long *out);
+
+/* ---------------------------------------------------------------- programs -- */
+
+/* What a scan program is specialised on. */
+typedef struct clscan_scan_config {
+    clscan_type type;
+    clscan_op op;
+    size_t wg_size;   /* power of two */
+    cl_uint items;    /* elements per work-item */
+    cl_uint log_banks;/* padding shift; 0 = no padding */
+} clscan_scan_config;
+
+/* A built scan program and its kernels. Kernel arguments are set and the kernels
+ * enqueued under `lock`, since cl_kernel objects are not safe to share across threads. */
+typedef struct clscan_program {
+    struct clscan_program *next;
+    char *key;                  /* #define block of the shape asked for: the cache key */
+    clscan_scan_config config;
+    cl_program program;
+    cl_kernel k_reduce;         /* clscan_reduce_tiles */
+    cl_kernel k_partials;       /* clscan_scan_partials */
+    cl_kernel k_scan;           /* clscan_scan_tiles */
+    pthread_mutex_t lock;
+} clscan_program;
+
+/* Writes the #define block prepended to the embedded sources for `cfg`. Returns the
+ * length it needs (like snprintf). */
+size_t clscan__scan_defines(const clscan_scan_config *cfg, const clscan_profile *p,
+                            char *buf, size_t size);
+/* Picks the launch shape for `type` on this profile: the largest work-group size and
+ * items per work-item that fit the device's local memory and limits. */
+clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan_profile *p,
+                                         clscan_type type, clscan_op op,
+                                         clscan_scan_config *out);
+/* Bytes of local memory a scan program with this shape declares. */
+size_t clscan__scan_local_bytes(const clscan_scan_config *cfg);
+/* Returns the cached program for cfg, building it on first use. */
+clscan_status clscan__program_get(clscan_context *ctx, const clscan_scan_config *cfg,
+                                  clscan_program **out);
+void clscan__programs_free(clscan_program *list);
+
+/* Embedded cl/ sources, in build order. */
+const char *clscan__embedded_source(const char *file_name, size_t *length);
+
+/* ---------------------------------------------------------------- scratch --- */
+
+/* A device buffer for per-call temporaries (tile partials). A slot is handed to one
+ * call at a time; afterwards it remembers the event of its last use, so a later call
+ * reuses it only when that is safe without blocking (see scratch.c). */
+typedef struct clscan_scratch {
+    struct clscan_scratch *next;
+    cl_mem buffer;
+    size_t size;
+    int busy;
+    cl_event last_use;          /* retained; NULL when unused */
+    cl_command_queue last_queue;/* retained with last_use */
+} clscan_scratch;
+
+/* Hands out a scratch slot of at least `size` bytes for use on `queue`. If the only
+ * safe choice is to wait for an earlier use, *wait_for receives that event (retained;
+ * the caller adds it to its first kernel's wait list and releases it). */
+clscan_status clscan__scratch_acquire(clscan_context *ctx, cl_command_queue queue,
+                                      int queue_in_order, size_t size, clscan_scratch **out,
+                                      cl_event *wait_for);
+/* Returns the slot; last_use (may be NULL) is the event after which it is free again.
+ * The slot retains what it keeps; the caller still owns its references. */
+void clscan__scratch_release(clscan_context *ctx, clscan_scratch *slot,
+                             cl_command_queue queue, cl_event last_use);
+void clscan__scratch_free(clscan_scratch *list);
+
+/* ---------------------------------------------------------------- context --- */
+
+struct clscan_context {
+    unsigned long id;           /* unique per process; ties last errors to contexts */
+    cl_context cl_ctx;
+    cl_device_id device;
+    clscan_profile profile;
+    pthread_mutex_t lock;       /* guards programs and scratch lists */
+    clscan_program *programs;
+    clscan_scratch *scratch;
+    unsigned scratch_count;
+};
+
+/* --------------------------------------------------------------- tracing ---- */
+
+/* For clscan-bench and tests: while set on the calling thread, every kernel the
+ * library enqueues from this thread has its event retained into trace[*count] (up to
+ * cap; the caller releases them). Pass NULL to stop. */
+void clscan__trace_events(cl_event *trace, size_t cap, size_t *count);
+
+#endif /* CLSCAN_INTERNAL_H */

@@ -1,0 +1,74 @@
+/* context.c - clscan_context: creation (device probe), description and release. */
+#include "clscan_internal.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+static atomic_ulong next_context_id = 1;
+
+clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device,
+                                    clscan_context **out)
+{
+    CLSCAN_RETURN_IF(NULL, out == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    CLSCAN_RETURN_IF(NULL, cl_ctx == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "cl_context is NULL");
+    CLSCAN_RETURN_IF(NULL, device == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "device is NULL");
+
+    /* The device must be one of the context's. */
+    size_t bytes = 0;
+    CLSCAN_FORWARD_CL(NULL, clGetContextInfo(cl_ctx, CL_CONTEXT_DEVICES, 0, NULL, &bytes),
+                      "clGetContextInfo(CL_CONTEXT_DEVICES)");
+    cl_device_id *devices = malloc(bytes ? bytes : 1);
+    CLSCAN_RETURN_IF(NULL, !devices, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    cl_int err = clGetContextInfo(cl_ctx, CL_CONTEXT_DEVICES, bytes, devices, NULL);
+    int found = 0;
+    for (size_t i = 0; err == CL_SUCCESS && i < bytes / sizeof *devices; ++i)
+        found |= devices[i] == device;
+    free(devices);
+    if (err != CL_SUCCESS) return clscan__fail_cl(NULL, err, "clGetContextInfo");
+    CLSCAN_RETURN_IF(NULL, !found, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "device is not one of the cl_context's devices");
+
+    clscan_context *ctx = calloc(1, sizeof *ctx);
+    CLSCAN_RETURN_IF(NULL, !ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+        free(ctx);
+        return clscan__fail(NULL, CLSCAN_ERROR_OUT_OF_RESOURCES, "pthread_mutex_init failed");
+    }
+    ctx->id = atomic_fetch_add(&next_context_id, 1);
+    ctx->cl_ctx = cl_ctx;
+    ctx->device = device;
+    /* Errors during the probe are reported against no context: the caller never sees
+     * this one. */
+    clscan_status s = clscan__profile_probe(NULL, device, NULL, NULL, &ctx->profile);
+    if (s != CLSCAN_SUCCESS) {
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return s;
+    }
+    clRetainContext(cl_ctx);
+    clRetainDevice(device);
+    *out = ctx;
+    return CLSCAN_SUCCESS;
+}
+
+void clscan_context_release(clscan_context *ctx)
+{
+    if (!ctx) return;
+    clscan__programs_free(ctx->programs);
+    clscan__scratch_free(ctx->scratch);
+    clscan__profile_free(&ctx->profile);
+    pthread_mutex_destroy(&ctx->lock);
+    clReleaseDevice(ctx->device);
+    clReleaseContext(ctx->cl_ctx);
+    free(ctx);
+}
+
+size_t clscan_context_describe(const clscan_context *ctx, char *buf, size_t size)
+{
+    if (!ctx) {
+        if (size) buf[0] = '\0';
+        return 0;
+    }
+    return clscan__profile_describe(&ctx->profile, buf, size);
+}

@@ -1,0 +1,16 @@
+/* embedded.h - the table of cl/ sources that tools/embed_cl.py compiles into the
+ * library at build time. */
+#ifndef CLSCAN_EMBEDDED_H
+#define CLSCAN_EMBEDDED_H
+
+#include <stddef.h>
+
+typedef struct clscan_embedded_source {
+    const char *name;   /* file name in cl/, e.g. "clscan_scan.cl"; NULL ends the table */
+    const char *text;
+    size_t length;
+} clscan_embedded_source;
+
+extern const clscan_embedded_source clscan_embedded_sources[];
+
+#endif /* CLSCAN_EMBEDDED_H */

@@ -1,0 +1,597 @@
+/* profile.c - the device profile: what the device reports (probed once per context),
+ * the vendor tables for local-memory banks and tuning, and the CLSCAN_* environment
+ * overrides for every value. docs/DEVICES.md documents the overrides. */
+#include "clscan_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Extension query tokens and enums that 1.2 headers may lack. */
+#ifndef CL_DEVICE_WARP_SIZE_NV
+#define CL_DEVICE_WARP_SIZE_NV 0x4003
+#endif
+#ifndef CL_DEVICE_WAVEFRONT_WIDTH_AMD
+#define CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
+#endif
+#ifndef CL_DEVICE_SUB_GROUP_SIZES_INTEL
+#define CL_DEVICE_SUB_GROUP_SIZES_INTEL 0x4108
+#endif
+#define CLSCAN_DEVICE_OPENCL_C_FEATURES 0x106F           /* OpenCL 3.0 */
+#define CLSCAN_DEVICE_PREFERRED_WG_SIZE_MULTIPLE 0x1067  /* OpenCL 3.0 */
+#define CLSCAN_NAME_VERSION_MAX_NAME_SIZE 64
+
+/* ------------------------------------------------------------ small parsers -- */
+
+int clscan__has_token(const char *list, const char *token)
+{
+    if (!list || !token || !*token) return 0;
+    size_t len = strlen(token);
+    for (const char *p = list; (p = strstr(p, token)) != NULL; p += len) {
+        int starts = p == list || isspace((unsigned char)p[-1]);
+        int ends = p[len] == '\0' || isspace((unsigned char)p[len]);
+        if (starts && ends) return 1;
+    }
+    return 0;
+}
+
+int clscan__parse_version(const char *text, const char *prefix, int *major, int *minor)
+{
+    size_t lp = strlen(prefix);
+    if (!text || strncmp(text, prefix, lp) != 0) return 0;
+    int ma, mi;
+    if (sscanf(text + lp, "%d.%d", &ma, &mi) != 2 || ma < 1 || mi < 0) return 0;
+    *major = ma;
+    *minor = mi;
+    return 1;
+}
+
+int clscan__parse_size(const char *text, unsigned long long *out)
+{
+    if (!text || !isdigit((unsigned char)*text)) return 0;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno) return 0;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; ++end; break;
+    case 'M': shift = 20; ++end; break;
+    case 'G': shift = 30; ++end; break;
+    default: break;
+    }
+    if (*end != '\0') return 0;
+    if (shift && v > (~0ull >> shift)) return 0;
+    *out = v << shift;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ vendors -- */
+
+static const struct {
+    clscan_vendor vendor;
+    const char *name;     /* normalised name */
+    cl_uint pci_id;       /* CL_DEVICE_VENDOR_ID */
+    const char *matches[3]; /* case-insensitive substrings of CL_DEVICE_VENDOR */
+} vendors[] = {
+    {CLSCAN_VENDOR_NVIDIA, "nvidia", 0x10DE, {"nvidia", NULL, NULL}},
+    {CLSCAN_VENDOR_AMD, "amd", 0x1002, {"advanced micro devices", "amd", NULL}},
+    {CLSCAN_VENDOR_INTEL, "intel", 0x8086, {"intel", NULL, NULL}},
+    {CLSCAN_VENDOR_APPLE, "apple", 0x1027F00, {"apple", NULL, NULL}},
+    {CLSCAN_VENDOR_ARM, "arm", 0x13B5, {"arm", NULL, NULL}},
+    {CLSCAN_VENDOR_QUALCOMM, "qualcomm", 0x5143, {"qualcomm", NULL, NULL}},
+};
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t ln = strlen(needle);
+    for (; *hay; ++hay) {
+        size_t i = 0;
+        while (i < ln && tolower((unsigned char)hay[i]) == needle[i]) ++i;
+        if (i == ln) return 1;
+    }
+    return 0;
+}
+
+clscan_vendor clscan__vendor_normalise(cl_uint vendor_id, const char *vendor_name)
+{
+    /* The name first: CPU implementations report odd ids (PoCL on an AMD CPU gives
+     * Intel's 0x8086 with the name "AuthenticAMD"). */
+    size_t count = sizeof vendors / sizeof vendors[0];
+    for (size_t i = 0; i < count && vendor_name; ++i)
+        for (int m = 0; m < 3 && vendors[i].matches[m]; ++m)
+            if (contains_nocase(vendor_name, vendors[i].matches[m])) return vendors[i].vendor;
+    for (size_t i = 0; i < count; ++i)
+        if (vendor_id == vendors[i].pci_id) return vendors[i].vendor;
+    return CLSCAN_VENDOR_OTHER;
+}
+
+const char *clscan__vendor_name(clscan_vendor v)
+{
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; ++i)
+        if (vendors[i].vendor == v) return vendors[i].name;
+    return "other";
+}
+
+static int vendor_from_name(const char *name, clscan_vendor *out)
+{
+    if (strcmp(name, "other") == 0) {
+        *out = CLSCAN_VENDOR_OTHER;
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; ++i)
+        if (strcmp(name, vendors[i].name) == 0) {
+            *out = vendors[i].vendor;
+            return 1;
+        }
+    return 0;
+}
+
+/* ------------------------------------------------------------------- tables -- */
+
+/* Local-memory banks by vendor, for devices whose local memory is on-chip (a device
+ * reporting CL_GLOBAL local memory gets none). Columns: vendor, banks, bank width in
+ * bytes, where the figure comes from. The measuring probe (a later issue) replaces
+ * these where it runs. */
+static const struct bank_row {
+    clscan_vendor vendor;
+    cl_uint banks;
+    cl_uint width;
+    const char *source;
+} bank_table[] = {
+    {CLSCAN_VENDOR_NVIDIA, 32, 4, "table: NVIDIA shared memory, 32 banks x 4 B since Fermi"},
+    {CLSCAN_VENDOR_AMD, 32, 4, "table: AMD GCN/RDNA LDS, 32 banks x 4 B"},
+    {CLSCAN_VENDOR_INTEL, 16, 4, "table: Intel Gen SLM, 16 banks x 4 B"},
+    {CLSCAN_VENDOR_APPLE, 32, 4, "table: Apple GPU threadgroup memory, assumed 32 x 4 B"},
+    {CLSCAN_VENDOR_OTHER, 32, 4, "table: default for on-chip local memory, 32 x 4 B"},
+};
+
+/* Launch shape by vendor and device type. Columns: vendor (OTHER matches any), device
+ * type (0 matches any), work-group size, items per work-item for 4-byte types,
+ * work-groups per compute unit, tiles done by one work-group in a single kernel.
+ * The first matching row wins; the last row matches everything. */
+static const struct tuning_row {
+    clscan_vendor vendor;
+    cl_device_type type;
+    size_t wg_size;
+    cl_uint items;
+    cl_uint groups_per_cu;
+    cl_uint single_group_tiles;
+    const char *source;
+} tuning_table[] = {
+    /* H100, first baseline (docs/PERFORMANCE.md has the figures). */
+    {CLSCAN_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, 256, 8, 4, 2, "table: NVIDIA GPU"},
+    {CLSCAN_VENDOR_AMD, CL_DEVICE_TYPE_GPU, 256, 8, 4, 2, "table: AMD GPU (untested)"},
+    {CLSCAN_VENDOR_INTEL, CL_DEVICE_TYPE_GPU, 256, 8, 4, 2, "table: Intel GPU (untested)"},
+    /* CPU implementations: few, large tiles; one work-group per core is plenty. */
+    {CLSCAN_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, 64, 16, 2, 4, "table: CPU device"},
+    {CLSCAN_VENDOR_OTHER, 0, 128, 8, 4, 2, "table: default"},
+};
+
+/* ---------------------------------------------------------------- overrides -- */
+
+typedef enum { PHASE_FACT, PHASE_TUNING } override_phase;
+typedef enum { KIND_UINT, KIND_SIZE, KIND_ULONG, KIND_BOOL, KIND_VENDOR, KIND_DEVTYPE,
+               KIND_MEMTYPE, KIND_VERSION, KIND_STRING } override_kind;
+
+/* Every CLSCAN_* variable the profile reads. Facts are applied before the tables are
+ * consulted (so CLSCAN_VENDOR=amd picks AMD's rows), tuning after. */
+static const struct override {
+    const char *name;
+    override_phase phase;
+    override_kind kind;
+    size_t offset;
+    unsigned long long min, max;
+} overrides[] = {
+#define FIELD(f) offsetof(clscan_profile, f)
+    {"CLSCAN_VENDOR", PHASE_FACT, KIND_VENDOR, FIELD(vendor), 0, 0},
+    {"CLSCAN_DEVICE_TYPE", PHASE_FACT, KIND_DEVTYPE, FIELD(device_type), 0, 0},
+    {"CLSCAN_OPENCL_VERSION", PHASE_FACT, KIND_VERSION, FIELD(cl_major), 0, 0},
+    {"CLSCAN_OPENCL_C_VERSION", PHASE_FACT, KIND_VERSION, FIELD(c_major), 0, 0},
+    {"CLSCAN_EXTENSIONS", PHASE_FACT, KIND_STRING, FIELD(extensions), 0, 0},
+    {"CLSCAN_LOCAL_MEM_SIZE", PHASE_FACT, KIND_ULONG, FIELD(local_mem_size), 1024, 1ull << 40},
+    {"CLSCAN_LOCAL_MEM_TYPE", PHASE_FACT, KIND_MEMTYPE, FIELD(local_mem_is_global), 0, 0},
+    {"CLSCAN_MAX_WORK_GROUP_SIZE", PHASE_FACT, KIND_SIZE, FIELD(max_wg_size), 1, 1u << 16},
+    {"CLSCAN_COMPUTE_UNITS", PHASE_FACT, KIND_UINT, FIELD(compute_units), 1, 1u << 20},
+    {"CLSCAN_WG_MULTIPLE", PHASE_FACT, KIND_SIZE, FIELD(wg_multiple), 1, 1024},
+    {"CLSCAN_SUBGROUP_WIDTH", PHASE_FACT, KIND_UINT, FIELD(subgroup_width), 0, 128},
+    {"CLSCAN_FP64", PHASE_FACT, KIND_BOOL, FIELD(fp64), 0, 1},
+    {"CLSCAN_INT64_ATOMICS", PHASE_FACT, KIND_BOOL, FIELD(int64_atomics), 0, 1},
+    {"CLSCAN_LOCAL_MEM_BANKS", PHASE_TUNING, KIND_UINT, FIELD(local_banks), 0, 1024},
+    {"CLSCAN_BANK_WIDTH", PHASE_TUNING, KIND_UINT, FIELD(bank_width), 1, 64},
+    {"CLSCAN_WORK_GROUP_SIZE", PHASE_TUNING, KIND_SIZE, FIELD(wg_size), 1, 1u << 16},
+    {"CLSCAN_ITEMS_PER_THREAD", PHASE_TUNING, KIND_UINT, FIELD(items_per_thread), 1, 64},
+    {"CLSCAN_GROUPS_PER_CU", PHASE_TUNING, KIND_UINT, FIELD(groups_per_cu), 1, 1024},
+    {"CLSCAN_MAX_GROUPS", PHASE_TUNING, KIND_UINT, FIELD(max_groups), 1, 1u << 20},
+    {"CLSCAN_SINGLE_GROUP_TILES", PHASE_TUNING, KIND_UINT, FIELD(single_group_tiles), 1,
+     1u << 20},
+    {"CLSCAN_PADDING", PHASE_TUNING, KIND_BOOL, FIELD(padding), 0, 1},
+#undef FIELD
+};
+
+static clscan_status bad_env(const clscan_context *ctx, const struct override *o,
+                             const char *value, const char *expected)
+{
+    return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT, "%s=\"%s\": expected %s",
+                        o->name, value, expected);
+}
+
+static clscan_status apply_one(const clscan_context *ctx, clscan_profile *p,
+                               const struct override *o, const char *v)
+{
+    char *field = (char *)p + o->offset;
+    unsigned long long num;
+    switch (o->kind) {
+    case KIND_UINT:
+    case KIND_SIZE:
+    case KIND_ULONG:
+    case KIND_BOOL:
+        if (!clscan__parse_size(v, &num) || num < o->min || num > o->max) {
+            char expected[96];
+            snprintf(expected, sizeof expected, "an integer from %llu to %llu%s", o->min,
+                     o->max, o->kind == KIND_BOOL ? "" : " (K, M, G suffixes allowed)");
+            return bad_env(ctx, o, v, expected);
+        }
+        if (o->kind == KIND_UINT) *(cl_uint *)field = (cl_uint)num;
+        else if (o->kind == KIND_SIZE) *(size_t *)field = (size_t)num;
+        else if (o->kind == KIND_ULONG) *(cl_ulong *)field = (cl_ulong)num;
+        else *(int *)field = (int)num;
+        return CLSCAN_SUCCESS;
+    case KIND_VENDOR:
+        if (!vendor_from_name(v, (clscan_vendor *)field))
+            return bad_env(ctx, o, v, "nvidia, amd, intel, apple, arm, qualcomm or other");
+        return CLSCAN_SUCCESS;
+    case KIND_DEVTYPE: {
+        cl_device_type t = strcmp(v, "gpu") == 0           ? CL_DEVICE_TYPE_GPU
+                           : strcmp(v, "cpu") == 0         ? CL_DEVICE_TYPE_CPU
+                           : strcmp(v, "accelerator") == 0 ? CL_DEVICE_TYPE_ACCELERATOR
+                                                           : 0;
+        if (!t) return bad_env(ctx, o, v, "gpu, cpu or accelerator");
+        *(cl_device_type *)field = t;
+        return CLSCAN_SUCCESS;
+    }
+    case KIND_MEMTYPE:
+        if (strcmp(v, "local") != 0 && strcmp(v, "global") != 0)
+            return bad_env(ctx, o, v, "local or global");
+        *(int *)field = strcmp(v, "global") == 0;
+        return CLSCAN_SUCCESS;
+    case KIND_VERSION: {
+        int ma, mi;
+        char buf[32];
+        snprintf(buf, sizeof buf, "v%s", v);
+        if (!clscan__parse_version(buf, "v", &ma, &mi))
+            return bad_env(ctx, o, v, "a version such as 1.2 or 3.0");
+        ((int *)field)[0] = ma; /* cl_major/cl_minor and c_major/c_minor are adjacent */
+        ((int *)field)[1] = mi;
+        return CLSCAN_SUCCESS;
+    }
+    case KIND_STRING: {
+        char *copy = malloc(strlen(v) + 1);
+        if (!copy) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of memory");
+        strcpy(copy, v);
+        free(*(char **)field);
+        *(char **)field = copy;
+        return CLSCAN_SUCCESS;
+    }
+    }
+    return CLSCAN_SUCCESS;
+}
+
+static clscan_status apply_overrides(const clscan_context *ctx, clscan_profile *p,
+                                     override_phase phase, clscan_getenv_fn getenv_fn,
+                                     void *user)
+{
+    if (!getenv_fn) return CLSCAN_SUCCESS;
+    for (size_t i = 0; i < sizeof overrides / sizeof overrides[0]; ++i) {
+        if (overrides[i].phase != phase) continue;
+        const char *v = getenv_fn(overrides[i].name, user);
+        if (!v) continue;
+        clscan_status s = apply_one(ctx, p, &overrides[i], v);
+        if (s != CLSCAN_SUCCESS) return s;
+    }
+    return CLSCAN_SUCCESS;
+}
+
+static int is_pow2(size_t x) { return x && !(x & (x - 1)); }
+
+clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *p,
+                                     clscan_getenv_fn getenv_fn, void *user)
+{
+    clscan_status s = apply_overrides(ctx, p, PHASE_FACT, getenv_fn, user);
+    if (s != CLSCAN_SUCCESS) return s;
+    /* Capabilities that follow from (possibly overridden) extension lists. */
+    if (getenv_fn && getenv_fn("CLSCAN_EXTENSIONS", user)) {
+        if (!getenv_fn("CLSCAN_FP64", user))
+            p->fp64 = clscan__has_token(p->extensions, "cl_khr_fp64") ||
+                      (p->features & CLSCAN_FEAT_FP64);
+        if (!getenv_fn("CLSCAN_INT64_ATOMICS", user))
+            p->int64_atomics = clscan__has_token(p->extensions, "cl_khr_int64_base_atomics");
+    }
+
+    /* Banks: none where local memory is ordinary memory. */
+    p->local_banks = 0;
+    p->bank_width = 4;
+    p->banks_source = "none: local memory is global memory";
+    if (!p->local_mem_is_global) {
+        size_t last = sizeof bank_table / sizeof bank_table[0] - 1;
+        const struct bank_row *row = &bank_table[last];
+        for (size_t i = 0; i < last; ++i)
+            if (bank_table[i].vendor == p->vendor) row = &bank_table[i];
+        p->local_banks = row->banks;
+        p->bank_width = row->width;
+        p->banks_source = row->source;
+    }
+
+    const struct tuning_row *t = NULL;
+    for (size_t i = 0; i < sizeof tuning_table / sizeof tuning_table[0] && !t; ++i) {
+        const struct tuning_row *r = &tuning_table[i];
+        if ((r->vendor == CLSCAN_VENDOR_OTHER || r->vendor == p->vendor) &&
+            (r->type == 0 || (r->type & p->device_type)))
+            t = r;
+    }
+    p->wg_size = t->wg_size;
+    p->items_per_thread = t->items;
+    p->groups_per_cu = t->groups_per_cu;
+    p->max_groups = 0;
+    p->single_group_tiles = t->single_group_tiles;
+    p->padding = 1;
+    p->tuning_source = t->source;
+
+    s = apply_overrides(ctx, p, PHASE_TUNING, getenv_fn, user);
+    if (s != CLSCAN_SUCCESS) return s;
+    if (getenv_fn && getenv_fn("CLSCAN_LOCAL_MEM_BANKS", user))
+        p->banks_source = "CLSCAN_LOCAL_MEM_BANKS";
+    if (getenv_fn && getenv_fn("CLSCAN_WORK_GROUP_SIZE", user)) p->tuning_source = "overridden";
+
+    /* The work-group size must be a power of two the device allows; a default from the
+     * table shrinks to fit, an explicit override that does not fit is an error. */
+    if (!is_pow2(p->wg_size))
+        return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
+                            "work-group size %zu is not a power of two", p->wg_size);
+    while (p->wg_size > p->max_wg_size && p->wg_size > 1) {
+        if (getenv_fn && getenv_fn("CLSCAN_WORK_GROUP_SIZE", user))
+            return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
+                                "CLSCAN_WORK_GROUP_SIZE=%zu exceeds the device's maximum "
+                                "work-group size %zu",
+                                p->wg_size, p->max_wg_size);
+        p->wg_size >>= 1;
+    }
+    if (p->local_banks && !is_pow2(p->local_banks)) p->padding = 0;
+    if (p->compute_units == 0) p->compute_units = 1;
+    return CLSCAN_SUCCESS;
+}
+
+/* ------------------------------------------------------------------- probing -- */
+
+static cl_int device_string(cl_device_id d, cl_device_info what, char *buf, size_t size)
+{
+    size_t got = 0;
+    cl_int err = clGetDeviceInfo(d, what, size, buf, &got);
+    if (err == CL_INVALID_VALUE && got > size) err = CL_SUCCESS; /* truncated is fine */
+    if (err != CL_SUCCESS) buf[0] = '\0';
+    buf[size - 1] = '\0';
+    /* Drop trailing spaces some drivers add. */
+    for (size_t n = strlen(buf); n && isspace((unsigned char)buf[n - 1]); --n) buf[n - 1] = 0;
+    return err;
+}
+
+static clscan_status probe_features(cl_device_id d, clscan_profile *p)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } names[] = {
+        {"__opencl_c_subgroups", CLSCAN_FEAT_SUBGROUPS},
+        {"__opencl_c_work_group_collective_functions", CLSCAN_FEAT_WG_COLLECTIVES},
+        {"__opencl_c_atomic_order_acq_rel", CLSCAN_FEAT_ATOMIC_ACQ_REL},
+        {"__opencl_c_atomic_order_seq_cst", CLSCAN_FEAT_ATOMIC_SEQ_CST},
+        {"__opencl_c_atomic_scope_device", CLSCAN_FEAT_ATOMIC_SCOPE_DEVICE},
+        {"__opencl_c_generic_address_space", CLSCAN_FEAT_GENERIC_AS},
+        {"__opencl_c_fp64", CLSCAN_FEAT_FP64},
+        {"__opencl_c_int64", CLSCAN_FEAT_INT64},
+    };
+    typedef struct {
+        cl_uint version;
+        char name[CLSCAN_NAME_VERSION_MAX_NAME_SIZE];
+    } name_version;
+    size_t bytes = 0;
+    if (p->cl_major < 3 ||
+        clGetDeviceInfo(d, CLSCAN_DEVICE_OPENCL_C_FEATURES, 0, NULL, &bytes) != CL_SUCCESS ||
+        bytes == 0)
+        return CLSCAN_SUCCESS; /* no 3.0 features to read: not an error */
+    name_version *list = malloc(bytes);
+    if (!list) return CLSCAN_ERROR_OUT_OF_RESOURCES;
+    if (clGetDeviceInfo(d, CLSCAN_DEVICE_OPENCL_C_FEATURES, bytes, list, NULL) == CL_SUCCESS) {
+        for (size_t i = 0; i < bytes / sizeof *list; ++i) {
+            list[i].name[CLSCAN_NAME_VERSION_MAX_NAME_SIZE - 1] = '\0';
+            for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
+                if (strcmp(list[i].name, names[k].name) == 0) p->features |= names[k].bit;
+        }
+    }
+    free(list);
+    return CLSCAN_SUCCESS;
+}
+
+/* Sub-group width from the vendor queries that need no kernel. */
+static void probe_subgroup_width(cl_device_id d, clscan_profile *p)
+{
+    cl_uint w = 0;
+    if (clscan__has_token(p->extensions, "cl_nv_device_attribute_query") &&
+        clGetDeviceInfo(d, CL_DEVICE_WARP_SIZE_NV, sizeof w, &w, NULL) == CL_SUCCESS && w) {
+        p->subgroup_width = w;
+        p->subgroup_source = "CL_DEVICE_WARP_SIZE_NV";
+        return;
+    }
+    if (clscan__has_token(p->extensions, "cl_amd_device_attribute_query") &&
+        clGetDeviceInfo(d, CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof w, &w, NULL) == CL_SUCCESS &&
+        w) {
+        p->subgroup_width = w;
+        p->subgroup_source = "CL_DEVICE_WAVEFRONT_WIDTH_AMD";
+        return;
+    }
+    size_t sizes[16], bytes = 0;
+    if (clscan__has_token(p->extensions, "cl_intel_required_subgroup_size") &&
+        clGetDeviceInfo(d, CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &bytes) ==
+            CL_SUCCESS) {
+        for (size_t i = 0; i < bytes / sizeof sizes[0]; ++i)
+            if (sizes[i] > p->subgroup_width) p->subgroup_width = (cl_uint)sizes[i];
+        if (p->subgroup_width) {
+            p->subgroup_source = "CL_DEVICE_SUB_GROUP_SIZES_INTEL (largest)";
+            return;
+        }
+    }
+    p->subgroup_source = "unknown (no query without a kernel)";
+}
+
+static const char *env_getter(const char *name, void *user)
+{
+    (void)user;
+    return getenv(name);
+}
+
+clscan_status clscan__profile_probe(const clscan_context *ctx, cl_device_id d,
+                                    clscan_getenv_fn getenv_fn, void *user,
+                                    clscan_profile *p)
+{
+    memset(p, 0, sizeof *p);
+    if (!getenv_fn) getenv_fn = env_getter;
+
+    cl_platform_id platform;
+    CLSCAN_FORWARD_CL(ctx, clGetDeviceInfo(d, CL_DEVICE_PLATFORM, sizeof platform, &platform,
+                                           NULL),
+                      "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
+    size_t got;
+    if (clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof p->platform_name,
+                          p->platform_name, &got) != CL_SUCCESS)
+        p->platform_name[0] = '\0';
+    p->platform_name[sizeof p->platform_name - 1] = '\0';
+    CLSCAN_FORWARD_CL(ctx, device_string(d, CL_DEVICE_NAME, p->device_name,
+                                         sizeof p->device_name),
+                      "clGetDeviceInfo(CL_DEVICE_NAME)");
+    device_string(d, CL_DEVICE_VENDOR, p->vendor_name, sizeof p->vendor_name);
+    device_string(d, CL_DRIVER_VERSION, p->driver_version, sizeof p->driver_version);
+    device_string(d, CL_DEVICE_VERSION, p->device_version, sizeof p->device_version);
+    device_string(d, CL_DEVICE_OPENCL_C_VERSION, p->c_version, sizeof p->c_version);
+
+    size_t ext_len = 0;
+    CLSCAN_FORWARD_CL(ctx, clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len),
+                      "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
+    p->extensions = calloc(ext_len + 1, 1);
+    if (!p->extensions)
+        return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    cl_int err = clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, ext_len, p->extensions, NULL);
+    clscan_status s = CLSCAN_SUCCESS;
+#define QUERY(what, field)                                                            \
+    if (err == CL_SUCCESS) {                                                          \
+        err = clGetDeviceInfo(d, what, sizeof(field), &(field), NULL);                \
+        if (err != CL_SUCCESS) s = clscan__fail_cl(ctx, err, "clGetDeviceInfo(" #what ")"); \
+    }
+    if (err != CL_SUCCESS) s = clscan__fail_cl(ctx, err, "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
+    cl_device_local_mem_type mem_type = CL_LOCAL;
+    cl_device_fp_config fp64_config = 0;
+    QUERY(CL_DEVICE_VENDOR_ID, p->vendor_id);
+    QUERY(CL_DEVICE_TYPE, p->device_type);
+    QUERY(CL_DEVICE_LOCAL_MEM_SIZE, p->local_mem_size);
+    QUERY(CL_DEVICE_LOCAL_MEM_TYPE, mem_type);
+    QUERY(CL_DEVICE_MAX_WORK_GROUP_SIZE, p->max_wg_size);
+    QUERY(CL_DEVICE_MAX_COMPUTE_UNITS, p->compute_units);
+    QUERY(CL_DEVICE_MAX_MEM_ALLOC_SIZE, p->max_alloc);
+#undef QUERY
+    if (s != CLSCAN_SUCCESS) {
+        clscan__profile_free(p);
+        return s;
+    }
+    /* Optional queries: absence is not an error. */
+    if (clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64_config, &fp64_config,
+                        NULL) != CL_SUCCESS)
+        fp64_config = 0;
+    p->local_mem_is_global = mem_type == CL_GLOBAL;
+    p->vendor = clscan__vendor_normalise(p->vendor_id, p->vendor_name);
+    if (!clscan__parse_version(p->device_version, "OpenCL ", &p->cl_major, &p->cl_minor)) {
+        p->cl_major = 1;
+        p->cl_minor = 2;
+    }
+    if (!clscan__parse_version(p->c_version, "OpenCL C ", &p->c_major, &p->c_minor)) {
+        p->c_major = 1;
+        p->c_minor = 2;
+    }
+    s = probe_features(d, p);
+    if (s != CLSCAN_SUCCESS) {
+        clscan__profile_free(p);
+        return clscan__fail(ctx, s, "out of host memory");
+    }
+    if (p->cl_major >= 3 &&
+        clGetDeviceInfo(d, CLSCAN_DEVICE_PREFERRED_WG_SIZE_MULTIPLE, sizeof p->wg_multiple,
+                        &p->wg_multiple, NULL) != CL_SUCCESS)
+        p->wg_multiple = 0;
+    p->fp64 = fp64_config != 0 || clscan__has_token(p->extensions, "cl_khr_fp64") ||
+              (p->features & CLSCAN_FEAT_FP64);
+    p->int64_atomics = clscan__has_token(p->extensions, "cl_khr_int64_base_atomics");
+    probe_subgroup_width(d, p);
+
+    s = clscan__profile_finish(ctx, p, getenv_fn, user);
+    if (s != CLSCAN_SUCCESS) clscan__profile_free(p);
+    return s;
+}
+
+void clscan__profile_free(clscan_profile *p)
+{
+    free(p->extensions);
+    p->extensions = NULL;
+}
+
+/* Appends to buf like snprintf, tracking the total length needed. */
+static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(*len < size ? buf + *len : NULL, *len < size ? size - *len : 0, fmt, ap);
+    va_end(ap);
+    if (n > 0) *len += (size_t)n;
+}
+
+size_t clscan__profile_describe(const clscan_profile *p, char *buf, size_t size)
+{
+    size_t len = 0;
+    if (size) buf[0] = '\0';
+    const char *type = (p->device_type & CL_DEVICE_TYPE_GPU)           ? "GPU"
+                       : (p->device_type & CL_DEVICE_TYPE_CPU)         ? "CPU"
+                       : (p->device_type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
+                                                                       : "other";
+    append(buf, size, &len, "device:        %s (%s), platform %s\n", p->device_name, type,
+           p->platform_name);
+    append(buf, size, &len, "vendor:        %s (\"%s\", id 0x%x)\n",
+           clscan__vendor_name(p->vendor), p->vendor_name, p->vendor_id);
+    append(buf, size, &len, "versions:      OpenCL %d.%d, OpenCL C %d.%d, driver %s\n",
+           p->cl_major, p->cl_minor, p->c_major, p->c_minor, p->driver_version);
+    append(buf, size, &len, "compute units: %u, max work-group %zu, wg multiple %zu%s\n",
+           p->compute_units, p->max_wg_size, p->wg_multiple,
+           p->wg_multiple ? "" : " (unknown)");
+    append(buf, size, &len, "local memory:  %llu KiB, %s, banks %u x %u B (%s)\n",
+           (unsigned long long)(p->local_mem_size / 1024),
+           p->local_mem_is_global ? "global (no padding)" : "on-chip", p->local_banks,
+           p->bank_width, p->banks_source);
+    append(buf, size, &len, "sub-groups:    width %u (%s)%s\n", p->subgroup_width,
+           p->subgroup_source ? p->subgroup_source : "override",
+           (p->features & CLSCAN_FEAT_SUBGROUPS) || clscan__has_token(p->extensions,
+                                                                     "cl_khr_subgroups")
+               ? ", sub-group functions available"
+               : "");
+    append(buf, size, &len, "capabilities:  fp64 %s, 64-bit atomics %s, max alloc %llu MiB\n",
+           p->fp64 ? "yes" : "no", p->int64_atomics ? "yes" : "no",
+           (unsigned long long)(p->max_alloc >> 20));
+    append(buf, size, &len,
+           "tuning:        work-group %zu, %u items/work-item (4-byte types), padding %s, "
+           "%u groups/CU, one group up to %u tiles (%s)\n",
+           p->wg_size, p->items_per_thread,
+           p->padding && p->local_banks ? "on" : "off", p->groups_per_cu,
+           p->single_group_tiles, p->tuning_source);
+    return len;
+}

@@ -1,0 +1,270 @@
+/* scan.c - clscan_exclusive_scan and clscan_inclusive_scan: argument checks, then the
+ * multi-level reduce-then-scan dispatch (one kernel for small n, three otherwise). */
+#include "clscan_internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ tracing -- */
+
+static _Thread_local cl_event *trace_buf;
+static _Thread_local size_t trace_cap;
+static _Thread_local size_t *trace_count;
+
+void clscan__trace_events(cl_event *trace, size_t cap, size_t *count)
+{
+    trace_buf = trace;
+    trace_cap = cap;
+    trace_count = count;
+    if (count) *count = 0;
+}
+
+static void trace(cl_event e)
+{
+    if (trace_buf && trace_count && *trace_count < trace_cap && e) {
+        clRetainEvent(e);
+        trace_buf[(*trace_count)++] = e;
+    }
+}
+
+/* --------------------------------------------------------------- validation -- */
+
+/* Checks that `mem` is a buffer of ctx holding elements [offset, offset + n). */
+static clscan_status check_range(const clscan_context *ctx, cl_mem mem, const char *name,
+                                 size_t offset, size_t n, size_t elem)
+{
+    CLSCAN_RETURN_IF(ctx, mem == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
+    size_t bytes = 0;
+    cl_context owner = NULL;
+    cl_int err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    CLSCAN_RETURN_IF(ctx, err != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "%s is not a valid buffer (%s)", name, clscan_status_string(err));
+    CLSCAN_RETURN_IF(ctx, owner != ctx->cl_ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "%s belongs to another cl_context than the clscan context", name);
+    CLSCAN_RETURN_IF(ctx, offset > SIZE_MAX - n || offset + n > SIZE_MAX / elem,
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "%s: offset %zu + n %zu elements overflows a size_t byte count", name,
+                     offset, n);
+    CLSCAN_RETURN_IF(ctx, (offset + n) * elem > bytes, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "%s: elements [%zu, %zu) of %zu bytes each need %zu bytes, but the "
+                     "buffer has %zu",
+                     name, offset, offset + n, elem, (offset + n) * elem, bytes);
+    return CLSCAN_SUCCESS;
+}
+
+/* Validates everything about a scan call except the buffers' ranges. */
+static clscan_status check_call(const clscan_context *ctx, cl_command_queue queue,
+                                clscan_type type, clscan_op op, cl_uint nwait,
+                                const cl_event *wait, int *in_order)
+{
+    CLSCAN_RETURN_IF(NULL, ctx == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "context is NULL");
+    CLSCAN_RETURN_IF(ctx, queue == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "queue is NULL");
+    CLSCAN_RETURN_IF(ctx, !clscan__type_valid((int)type), CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "type %d is not a clscan_type", (int)type);
+    CLSCAN_RETURN_IF(ctx, !clscan__op_valid((int)op), CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "op %d is not a clscan_op", (int)op);
+    CLSCAN_RETURN_IF(ctx, (nwait == 0) != (wait == NULL), CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "event wait list: %u events but the list is %s", nwait,
+                     wait ? "not NULL" : "NULL");
+    CLSCAN_RETURN_IF(ctx, clscan__type_is_float(type) && op >= CLSCAN_OP_AND,
+                     CLSCAN_ERROR_UNSUPPORTED, "operator %s is not defined on %s",
+                     clscan_op_name(op), clscan_type_name(type));
+    CLSCAN_RETURN_IF(ctx, type == CLSCAN_DOUBLE && !ctx->profile.fp64,
+                     CLSCAN_ERROR_UNSUPPORTED, "device %s has no double precision (fp64)",
+                     ctx->profile.device_name);
+
+    cl_context qctx = NULL;
+    cl_device_id qdev = NULL;
+    cl_command_queue_properties props = 0;
+    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    CLSCAN_RETURN_IF(ctx, err != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "queue is not a valid command queue (%s)", clscan_status_string(err));
+    CLSCAN_RETURN_IF(ctx, qctx != ctx->cl_ctx || qdev != ctx->device,
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "queue belongs to another cl_context or device than the clscan context");
+    *in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    return CLSCAN_SUCCESS;
+}
+
+/* ----------------------------------------------------------------- dispatch -- */
+
+typedef struct launch {
+    clscan_context *ctx;
+    cl_command_queue queue;
+    int in_order;
+    cl_uint nwait;          /* wait list for the next kernel */
+    const cl_event *wait;
+    cl_event last;          /* event of the last kernel enqueued (owned) */
+} launch;
+
+/* Enqueues kernel k on groups work-groups of wg_size; the new event becomes l->last and,
+ * on an out-of-order queue, the next kernel's wait list. */
+static clscan_status enqueue(launch *l, cl_kernel k, size_t groups, size_t wg_size,
+                             const char *what)
+{
+    size_t global = groups * wg_size;
+    cl_event ev = NULL;
+    cl_int err = clEnqueueNDRangeKernel(l->queue, k, 1, NULL, &global, &wg_size, l->nwait,
+                                        l->wait, &ev);
+    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, what);
+    trace(ev);
+    if (l->last) clReleaseEvent(l->last);
+    l->last = ev;
+    if (l->in_order) {
+        l->nwait = 0;
+        l->wait = NULL;
+    } else {
+        l->nwait = 1;
+        l->wait = &l->last;
+    }
+    return CLSCAN_SUCCESS;
+}
+
+#define SET_ARG(k, i, v)                                                            \
+    do {                                                                            \
+        if (err == CL_SUCCESS) err = clSetKernelArg((k), (i), sizeof(v), &(v));     \
+    } while (0)
+
+static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem src,
+                          size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,
+                          clscan_type type, clscan_op op, int inclusive, cl_uint nwait,
+                          const cl_event *wait, cl_event *event)
+{
+    int in_order = 1;
+    clscan_status s = check_call(ctx, queue, type, op, nwait, wait, &in_order);
+    if (s != CLSCAN_SUCCESS) return s;
+    size_t elem = clscan_type_size(type);
+    if ((s = check_range(ctx, src, "src", src_offset, n, elem)) != CLSCAN_SUCCESS) return s;
+    if ((s = check_range(ctx, dst, "dst", dst_offset, n, elem)) != CLSCAN_SUCCESS) return s;
+    CLSCAN_RETURN_IF(ctx,
+                     src == dst && src_offset != dst_offset &&
+                         (src_offset < dst_offset ? dst_offset - src_offset
+                                                  : src_offset - dst_offset) < n,
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "src and dst overlap without being the same range (offsets %zu and "
+                     "%zu, n %zu); only exact in-place use is allowed",
+                     src_offset, dst_offset, n);
+
+    if (n == 0) {
+        if (!event && nwait == 0) return CLSCAN_SUCCESS;
+        cl_event marker = NULL;
+        /* With a wait list and no event the marker still orders later commands on an
+         * in-order queue after the wait list, as a kernel would have. */
+        CLSCAN_FORWARD_CL(ctx, clEnqueueMarkerWithWaitList(queue, nwait, wait, &marker),
+                          "clEnqueueMarkerWithWaitList");
+        if (event) *event = marker;
+        else clReleaseEvent(marker);
+        return CLSCAN_SUCCESS;
+    }
+
+    clscan_scan_config cfg;
+    if ((s = clscan__scan_config_choose(ctx, &ctx->profile, type, op, &cfg)) != CLSCAN_SUCCESS)
+        return s;
+    clscan_program *prog;
+    if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
+    cfg = prog->config; /* the shape actually built */
+
+    /* Plan: tiles of wg * items elements; a bounded number of work-groups, each taking
+     * a contiguous run of tiles, so the partials always fit in one tile. */
+    const cl_ulong tile = (cl_ulong)cfg.wg_size * cfg.items;
+    const cl_ulong ntiles = ((cl_ulong)n + tile - 1) / tile;
+    const clscan_profile *p = &ctx->profile;
+    cl_ulong max_groups = p->max_groups ? p->max_groups : (cl_ulong)p->compute_units * p->groups_per_cu;
+    if (max_groups > tile) max_groups = tile;
+    if (max_groups < 1) max_groups = 1;
+    cl_ulong groups = ntiles <= p->single_group_tiles ? 1 : (ntiles < max_groups ? ntiles : max_groups);
+    const cl_ulong per_group = (ntiles + groups - 1) / groups;
+    groups = (ntiles + per_group - 1) / per_group; /* no group without a tile */
+
+    const cl_ulong n64 = n, src_off = src_offset, dst_off = dst_offset;
+    const cl_int incl = inclusive;
+    launch l = {ctx, queue, in_order, nwait, wait, NULL};
+    clscan_scratch *scratch = NULL;
+    cl_event scratch_wait = NULL;
+    cl_event *first_wait = NULL;
+
+    if (groups > 1) {
+        s = clscan__scratch_acquire(ctx, queue, in_order, (size_t)groups * elem, &scratch,
+                                    &scratch_wait);
+        if (s != CLSCAN_SUCCESS) return s;
+        if (scratch_wait) { /* the first kernel also waits for the scratch's last use */
+            first_wait = malloc((nwait + 1) * sizeof *first_wait);
+            if (!first_wait) {
+                clReleaseEvent(scratch_wait);
+                clscan__scratch_release(ctx, scratch, queue, NULL);
+                return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+            }
+            if (nwait) memcpy(first_wait, wait, nwait * sizeof *wait);
+            first_wait[nwait] = scratch_wait;
+            l.nwait = nwait + 1;
+            l.wait = first_wait;
+        }
+    }
+
+    pthread_mutex_lock(&prog->lock);
+    cl_int err = CL_SUCCESS;
+    const cl_int use_partials = groups > 1;
+    cl_mem partials = scratch ? scratch->buffer : NULL;
+    if (groups > 1) {
+        const cl_uint count = (cl_uint)groups;
+        SET_ARG(prog->k_reduce, 0, src);
+        SET_ARG(prog->k_reduce, 1, src_off);
+        SET_ARG(prog->k_reduce, 2, n64);
+        SET_ARG(prog->k_reduce, 3, per_group);
+        SET_ARG(prog->k_reduce, 4, partials);
+        SET_ARG(prog->k_partials, 0, partials);
+        SET_ARG(prog->k_partials, 1, count);
+    }
+    SET_ARG(prog->k_scan, 0, src);
+    SET_ARG(prog->k_scan, 1, src_off);
+    SET_ARG(prog->k_scan, 2, dst);
+    SET_ARG(prog->k_scan, 3, dst_off);
+    SET_ARG(prog->k_scan, 4, n64);
+    SET_ARG(prog->k_scan, 5, per_group);
+    SET_ARG(prog->k_scan, 6, partials);
+    SET_ARG(prog->k_scan, 7, use_partials);
+    SET_ARG(prog->k_scan, 8, incl);
+    if (err != CL_SUCCESS) s = clscan__fail_cl(ctx, err, "clSetKernelArg");
+    if (s == CLSCAN_SUCCESS && groups > 1) {
+        s = enqueue(&l, prog->k_reduce, (size_t)groups, cfg.wg_size, "enqueue reduce_tiles");
+        if (s == CLSCAN_SUCCESS)
+            s = enqueue(&l, prog->k_partials, 1, cfg.wg_size, "enqueue scan_partials");
+    }
+    if (s == CLSCAN_SUCCESS)
+        s = enqueue(&l, prog->k_scan, (size_t)groups, cfg.wg_size, "enqueue scan_tiles");
+    pthread_mutex_unlock(&prog->lock);
+
+    if (scratch_wait) clReleaseEvent(scratch_wait);
+    free(first_wait);
+    if (scratch) clscan__scratch_release(ctx, scratch, queue, l.last);
+    if (s == CLSCAN_SUCCESS && event) *event = l.last;
+    else if (l.last) clReleaseEvent(l.last);
+    return s;
+}
+
+clscan_status clscan_exclusive_scan(clscan_context *ctx, cl_command_queue queue, cl_mem src,
+                                    size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,
+                                    clscan_type type, clscan_op op,
+                                    cl_uint num_events_in_wait_list,
+                                    const cl_event *event_wait_list, cl_event *event)
+{
+    return scan(ctx, queue, src, src_offset, dst, dst_offset, n, type, op, 0,
+                num_events_in_wait_list, event_wait_list, event);
+}
+
+clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_queue queue, cl_mem src,
+                                    size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,
+                                    clscan_type type, clscan_op op,
+                                    cl_uint num_events_in_wait_list,
+                                    const cl_event *event_wait_list, cl_event *event)
+{
+    return scan(ctx, queue, src, src_offset, dst, dst_offset, n, type, op, 1,
+                num_events_in_wait_list, event_wait_list, event);
+}

@@ -1,0 +1,122 @@
+/* scratch.c - device scratch buffers owned by the context. A slot goes to one call at
+ * a time and remembers the event of its last use. A later call takes it without
+ * waiting when that use has completed or was on the same in-order queue (the queue
+ * orders the two uses); otherwise it takes another slot, growing the pool, and only
+ * past CLSCAN_SCRATCH_SLOTS slots does it order itself after an earlier use through
+ * its wait list. Nothing here blocks on the device. */
+#include "clscan_internal.h"
+
+#include <stdlib.h>
+
+#define CLSCAN_SCRATCH_SLOTS 16
+
+static void forget_use(clscan_scratch *s)
+{
+    if (s->last_use) clReleaseEvent(s->last_use);
+    if (s->last_queue) clReleaseCommandQueue(s->last_queue);
+    s->last_use = NULL;
+    s->last_queue = NULL;
+}
+
+static int use_completed(clscan_scratch *s)
+{
+    if (!s->last_use) return 1;
+    cl_int status;
+    if (clGetEventInfo(s->last_use, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                       NULL) != CL_SUCCESS)
+        return 0;
+    /* A negative status is an error: the command is over, the buffer free again. */
+    return status == CL_COMPLETE || status < 0;
+}
+
+/* Makes sure the slot's buffer holds `size` bytes. */
+static clscan_status fit(clscan_context *ctx, clscan_scratch *s, size_t size)
+{
+    if (s->buffer && s->size >= size) return CLSCAN_SUCCESS;
+    /* The runtime keeps the old buffer alive until commands using it finish. */
+    if (s->buffer) clReleaseMemObject(s->buffer);
+    s->buffer = NULL;
+    s->size = 0;
+    cl_int err;
+    size_t grown = size < 4096 ? 4096 : size;
+    s->buffer = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, grown, NULL, &err);
+    if (err != CL_SUCCESS) return clscan__fail_cl(ctx, err, "clCreateBuffer(scratch)");
+    s->size = grown;
+    return CLSCAN_SUCCESS;
+}
+
+clscan_status clscan__scratch_acquire(clscan_context *ctx, cl_command_queue queue,
+                                      int queue_in_order, size_t size, clscan_scratch **out,
+                                      cl_event *wait_for)
+{
+    *out = NULL;
+    *wait_for = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    clscan_scratch *pick = NULL, *oldest = NULL;
+    for (clscan_scratch *s = ctx->scratch; s && !pick; s = s->next) {
+        if (s->busy) continue;
+        if (use_completed(s) || (queue_in_order && s->last_queue == queue)) pick = s;
+        else oldest = s; /* list is newest first, so the last seen is the oldest */
+    }
+    if (!pick && ctx->scratch_count < CLSCAN_SCRATCH_SLOTS) {
+        pick = calloc(1, sizeof *pick);
+        if (!pick) {
+            pthread_mutex_unlock(&ctx->lock);
+            return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+        }
+        pick->next = ctx->scratch;
+        ctx->scratch = pick;
+        ctx->scratch_count++;
+    }
+    if (!pick && oldest) {
+        pick = oldest;
+        *wait_for = oldest->last_use;
+        clRetainEvent(*wait_for);
+    }
+    if (!pick) { /* every slot is in the middle of an enqueue on another thread */
+        pthread_mutex_unlock(&ctx->lock);
+        return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES,
+                            "all %d scratch slots are in use by other threads",
+                            CLSCAN_SCRATCH_SLOTS);
+    }
+    pick->busy = 1;
+    pthread_mutex_unlock(&ctx->lock);
+
+    clscan_status st = fit(ctx, pick, size);
+    if (st != CLSCAN_SUCCESS) {
+        if (*wait_for) clReleaseEvent(*wait_for);
+        *wait_for = NULL;
+        pthread_mutex_lock(&ctx->lock);
+        pick->busy = 0;
+        pthread_mutex_unlock(&ctx->lock);
+        return st;
+    }
+    *out = pick;
+    return CLSCAN_SUCCESS;
+}
+
+void clscan__scratch_release(clscan_context *ctx, clscan_scratch *slot,
+                             cl_command_queue queue, cl_event last_use)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (last_use) { /* else the slot keeps its previous use, still the latest */
+        forget_use(slot);
+        clRetainEvent(last_use);
+        clRetainCommandQueue(queue);
+        slot->last_use = last_use;
+        slot->last_queue = queue;
+    }
+    slot->busy = 0;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void clscan__scratch_free(clscan_scratch *list)
+{
+    while (list) {
+        clscan_scratch *next = list->next;
+        forget_use(list);
+        if (list->buffer) clReleaseMemObject(list->buffer);
+        free(list);
+        list = next;
+    }
+}
