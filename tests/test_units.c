@@ -1,0 +1,522 @@
+/* test_units.c - Check tests of the library's host-side internals: extension matching,
+ * version and size parsing, vendor normalisation, the device tables and CLSCAN_*
+ * overrides, the generated kernel options (cache keys), status names, last-error
+ * bookkeeping, and that every cl/ file compiles on its own. */
+#include "clscan_internal.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- parsing ---- */
+
+START_TEST(test_has_token)
+{
+    const char *list = "cl_khr_fp64 cl_khr_int64_base_atomics  cl_nv_device_attribute_query";
+    ck_assert(clscan__has_token(list, "cl_khr_fp64"));
+    ck_assert(clscan__has_token(list, "cl_khr_int64_base_atomics"));
+    ck_assert(clscan__has_token(list, "cl_nv_device_attribute_query"));
+    ck_assert(!clscan__has_token(list, "cl_khr_fp"));          /* prefix of a token */
+    ck_assert(!clscan__has_token(list, "khr_fp64"));           /* suffix of a token */
+    ck_assert(!clscan__has_token(list, "cl_khr_int64"));       /* inside a token */
+    ck_assert(!clscan__has_token("cl_khr_fp64_x cl_khr_fp16", "cl_khr_fp64"));
+    ck_assert(clscan__has_token("cl_khr_fp64_x cl_khr_fp64", "cl_khr_fp64"));
+    ck_assert(clscan__has_token("a\tb", "b"));
+    ck_assert(!clscan__has_token("", "cl_khr_fp64"));
+    ck_assert(!clscan__has_token(NULL, "cl_khr_fp64"));
+    ck_assert(!clscan__has_token(list, ""));
+}
+END_TEST
+
+START_TEST(test_parse_version)
+{
+    int ma = 0, mi = 0;
+    ck_assert(clscan__parse_version("OpenCL 3.0 CUDA", "OpenCL ", &ma, &mi));
+    ck_assert_int_eq(ma, 3);
+    ck_assert_int_eq(mi, 0);
+    ck_assert(clscan__parse_version("OpenCL C 1.2 PoCL", "OpenCL C ", &ma, &mi));
+    ck_assert_int_eq(ma, 1);
+    ck_assert_int_eq(mi, 2);
+    ck_assert(clscan__parse_version("OpenCL 2.1 AMD-APP (3380.6)", "OpenCL ", &ma, &mi));
+    ck_assert_int_eq(ma, 2);
+    ck_assert_int_eq(mi, 1);
+    ck_assert(!clscan__parse_version("OpenCL C 1.2", "OpenCL ", &ma, &mi)); /* "C" */
+    ck_assert(!clscan__parse_version("CUDA 12.0", "OpenCL ", &ma, &mi));
+    ck_assert(!clscan__parse_version("OpenCL x.y", "OpenCL ", &ma, &mi));
+    ck_assert(!clscan__parse_version(NULL, "OpenCL ", &ma, &mi));
+}
+END_TEST
+
+START_TEST(test_parse_size)
+{
+    unsigned long long v = 0;
+    ck_assert(clscan__parse_size("64", &v) && v == 64);
+    ck_assert(clscan__parse_size("64K", &v) && v == 65536);
+    ck_assert(clscan__parse_size("48k", &v) && v == 49152);
+    ck_assert(clscan__parse_size("2M", &v) && v == 2u << 20);
+    ck_assert(clscan__parse_size("1G", &v) && v == 1ull << 30);
+    ck_assert(clscan__parse_size("0x20", &v) && v == 32);
+    ck_assert(!clscan__parse_size("", &v));
+    ck_assert(!clscan__parse_size("-1", &v));
+    ck_assert(!clscan__parse_size("12Q", &v));
+    ck_assert(!clscan__parse_size("12KB", &v));
+    ck_assert(!clscan__parse_size("abc", &v));
+    ck_assert(!clscan__parse_size("99999999999999999999", &v));
+    ck_assert(!clscan__parse_size("17179869184G", &v)); /* 2^34 G overflows */
+}
+END_TEST
+
+START_TEST(test_vendor_normalise)
+{
+    ck_assert_int_eq(clscan__vendor_normalise(0x10DE, "NVIDIA Corporation"), CLSCAN_VENDOR_NVIDIA);
+    ck_assert_int_eq(clscan__vendor_normalise(0, "Advanced Micro Devices, Inc."),
+                     CLSCAN_VENDOR_AMD);
+    ck_assert_int_eq(clscan__vendor_normalise(0, "Intel(R) Corporation"), CLSCAN_VENDOR_INTEL);
+    ck_assert_int_eq(clscan__vendor_normalise(0x10DE, "unknown"), CLSCAN_VENDOR_NVIDIA);
+    ck_assert_int_eq(clscan__vendor_normalise(0x1002, NULL), CLSCAN_VENDOR_AMD);
+    ck_assert_int_eq(clscan__vendor_normalise(0x13B5, "ARM"), CLSCAN_VENDOR_ARM);
+    ck_assert_int_eq(clscan__vendor_normalise(0x5143, "QUALCOMM"), CLSCAN_VENDOR_QUALCOMM);
+    ck_assert_int_eq(clscan__vendor_normalise(0x1234, "Mesa"), CLSCAN_VENDOR_OTHER);
+    /* PoCL on an AMD CPU: Intel's PCI id, AMD's name. The name wins. */
+    ck_assert_int_eq(clscan__vendor_normalise(0x8086, "AuthenticAMD"), CLSCAN_VENDOR_AMD);
+    ck_assert_str_eq(clscan__vendor_name(CLSCAN_VENDOR_NVIDIA), "nvidia");
+    ck_assert_str_eq(clscan__vendor_name(CLSCAN_VENDOR_OTHER), "other");
+}
+END_TEST
+
+/* ------------------------------------------------------------- profile ---- */
+
+/* A fake environment: pairs of name, value, ending with NULL. */
+static const char *table_getenv(const char *name, void *user)
+{
+    const char *const *kv = user;
+    for (; kv && kv[0]; kv += 2)
+        if (strcmp(kv[0], name) == 0) return kv[1];
+    return NULL;
+}
+
+/* The device facts of an H100 as NVIDIA's driver reports them. */
+static void fake_h100(clscan_profile *p)
+{
+    memset(p, 0, sizeof *p);
+    strcpy(p->device_name, "NVIDIA H100 80GB HBM3");
+    p->extensions = strdup("cl_khr_fp64 cl_khr_int64_base_atomics cl_nv_device_attribute_query");
+    p->vendor = CLSCAN_VENDOR_NVIDIA;
+    p->device_type = CL_DEVICE_TYPE_GPU;
+    p->cl_major = 3;
+    p->c_major = 1;
+    p->c_minor = 2;
+    p->local_mem_size = 48 * 1024;
+    p->max_wg_size = 1024;
+    p->compute_units = 132;
+    p->subgroup_width = 32;
+    p->fp64 = 1;
+}
+
+/* PoCL on a CPU: local memory is global memory. */
+static void fake_cpu(clscan_profile *p)
+{
+    memset(p, 0, sizeof *p);
+    strcpy(p->device_name, "cpu");
+    p->extensions = strdup("cl_khr_fp64");
+    p->vendor = CLSCAN_VENDOR_AMD;
+    p->device_type = CL_DEVICE_TYPE_CPU;
+    p->local_mem_size = 1 << 20;
+    p->local_mem_is_global = 1;
+    p->max_wg_size = 4096;
+    p->compute_units = 2;
+    p->fp64 = 1;
+}
+
+START_TEST(test_profile_tables)
+{
+    clscan_profile p;
+    fake_h100(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_uint_eq(p.local_banks, 32);
+    ck_assert_uint_eq(p.bank_width, 4);
+    ck_assert_uint_eq(p.wg_size, 256);
+    ck_assert(p.padding);
+    ck_assert(strstr(p.tuning_source, "NVIDIA") != NULL);
+    clscan__profile_free(&p);
+
+    fake_cpu(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_uint_eq(p.local_banks, 0); /* global local memory: nothing to pad against */
+    ck_assert(strstr(p.tuning_source, "CPU") != NULL);
+    clscan__profile_free(&p);
+}
+END_TEST
+
+START_TEST(test_profile_emulate_amd)
+{
+    /* The CPU device made to look like an AMD GPU, as CI does. */
+    const char *env[] = {"CLSCAN_VENDOR", "amd", "CLSCAN_DEVICE_TYPE", "gpu",
+                         "CLSCAN_LOCAL_MEM_TYPE", "local", "CLSCAN_LOCAL_MEM_SIZE", "64K",
+                         "CLSCAN_SUBGROUP_WIDTH", "64", "CLSCAN_MAX_WORK_GROUP_SIZE", "256",
+                         NULL};
+    clscan_profile p;
+    fake_cpu(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, (void *)env), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.vendor, CLSCAN_VENDOR_AMD);
+    ck_assert_uint_eq(p.local_mem_size, 65536);
+    ck_assert(!p.local_mem_is_global);
+    ck_assert_uint_eq(p.local_banks, 32);
+    ck_assert(strstr(p.banks_source, "AMD") != NULL);
+    ck_assert_uint_eq(p.subgroup_width, 64);
+    ck_assert_uint_eq(p.wg_size, 256);
+    ck_assert(strstr(p.tuning_source, "AMD") != NULL);
+    clscan__profile_free(&p);
+}
+END_TEST
+
+START_TEST(test_profile_overrides)
+{
+    const char *env[] = {"CLSCAN_LOCAL_MEM_BANKS", "16", "CLSCAN_WORK_GROUP_SIZE", "64",
+                         "CLSCAN_ITEMS_PER_THREAD", "4", "CLSCAN_PADDING", "0",
+                         "CLSCAN_EXTENSIONS", "cl_khr_byte_addressable_store", NULL};
+    clscan_profile p;
+    fake_h100(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, (void *)env), CLSCAN_SUCCESS);
+    ck_assert_uint_eq(p.local_banks, 16);
+    ck_assert_str_eq(p.banks_source, "CLSCAN_LOCAL_MEM_BANKS");
+    ck_assert_uint_eq(p.wg_size, 64);
+    ck_assert_uint_eq(p.items_per_thread, 4);
+    ck_assert(!p.padding);
+    /* A replaced extension list without cl_khr_fp64 takes fp64 away. */
+    ck_assert(!p.fp64);
+    ck_assert(!p.int64_atomics);
+    clscan__profile_free(&p);
+}
+END_TEST
+
+/* Each bad value fails with CLSCAN_ERROR_INVALID_ENVIRONMENT and names the variable. */
+static void expect_bad_env(const char *name, const char *value, const char *mention)
+{
+    const char *env[] = {name, value, NULL};
+    clscan_profile p;
+    fake_h100(&p);
+    clscan_status s = clscan__profile_finish(NULL, &p, table_getenv, (void *)env);
+    ck_assert_msg(s == CLSCAN_ERROR_INVALID_ENVIRONMENT, "%s=%s gave %s", name, value,
+                  clscan_status_string(s));
+    const char *msg = clscan_context_last_error(NULL);
+    ck_assert_msg(strstr(msg, mention) != NULL, "message \"%s\" lacks \"%s\"", msg, mention);
+    clscan__profile_free(&p);
+}
+
+START_TEST(test_profile_bad_overrides)
+{
+    expect_bad_env("CLSCAN_WORK_GROUP_SIZE", "abc", "CLSCAN_WORK_GROUP_SIZE");
+    expect_bad_env("CLSCAN_WORK_GROUP_SIZE", "100", "power of two");
+    expect_bad_env("CLSCAN_WORK_GROUP_SIZE", "2048", "maximum work-group size 1024");
+    expect_bad_env("CLSCAN_VENDOR", "acme", "CLSCAN_VENDOR");
+    expect_bad_env("CLSCAN_LOCAL_MEM_TYPE", "shared", "local or global");
+    expect_bad_env("CLSCAN_ITEMS_PER_THREAD", "0", "CLSCAN_ITEMS_PER_THREAD");
+    expect_bad_env("CLSCAN_FP64", "2", "CLSCAN_FP64");
+    expect_bad_env("CLSCAN_OPENCL_VERSION", "three", "CLSCAN_OPENCL_VERSION");
+}
+END_TEST
+
+START_TEST(test_profile_shrinks_to_device)
+{
+    /* A table default larger than the device allows shrinks silently. */
+    const char *env[] = {"CLSCAN_MAX_WORK_GROUP_SIZE", "96", NULL};
+    clscan_profile p;
+    fake_h100(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, (void *)env), CLSCAN_SUCCESS);
+    ck_assert_uint_eq(p.wg_size, 64);
+    clscan__profile_free(&p);
+}
+END_TEST
+
+START_TEST(test_profile_describe)
+{
+    clscan_profile p;
+    fake_h100(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    char big[4096], small[16];
+    size_t need = clscan__profile_describe(&p, big, sizeof big);
+    ck_assert_uint_eq(need, strlen(big));
+    ck_assert(strstr(big, "NVIDIA H100") && strstr(big, "banks 32 x 4 B"));
+    ck_assert_uint_eq(clscan__profile_describe(&p, small, sizeof small), need);
+    ck_assert_uint_eq(strlen(small), sizeof small - 1);
+    ck_assert_uint_eq(clscan__profile_describe(&p, NULL, 0), need);
+    clscan__profile_free(&p);
+}
+END_TEST
+
+/* ------------------------------------------------------- kernel options ---- */
+
+START_TEST(test_scan_defines)
+{
+    clscan_profile p;
+    fake_h100(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    clscan_scan_config c;
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_INT32, CLSCAN_OP_ADD, &c),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(c.wg_size, 256);
+    ck_assert_uint_eq(c.items, 8);
+    ck_assert_uint_eq(c.log_banks, 5);
+    char a[2048], b[2048];
+    ck_assert(clscan__scan_defines(&c, &p, a, sizeof a) < sizeof a);
+    ck_assert(strstr(a, "#define CLSCAN_T int\n"));
+    ck_assert(strstr(a, "#define CLSCAN_OP(a, b) as_int(as_uint(a) + as_uint(b))\n"));
+    ck_assert(strstr(a, "#define CLSCAN_IDENTITY ((int)0)\n"));
+    ck_assert(strstr(a, "#define CLSCAN_WG_SIZE 256\n"));
+    ck_assert(strstr(a, "#define CLSCAN_ITEMS 8\n"));
+    ck_assert(strstr(a, "#define CLSCAN_LOG_BANKS 5\n"));
+
+    /* Every (type, op) pair gets its own text, so its own cache entry. */
+    for (int t = 0; t < CLSCAN_TYPE_COUNT; ++t)
+        for (int o = 0; o < CLSCAN_OP_COUNT; ++o)
+            for (int t2 = 0; t2 < CLSCAN_TYPE_COUNT; ++t2)
+                for (int o2 = 0; o2 < CLSCAN_OP_COUNT; ++o2) {
+                    if (t == t2 && o == o2) continue;
+                    clscan_scan_config c1 = c, c2 = c;
+                    c1.type = (clscan_type)t;
+                    c1.op = (clscan_op)o;
+                    c2.type = (clscan_type)t2;
+                    c2.op = (clscan_op)o2;
+                    clscan__scan_defines(&c1, &p, a, sizeof a);
+                    clscan__scan_defines(&c2, &p, b, sizeof b);
+                    ck_assert_str_ne(a, b);
+                }
+
+    /* Identities. */
+    c.type = CLSCAN_FLOAT;
+    c.op = CLSCAN_OP_MIN;
+    clscan__scan_defines(&c, &p, a, sizeof a);
+    ck_assert(strstr(a, "#define CLSCAN_IDENTITY ((float)INFINITY)\n"));
+    ck_assert(strstr(a, "fmin((a), (b))"));
+    c.type = CLSCAN_INT64;
+    c.op = CLSCAN_OP_MAX;
+    clscan__scan_defines(&c, &p, a, sizeof a);
+    ck_assert(strstr(a, "#define CLSCAN_IDENTITY ((long)LONG_MIN)\n"));
+    c.type = CLSCAN_UINT32;
+    c.op = CLSCAN_OP_AND;
+    clscan__scan_defines(&c, &p, a, sizeof a);
+    ck_assert(strstr(a, "#define CLSCAN_IDENTITY ((uint)~(uint)0)\n"));
+    c.op = CLSCAN_OP_MUL;
+    clscan__scan_defines(&c, &p, a, sizeof a);
+    ck_assert(strstr(a, "#define CLSCAN_IDENTITY ((uint)1)\n"));
+    clscan__profile_free(&p);
+}
+END_TEST
+
+START_TEST(test_config_fits_local_memory)
+{
+    clscan_profile p;
+    fake_h100(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    clscan_scan_config c;
+    /* 8-byte types take half the items, so the tile stays within the same bytes. */
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_DOUBLE, CLSCAN_OP_ADD, &c),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(c.items, 4);
+    ck_assert(clscan__scan_local_bytes(&c) <= p.local_mem_size);
+    /* 4 KiB of local memory: the shape shrinks until it fits. */
+    p.local_mem_size = 4096;
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_UINT64, CLSCAN_OP_ADD, &c),
+                     CLSCAN_SUCCESS);
+    ck_assert(clscan__scan_local_bytes(&c) <= 4096 - 256);
+    ck_assert(c.wg_size * c.items >= 64);
+    /* Padding adds one slot per 32: 256 x 8 ints = 2048 + 64, and 256 + 8 sums. */
+    c.type = CLSCAN_INT32;
+    c.wg_size = 256;
+    c.items = 8;
+    c.log_banks = 5;
+    ck_assert_uint_eq(clscan__scan_local_bytes(&c), (2048 + 64 + 256 + 8) * 4);
+    c.log_banks = 0;
+    ck_assert_uint_eq(clscan__scan_local_bytes(&c), (2048 + 256) * 4);
+    /* Too little local memory for any tile is an error, not a crash. */
+    p.local_mem_size = 8;
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_INT32, CLSCAN_OP_ADD, &c),
+                     CLSCAN_ERROR_OUT_OF_RESOURCES);
+    clscan__profile_free(&p);
+}
+END_TEST
+
+START_TEST(test_embedded_sources)
+{
+    static const char *const files[] = {"clscan_common.cl", "clscan_workgroup.cl",
+                                        "clscan_scan.cl"};
+    for (size_t i = 0; i < 3; ++i) {
+        size_t len = 0;
+        const char *text = clscan__embedded_source(files[i], &len);
+        ck_assert_msg(text != NULL, "%s not embedded", files[i]);
+        ck_assert_uint_eq(len, strlen(text));
+        ck_assert(len > 100);
+    }
+    ck_assert(strstr(clscan__embedded_source("clscan_scan.cl", NULL), "clscan_scan_tiles"));
+    ck_assert(clscan__embedded_source("missing.cl", NULL) == NULL);
+}
+END_TEST
+
+/* -------------------------------------------------------------- status ---- */
+
+START_TEST(test_status_strings)
+{
+    ck_assert_str_eq(clscan_status_string(CLSCAN_SUCCESS), "CLSCAN_SUCCESS");
+    ck_assert_str_eq(clscan_status_string(CLSCAN_ERROR_INVALID_ARGUMENT),
+                     "CLSCAN_ERROR_INVALID_ARGUMENT");
+    ck_assert_str_eq(clscan_status_string(CLSCAN_ERROR_BUILD_FAILED), "CLSCAN_ERROR_BUILD_FAILED");
+    ck_assert_str_eq(clscan_status_string(CL_INVALID_VALUE), "CL_INVALID_VALUE");
+    ck_assert_str_eq(clscan_status_string(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
+    ck_assert_str_eq(clscan_status_string(12345), "unknown status");
+    /* The library's codes are fixed numbers in their own range. */
+    ck_assert_int_eq(CLSCAN_ERROR_INVALID_ARGUMENT, -7001);
+    ck_assert_int_eq(CLSCAN_ERROR_UNSUPPORTED, -7002);
+    ck_assert_int_eq(CLSCAN_ERROR_BUILD_FAILED, -7003);
+    ck_assert_int_eq(CLSCAN_ERROR_OUT_OF_RESOURCES, -7004);
+    ck_assert_int_eq(CLSCAN_ERROR_INVALID_ENVIRONMENT, -7005);
+    ck_assert_uint_eq(clscan_type_size(CLSCAN_INT64), 8);
+    ck_assert_uint_eq(clscan_type_size((clscan_type)42), 0);
+    ck_assert_str_eq(clscan_type_name(CLSCAN_DOUBLE), "double");
+    ck_assert_str_eq(clscan_op_name(CLSCAN_OP_XOR), "xor");
+    ck_assert_str_eq(clscan_op_name((clscan_op)-1), "invalid");
+    ck_assert_uint_eq(clscan_version(), CLSCAN_VERSION_NUMBER);
+}
+END_TEST
+
+static void *other_thread_error(void *arg)
+{
+    (void)arg;
+    return (void *)clscan_context_last_error(NULL);
+}
+
+START_TEST(test_last_error)
+{
+    struct clscan_context a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    a.id = 1001;
+    b.id = 1002;
+    ck_assert_int_eq(clscan__fail(&a, CLSCAN_ERROR_INVALID_ARGUMENT, "bad %s", "thing"),
+                     CLSCAN_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(clscan_context_last_error(&a), "bad thing");
+    ck_assert_str_eq(clscan_context_last_error(NULL), "bad thing");
+    ck_assert_str_eq(clscan_context_last_error(&b), "");
+    ck_assert_int_eq(clscan__fail_cl(&b, CL_INVALID_VALUE, "clFoo"), CL_INVALID_VALUE);
+    ck_assert_str_eq(clscan_context_last_error(&b), "clFoo failed: CL_INVALID_VALUE (-30)");
+    ck_assert_str_eq(clscan_context_last_error(&a), "");
+    /* A long build log is kept whole. */
+    char *log = malloc(100001);
+    memset(log, 'x', 100000);
+    log[100000] = '\0';
+    clscan__fail_text(&a, CLSCAN_ERROR_BUILD_FAILED, "log:\n", log);
+    ck_assert_uint_eq(strlen(clscan_context_last_error(&a)), 100005);
+    free(log);
+    /* Errors are per thread. */
+    pthread_t t;
+    void *seen;
+    ck_assert_int_eq(pthread_create(&t, NULL, other_thread_error, NULL), 0);
+    ck_assert_int_eq(pthread_join(t, &seen), 0);
+    ck_assert_str_eq((const char *)seen, "");
+}
+END_TEST
+
+/* ----------------------------------------------------- cl/ on their own ---- */
+
+#ifndef CLSCAN_CL_DIR
+#error "the build defines CLSCAN_CL_DIR, the path of cl/"
+#endif
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)len + 1);
+    if (text && fread(text, 1, (size_t)len, f) != (size_t)len) {
+        free(text);
+        text = NULL;
+    }
+    if (text) text[len] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* Each cl/ file builds alone with only -I cl/ (every knob has a default), on the first
+ * device of each platform. */
+START_TEST(test_cl_files_compile_alone)
+{
+    static const char *const files[] = {"clscan_common.cl", "clscan_workgroup.cl",
+                                        "clscan_scan.cl"};
+    cl_platform_id platforms[16];
+    cl_uint np = 0;
+    ck_assert_int_eq(clGetPlatformIDs(16, platforms, &np), CL_SUCCESS);
+    int built = 0;
+    for (cl_uint pi = 0; pi < np; ++pi) {
+        cl_device_id dev;
+        if (clGetDeviceIDs(platforms[pi], CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS)
+            continue;
+        cl_int err;
+        cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        for (size_t i = 0; i < 3; ++i) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", CLSCAN_CL_DIR, files[i]);
+            char *src = read_file(path);
+            ck_assert_msg(src != NULL, "cannot read %s", path);
+            const char *texts[] = {src};
+            cl_program prog = clCreateProgramWithSource(ctx, 1, texts, NULL, &err);
+            ck_assert_int_eq(err, CL_SUCCESS);
+            char opts[4200];
+            snprintf(opts, sizeof opts, "-cl-std=CL1.2 -I %s", CLSCAN_CL_DIR);
+            err = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
+            if (err != CL_SUCCESS) {
+                char log[8192] = "";
+                clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+                log[sizeof log - 1] = '\0';
+                ck_abort_msg("%s does not build alone: %s\n%s", files[i],
+                             clscan_status_string(err), log);
+            }
+            ++built;
+            clReleaseProgram(prog);
+            free(src);
+        }
+        clReleaseContext(ctx);
+    }
+    ck_assert_msg(built > 0, "no OpenCL device to build on");
+}
+END_TEST
+
+static Suite *units_suite(void)
+{
+    Suite *s = suite_create("units");
+    TCase *tc = tcase_create("host");
+    tcase_add_test(tc, test_has_token);
+    tcase_add_test(tc, test_parse_version);
+    tcase_add_test(tc, test_parse_size);
+    tcase_add_test(tc, test_vendor_normalise);
+    tcase_add_test(tc, test_profile_tables);
+    tcase_add_test(tc, test_profile_emulate_amd);
+    tcase_add_test(tc, test_profile_overrides);
+    tcase_add_test(tc, test_profile_bad_overrides);
+    tcase_add_test(tc, test_profile_shrinks_to_device);
+    tcase_add_test(tc, test_profile_describe);
+    tcase_add_test(tc, test_scan_defines);
+    tcase_add_test(tc, test_config_fits_local_memory);
+    tcase_add_test(tc, test_embedded_sources);
+    tcase_add_test(tc, test_status_strings);
+    tcase_add_test(tc, test_last_error);
+    suite_add_tcase(s, tc);
+    TCase *dev = tcase_create("device");
+    tcase_set_timeout(dev, 120);
+    tcase_add_test(dev, test_cl_files_compile_alone);
+    suite_add_tcase(s, dev);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(units_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# dev.sh - the README's two commands: `tools/dev.sh selftest` builds libclscan and runs
+# clscan-selftest on every OpenCL device; `tools/dev.sh test` builds and runs the test
+# suite on each OpenCL implementation present, plus the quick selftest under Oclgrind.
+# Both install what a fresh Debian 12 lacks (when run as root, or with sudo) first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${CLSCAN_BUILD_DIR:-build}
+packages=(pocl-opencl-icd mesa-opencl-icd oclgrind ocl-icd-opencl-dev opencl-c-headers
+          clinfo check meson ninja-build pkg-config gcc python3)
+
+usage() {
+    echo "usage: tools/dev.sh selftest [clscan-selftest options] | test" >&2
+    exit 2
+}
+
+# Installs the Debian packages when a build tool or the OpenCL/Check development files
+# are missing. A machine that has them all (a GPU host set up by hand) is left alone.
+install_deps() {
+    if command -v meson >/dev/null && command -v ninja >/dev/null &&
+        pkg-config --exists OpenCL check 2>/dev/null; then
+        return
+    fi
+    command -v apt-get >/dev/null || {
+        echo "dev.sh: meson, ninja, OpenCL and Check development files are needed" >&2
+        exit 1
+    }
+    local sudo=
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    echo "dev.sh: installing ${packages[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
+}
+
+build() {
+    install_deps
+    [ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
+    meson compile -C "$build" >/dev/null
+}
+
+# rusticl shows its llvmpipe device only when asked to.
+export RUSTICL_ENABLE=${RUSTICL_ENABLE:-llvmpipe}
+
+# Runs `meson test` with the ICD loader restricted to one implementation's .icd file;
+# adds its passes and failures to the totals.
+passed=0
+failed=0
+run_suite() {
+    local name=$1 icd=$2
+    echo "== meson test on $name ($icd)"
+    local log
+    log=$(OCL_ICD_VENDORS=$icd meson test -C "$build" --print-errorlogs 2>&1) || true
+    echo "$log" | grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Timeout|Expected Fail|Unexpected Pass|Skipped):" || true
+    local ok fail timeout
+    ok=$(echo "$log" | sed -n 's/^Ok: *\([0-9]*\).*/\1/p' | tail -1)
+    fail=$(echo "$log" | sed -n 's/^Fail: *\([0-9]*\).*/\1/p' | tail -1)
+    timeout=$(echo "$log" | sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' | tail -1)
+    if [ -z "$ok" ]; then # meson did not get as far as a summary
+        echo "$log" | tail -30
+        failed=$((failed + 1))
+        return
+    fi
+    [ "${fail:-0}" = 0 ] && [ "${timeout:-0}" = 0 ] || echo "$log" | grep -B2 -A40 "stdout:" | head -120
+    passed=$((passed + ok))
+    failed=$((failed + ${fail:-0} + ${timeout:-0}))
+}
+
+# The quick selftest under Oclgrind with race and uninitialised-value checks: any
+# error Oclgrind reports fails it, as does any failed case.
+run_oclgrind() {
+    echo "== clscan-selftest --quick under oclgrind --data-races --uninitialized"
+    local log=$build/oclgrind-selftest.log
+    local rc=0
+    oclgrind --data-races --uninitialized "$build/clscan-selftest" --quick >"$log" 2>&1 || rc=$?
+    local errors
+    # Oclgrind's reports name the memory address ("Read-write data race at local memory
+    # address 0x...", "Invalid read of size 4 at global memory address 0x...").
+    errors=$(grep -cE '(memory address 0x|divergence detected|^Invalid |^Uninitialized )' "$log" || true)
+    tail -3 "$log"
+    if [ "$rc" = 0 ] && [ "$errors" = 0 ]; then
+        echo "oclgrind: no errors reported"
+        passed=$((passed + 1))
+    else
+        echo "oclgrind: exit $rc, $errors error reports (see $log)"
+        grep -m 10 -A8 -E '(memory address 0x|divergence detected|^Invalid |^Uninitialized )' "$log" || true
+        failed=$((failed + 1))
+    fi
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+selftest)
+    build
+    exec "$build/clscan-selftest" "$@"
+    ;;
+test)
+    build
+    found=0
+    for impl in pocl:/etc/OpenCL/vendors/pocl.icd rusticl:/etc/OpenCL/vendors/rusticl.icd; do
+        if [ -f "${impl#*:}" ]; then
+            found=1
+            run_suite "${impl%%:*}" "${impl#*:}"
+        fi
+    done
+    # On a machine with other vendors' ICDs (a GPU host), also the full default list.
+    if [ -d /etc/OpenCL/vendors ] && ls /etc/OpenCL/vendors/*.icd 2>/dev/null |
+        grep -qvE '/(pocl|rusticl|mesa)\.icd$'; then
+        found=1
+        run_suite "all platforms" /etc/OpenCL/vendors
+    elif [ -n "${OCL_ICD_VENDORS:-}" ] && [ "$found" = 0 ]; then
+        found=1
+        run_suite "OCL_ICD_VENDORS" "$OCL_ICD_VENDORS"
+    fi
+    [ "$found" = 1 ] || { echo "dev.sh: no OpenCL implementation found" >&2; failed=$((failed + 1)); }
+    if command -v oclgrind >/dev/null; then
+        run_oclgrind
+    else
+        echo "dev.sh: oclgrind not installed: kernel race checks not run" >&2
+        failed=$((failed + 1))
+    fi
+    echo "$passed passed, $failed failed"
+    [ "$failed" = 0 ]
+    ;;
+*) usage ;;
+esac
