@@ -1,0 +1,900 @@
+/* clscan-bench.c - times libclscan's scans (device time of the kernels each call enqueued,
+ * and wall time per call) against a buffer copy of the same size; prints a table, CSV, JSON. */
+#include "clscan_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_ITEMS 64                     /* entries per option list */
+#define ROTATE_BYTES (256ull << 20)      /* inputs rotate over k buffers, k*bytes >= this */
+#define MAX_ROTATE 64
+#define TIMED_BYTES_CAP (32ull << 30)    /* scan traffic per row; repeats shrink to fit */
+#define MIN_REPEATS 3                    /* ... but never below this */
+#define TRACE_CAP 64                     /* kernel events traced per call */
+
+typedef struct options {
+    long platform, device; /* -1: default */
+    int list;
+    int types[MAX_ITEMS], ops[MAX_ITEMS], modes[MAX_ITEMS];
+    size_t ntypes, nops, nmodes, nsizes;
+    size_t sizes[MAX_ITEMS];
+    unsigned repeats, warmup;
+    const char *csv, *json;
+} options;
+
+typedef struct stats {
+    double min, med, max; /* ns */
+} stats;
+
+typedef struct row {
+    clscan_type type;
+    clscan_op op;
+    int inclusive;
+    size_t n, k;
+    unsigned repeats, kernels; /* kernels: most events traced in one call */
+    stats dev, wall, copy, copy_wall;
+    int clock_ok;              /* device timestamps advance from command to command */
+    const char *check;         /* PASS, FAIL, SKIP or ERROR */
+    char note[512];
+} row;
+
+typedef struct bench {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context cl_ctx;
+    cl_command_queue queue;
+    clscan_context *ctx;
+    char platform_name[256], device_name[256], driver[128], version[128];
+    cl_ulong global_mem, max_alloc;
+    int fp64, unified; /* unified: device memory is host memory (a CPU device) */
+    char *describe;
+} bench;
+
+static void usage(FILE *f)
+{
+    fputs("usage: clscan-bench [options]\n"
+          "Times libclscan's scans on one OpenCL device against a buffer copy of the same size.\n"
+          "  --platform N, --device N  the device (default: the first GPU, else the first\n"
+          "                            device; --device alone: of the first platform with one)\n"
+          "  --list                    list platforms and devices with their indices, then exit\n"
+          "  --type LIST               int32,uint32,int64,uint64,float,double (default int32)\n"
+          "  --op LIST                 add,mul,min,max,and,or,xor (default add)\n"
+          "  --mode LIST               exclusive,inclusive (default exclusive)\n"
+          "  --sizes LIST              element counts: 2^20, 1000000, 64K, ... (default\n"
+          "                            2^16,2^20,2^24)\n"
+          "  --repeats R               timed calls per row (default 50; fewer where their scan\n"
+          "                            traffic would pass 32 GiB, never fewer than 3)\n"
+          "  --warmup W                untimed calls first (default 5)\n"
+          "  --csv FILE, --json FILE   write every row, with min/median/max, to FILE\n"
+          "  --help                    this text\n"
+          "CLSCAN_* environment variables tune the library; the tuning used is printed first.\n"
+          "Exit status: 0 all rows passed or were skipped, 1 a wrong result or an error,\n"
+          "2 usage error.\n",
+          f);
+}
+
+static int usage_error(const char *what, const char *opt, const char *val)
+{
+    fprintf(stderr, "clscan-bench: %s %s%s%s%s\n", what, opt, val ? ": '" : "", val ? val : "",
+            val ? "'" : "");
+    usage(stderr);
+    return 2;
+}
+
+/* ------------------------------------------------------------- options ------ */
+
+static const char *mode_name(int inclusive) { return inclusive ? "inclusive" : "exclusive"; }
+static const char *type_name(int i) { return clscan_type_name((clscan_type)i); }
+static const char *op_name(int i) { return clscan_op_name((clscan_op)i); }
+
+/* Parses "2^K" or a number with an optional K, M or G suffix; 0 on success. */
+static int parse_count(const char *s, unsigned long long *out)
+{
+    if (s[0] == '2' && s[1] == '^') {
+        unsigned long long e;
+        if (!clscan__parse_size(s + 2, &e) || e > 62) return -1;
+        *out = 1ull << e;
+        return 0;
+    }
+    return clscan__parse_size(s, out) ? 0 : -1;
+}
+
+/* Splits a comma-separated list into out[] (at most MAX_ITEMS): names are looked up
+ * with name(0..count-1), or, with name == NULL, parsed as element counts >= 1. */
+static int parse_list(const char *s, const char *(*name)(int), int count, void *out,
+                      size_t *n)
+{
+    *n = 0;
+    for (;;) {
+        const char *end = strchr(s, ',');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        char item[64];
+        if (len == 0 || len >= sizeof item || *n == MAX_ITEMS) return -1;
+        memcpy(item, s, len);
+        item[len] = '\0';
+        if (name) {
+            int i = 0;
+            while (i < count && strcmp(item, name(i))) i++;
+            if (i == count) return -1;
+            ((int *)out)[(*n)++] = i;
+        } else {
+            unsigned long long v;
+            if (parse_count(item, &v) || v == 0 || v > SIZE_MAX) return -1;
+            ((size_t *)out)[(*n)++] = (size_t)v;
+        }
+        if (!end) return 0;
+        s = end + 1;
+    }
+}
+
+static int parse_args(options *o, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        unsigned long long num;
+        int bad = 0;
+        if (!strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--list")) {
+            o->list = 1;
+            continue;
+        }
+        static const char *const valued[] = {"--platform", "--device", "--type", "--op",
+                                             "--mode", "--sizes", "--repeats", "--warmup",
+                                             "--csv", "--json"};
+        size_t known = 0;
+        while (known < sizeof valued / sizeof *valued && strcmp(a, valued[known])) known++;
+        if (known == sizeof valued / sizeof *valued) return usage_error("unknown option", a, NULL);
+        if (!v) return usage_error("no value for", a, NULL);
+        i++;
+        if (!strcmp(a, "--type"))
+            bad = parse_list(v, type_name, CLSCAN_TYPE_COUNT, o->types, &o->ntypes);
+        else if (!strcmp(a, "--op"))
+            bad = parse_list(v, op_name, CLSCAN_OP_COUNT, o->ops, &o->nops);
+        else if (!strcmp(a, "--mode")) bad = parse_list(v, mode_name, 2, o->modes, &o->nmodes);
+        else if (!strcmp(a, "--sizes")) bad = parse_list(v, NULL, 0, o->sizes, &o->nsizes);
+        else if (!strcmp(a, "--csv")) o->csv = v;
+        else if (!strcmp(a, "--json")) o->json = v;
+        else {
+            bad = !clscan__parse_size(v, &num) || num > 1000000;
+            if (!bad && !strcmp(a, "--platform")) o->platform = (long)num;
+            else if (!bad && !strcmp(a, "--device")) o->device = (long)num;
+            else if (!bad && !strcmp(a, "--repeats")) bad = (o->repeats = (unsigned)num) == 0;
+            else if (!bad) o->warmup = (unsigned)num;
+        }
+        if (bad) return usage_error("bad value for", a, v);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- devices ------ */
+
+static void info_string(int is_device, void *obj, cl_uint param, char *buf, size_t size)
+{
+    cl_int err = is_device ? clGetDeviceInfo((cl_device_id)obj, param, size, buf, NULL)
+                           : clGetPlatformInfo((cl_platform_id)obj, param, size, buf, NULL);
+    if (err != CL_SUCCESS) snprintf(buf, size, "(%s)", clscan_status_string(err));
+    buf[size - 1] = '\0';
+}
+
+/* Lists the devices (list != 0), or finds the one asked for: platform p (-1: any) and
+ * device d (-1: the first GPU, else the first device). Returns 0 when b->device is set. */
+static int find_device(bench *b, long p, long d, int list)
+{
+    cl_platform_id plats[32];
+    cl_uint np = 0;
+    cl_int err = clGetPlatformIDs(32, plats, &np);
+    if (err != CL_SUCCESS || np == 0) {
+        fprintf(stderr, "clscan-bench: no OpenCL platform (%s)\n", clscan_status_string(err));
+        return -1;
+    }
+    np = np > 32 ? 32 : np;
+    cl_platform_id fallback_p = NULL;
+    cl_device_id fallback_d = NULL;
+    for (cl_uint i = 0; i < np; i++) {
+        if (p >= 0 && (cl_uint)p != i) continue;
+        cl_device_id devs[64];
+        cl_uint nd = 0;
+        char name[256];
+        err = clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 64, devs, &nd);
+        if (err != CL_SUCCESS) nd = 0;
+        nd = nd > 64 ? 64 : nd;
+        if (list) {
+            info_string(0, plats[i], CL_PLATFORM_NAME, name, sizeof name);
+            printf("platform %u: %s%s%s\n", i, name, err ? " - " : "",
+                   err ? clscan_status_string(err) : "");
+        }
+        for (cl_uint j = 0; j < nd; j++) {
+            cl_device_type type = 0;
+            if (clGetDeviceInfo(devs[j], CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS)
+                type = 0;
+            if (list) {
+                char ver[128];
+                info_string(1, devs[j], CL_DEVICE_NAME, name, sizeof name);
+                info_string(1, devs[j], CL_DEVICE_VERSION, ver, sizeof ver);
+                printf("  device %u: %s [%s] %s\n", j, name,
+                       type & CL_DEVICE_TYPE_GPU   ? "GPU"
+                       : type & CL_DEVICE_TYPE_CPU ? "CPU"
+                                                   : "other",
+                       ver);
+                continue;
+            }
+            int pick = d >= 0 ? (cl_uint)d == j : (type & CL_DEVICE_TYPE_GPU) != 0;
+            if (pick) {
+                b->platform = plats[i];
+                b->device = devs[j];
+                return 0;
+            }
+            if (!fallback_d && d < 0) {
+                fallback_p = plats[i];
+                fallback_d = devs[j];
+            }
+        }
+    }
+    if (list) return 0;
+    if (!fallback_d) {
+        fprintf(stderr, "clscan-bench: no device %ld on platform %ld (see --list)\n", d, p);
+        return -1;
+    }
+    b->platform = fallback_p;
+    b->device = fallback_d;
+    return 0;
+}
+
+/* Creates the OpenCL context, a profiling queue and the clscan context. */
+static int open_bench(bench *b)
+{
+    cl_int err;
+    cl_ulong fp = 0;
+    info_string(0, b->platform, CL_PLATFORM_NAME, b->platform_name, sizeof b->platform_name);
+    info_string(1, b->device, CL_DEVICE_NAME, b->device_name, sizeof b->device_name);
+    info_string(1, b->device, CL_DRIVER_VERSION, b->driver, sizeof b->driver);
+    info_string(1, b->device, CL_DEVICE_VERSION, b->version, sizeof b->version);
+    if ((err = clGetDeviceInfo(b->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof b->global_mem,
+                               &b->global_mem, NULL)) != CL_SUCCESS ||
+        (err = clGetDeviceInfo(b->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof b->max_alloc,
+                               &b->max_alloc, NULL)) != CL_SUCCESS) {
+        fprintf(stderr, "clscan-bench: clGetDeviceInfo: %s\n", clscan_status_string(err));
+        return -1;
+    }
+    cl_bool unified = CL_FALSE;
+    cl_device_type type = 0;
+    err = clGetDeviceInfo(b->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+    if (err != CL_SUCCESS) unified = CL_FALSE;
+    err = clGetDeviceInfo(b->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    b->unified = unified || (err == CL_SUCCESS && (type & CL_DEVICE_TYPE_CPU));
+    /* Old devices without fp64 may refuse the query; the library then says UNSUPPORTED. */
+    b->fp64 = clGetDeviceInfo(b->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL) !=
+                  CL_SUCCESS || fp != 0;
+    b->cl_ctx = clCreateContext(NULL, 1, &b->device, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clscan-bench: clCreateContext: %s\n", clscan_status_string(err));
+        return -1;
+    }
+    b->queue = clCreateCommandQueue(b->cl_ctx, b->device, CL_QUEUE_PROFILING_ENABLE, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clscan-bench: clCreateCommandQueue: %s\n", clscan_status_string(err));
+        return -1;
+    }
+    clscan_status s = clscan_context_create(b->cl_ctx, b->device, &b->ctx);
+    if (s != CLSCAN_SUCCESS) {
+        fprintf(stderr, "clscan-bench: clscan_context_create: %s: %s\n",
+                clscan_status_string(s), clscan_context_last_error(NULL));
+        return -1;
+    }
+    char tiny[1];
+    size_t len = clscan_context_describe(b->ctx, tiny, sizeof tiny);
+    if (!(b->describe = malloc(len + 1))) return -1;
+    clscan_context_describe(b->ctx, b->describe, len + 1);
+    return 0;
+}
+
+static void close_bench(bench *b)
+{
+    clscan_context_release(b->ctx);
+    if (b->queue) clReleaseCommandQueue(b->queue);
+    if (b->cl_ctx) clReleaseContext(b->cl_ctx);
+    free(b->describe);
+}
+
+/* ------------------------------------------------------ inputs, checking ---- */
+
+static uint64_t rng_next(uint64_t *state) /* splitmix64 */
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int is_float(clscan_type t) { return t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE; }
+
+/* Integers travel as uint64_t: signed types sign-extended, 32-bit results truncated. */
+static uint64_t int_norm(uint64_t v, clscan_type t)
+{
+    return t == CLSCAN_INT32 ? (uint64_t)(int64_t)(int32_t)(uint32_t)v
+         : t == CLSCAN_UINT32 ? (uint32_t)v : v;
+}
+
+static uint64_t int_load(const void *p, size_t i, clscan_type t)
+{
+    if (clscan_type_size(t) == 4) {
+        uint32_t v;
+        memcpy(&v, (const char *)p + 4 * i, 4);
+        return int_norm(v, t);
+    }
+    uint64_t v;
+    memcpy(&v, (const char *)p + 8 * i, 8);
+    return v;
+}
+
+static void int_store(void *p, size_t i, clscan_type t, uint64_t v)
+{
+    uint32_t v32 = (uint32_t)v;
+    if (clscan_type_size(t) == 4) memcpy((char *)p + 4 * i, &v32, 4);
+    else memcpy((char *)p + 8 * i, &v, 8);
+}
+
+static long double float_load(const void *p, size_t i, clscan_type t)
+{
+    if (t == CLSCAN_FLOAT) {
+        float f;
+        memcpy(&f, (const char *)p + 4 * i, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, (const char *)p + 8 * i, 8);
+    return d;
+}
+
+static void float_store(void *p, size_t i, clscan_type t, long double v)
+{
+    float f = (float)v;
+    double d = (double)v;
+    if (t == CLSCAN_FLOAT) memcpy((char *)p + 4 * i, &f, 4);
+    else memcpy((char *)p + 8 * i, &d, 8);
+}
+
+/* Random inputs that keep each scan meaningful: integers get full-range bits, odd
+ * numbers for MUL (an even factor would zero the product after ~64 elements), and for
+ * AND/OR all ones/zero with a random bit flipped about 3*bits times over the array;
+ * floats get [0, 1) for ADD (positive: the relative check below stays meaningful),
+ * 1 +- 2^-10 for MUL (products neither overflow nor vanish), [-1, 1) for MIN/MAX. */
+static void fill_input(void *h, size_t n, clscan_type t, clscan_op op, uint64_t seed)
+{
+    unsigned bits = 8 * (unsigned)clscan_type_size(t);
+    uint64_t flip = n / (3 * bits) + 1; /* AND/OR: one flip per `flip` elements */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = rng_next(&seed);
+        double u = (double)(r >> 11) * 0x1p-53;
+        if (is_float(t)) {
+            float_store(h, i, t, op == CLSCAN_OP_ADD   ? u
+                                 : op == CLSCAN_OP_MUL ? 1 + (u - 0.5) * 0x1p-9
+                                                       : 2 * u - 1);
+        } else if (op == CLSCAN_OP_AND || op == CLSCAN_OP_OR) {
+            uint64_t bit = r % flip == 0 ? 1ull << (r >> 58) % bits : 0;
+            int_store(h, i, t, op == CLSCAN_OP_AND ? ~bit : bit);
+        } else {
+            int_store(h, i, t, op == CLSCAN_OP_MUL ? r | 1 : r);
+        }
+    }
+}
+
+static uint64_t int_combine(uint64_t a, uint64_t b, clscan_type t, clscan_op op)
+{
+    int sgn = t == CLSCAN_INT32 || t == CLSCAN_INT64;
+    int less = sgn ? (int64_t)a < (int64_t)b : a < b;
+    switch (op) {
+    case CLSCAN_OP_ADD: return int_norm(a + b, t);
+    case CLSCAN_OP_MUL: return int_norm(a * b, t);
+    case CLSCAN_OP_MIN: return less ? a : b;
+    case CLSCAN_OP_MAX: return less ? b : a;
+    case CLSCAN_OP_AND: return a & b;
+    case CLSCAN_OP_OR: return a | b;
+    default: return a ^ b;
+    }
+}
+
+static uint64_t int_identity(clscan_type t, clscan_op op)
+{
+    int sgn = t == CLSCAN_INT32 || t == CLSCAN_INT64, wide = clscan_type_size(t) == 8;
+    uint64_t ones = int_norm(~0ull, t), smax = wide ? (uint64_t)INT64_MAX : (uint64_t)INT32_MAX;
+    switch (op) {
+    case CLSCAN_OP_MUL: return 1;
+    case CLSCAN_OP_MIN: return sgn ? smax : ones;
+    case CLSCAN_OP_MAX: return sgn ? int_norm(smax + 1, t) : 0;
+    case CLSCAN_OP_AND: return ones;
+    default: return 0;
+    }
+}
+
+/* Compares got[0..n) with a serial host scan of in[0..n). Integers and float MIN/MAX
+ * must match exactly. Float ADD and MUL are compared with a long double reference of k
+ * terms (k = i + 1 inclusive, i exclusive), relatively, with D = 2*ceil(log2(n+1)) + 64
+ * (a tree's two sweeps with room to spare) and eps the type's epsilon:
+ *   ADD within (D + 8*sqrt(k)) * eps: the inputs are positive, so the relative error of
+ *     any evaluation order is at most its depth * eps; 8*sqrt(k) allows for carries
+ *     chained serially through many tiles, whose roundings add up like a random walk;
+ *   MUL within (D + k) * eps: k roundings bound any evaluation order of a product (the
+ *     same bound as clscan-selftest's), so this catches garbage, not drift, at large k.
+ * Returns 1 if all match (for float ADD/MUL msg then says how close the worst element
+ * came to its tolerance); else 0 and msg names the first bad element. */
+static int check_scan(const void *in, const void *got, size_t n, clscan_type t, clscan_op op,
+                      int inclusive, char *msg, size_t size)
+{
+    if (!is_float(t)) {
+        uint64_t acc = int_identity(t, op);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t next = int_combine(acc, int_load(in, i, t), t, op);
+            uint64_t want = inclusive ? next : acc, g = int_load(got, i, t);
+            if (g != want) {
+                uint64_t mask = int_norm(~0ull, t == CLSCAN_INT32 ? CLSCAN_UINT32 : t);
+                snprintf(msg, size, "index %zu: got 0x%llx, expected 0x%llx", i,
+                         (unsigned long long)(g & mask), (unsigned long long)(want & mask));
+                return 0;
+            }
+            acc = next;
+        }
+        return 1;
+    }
+    long double eps = t == CLSCAN_FLOAT ? FLT_EPSILON : DBL_EPSILON, depth = 64;
+    long double worst = 0, worst_rel = 0; /* of |error| / tolerance, |error| / |want| */
+    for (size_t m = n + 1; m > 1; m = (m + 1) / 2) depth += 2;
+    long double acc = op == CLSCAN_OP_ADD ? 0 : op == CLSCAN_OP_MUL ? 1
+                    : op == CLSCAN_OP_MIN ? INFINITY : -INFINITY;
+    size_t worst_rel_i = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double x = float_load(in, i, t), next, k = (long double)i + (inclusive ? 1 : 0);
+        next = op == CLSCAN_OP_ADD ? acc + x : op == CLSCAN_OP_MUL ? acc * x
+             : op == CLSCAN_OP_MIN ? fminl(acc, x) : fmaxl(acc, x);
+        long double want = inclusive ? next : acc, g = float_load(got, i, t), tol = 0;
+        if (op == CLSCAN_OP_ADD)
+            tol = (depth + 8 * sqrtl(k)) * eps * fabsl(want);
+        else if (op == CLSCAN_OP_MUL)
+            tol = (depth + k) * eps * fabsl(want);
+        else
+            want = t == CLSCAN_FLOAT ? (float)want : (double)want; /* exact */
+        if (tol == 0 ? g != want : !(fabsl(g - want) <= tol)) { /* NaN fails */
+            snprintf(msg, size, "index %zu: got %.17Lg, expected %.17Lg (tolerance %.3Lg)", i,
+                     g, want, tol);
+            return 0;
+        }
+        if (tol > 0) {
+            worst = fmaxl(worst, fabsl(g - want) / tol);
+            if (fabsl(g - want) / fabsl(want) > worst_rel) {
+                worst_rel = fabsl(g - want) / fabsl(want);
+                worst_rel_i = i;
+            }
+        }
+        acc = next;
+    }
+    if (op == CLSCAN_OP_ADD || op == CLSCAN_OP_MUL)
+        snprintf(msg, size, "largest relative error %.2Le (index %zu); no error above "
+                 "%.2Lg%% of its tolerance", worst_rel, worst_rel_i, 100 * worst);
+    return 1;
+}
+
+/* ------------------------------------------------------------- timing ------- */
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static stats summarise(double *v, unsigned n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    stats s = {v[0], n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v[n - 1]};
+    return s;
+}
+
+/* First start to last end over events[0..count) into *ns, the first start into *first;
+ * then releases the events. */
+static cl_int span_and_release(cl_event *events, size_t count, double *ns, cl_ulong *first_start)
+{
+    cl_ulong first = UINT64_MAX, last = 0;
+    cl_int err = CL_SUCCESS;
+    for (size_t i = 0; i < count; i++) {
+        cl_ulong start = 0, end = 0;
+        if (err == CL_SUCCESS)
+            err = clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_START, sizeof start,
+                                          &start, NULL);
+        if (err == CL_SUCCESS)
+            err = clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof end, &end,
+                                          NULL);
+        first = start < first ? start : first;
+        last = end > last ? end : last;
+        clReleaseEvent(events[i]);
+    }
+    *ns = count && last > first ? (double)(last - first) : 0;
+    *first_start = first;
+    return err;
+}
+
+/* ------------------------------------------------------------- one row ------ */
+
+static int alloc_error(cl_int err)
+{
+    return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+           err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE;
+}
+
+/* Fills buf with 0xa5 bytes (no valid scan output everywhere) and waits. */
+static cl_int poison(cl_command_queue queue, cl_mem buf, size_t bytes)
+{
+    const cl_uchar pattern = 0xa5;
+    cl_int err = clEnqueueFillBuffer(queue, buf, &pattern, 1, 0, bytes, 0, NULL, NULL);
+    return err == CL_SUCCESS ? clFinish(queue) : err;
+}
+
+#define ROW_FAIL(status, ...)                                 \
+    do {                                                      \
+        r->check = (status);                                  \
+        snprintf(r->note, sizeof r->note, __VA_ARGS__);       \
+        goto done;                                            \
+    } while (0)
+
+/* Allocates, fills, times and checks one (type, op, mode, n); fills in r. Returns -1 on
+ * an error after which the device cannot be trusted (the run stops), else 0. */
+static int run_row(bench *b, const options *o, row *r)
+{
+    const size_t elem = clscan_type_size(r->type), n = r->n;
+    const unsigned w = o->warmup;
+    cl_mem out = NULL, in[MAX_ROTATE] = {0};
+    void *host = NULL, *got = NULL;
+    double *dev = NULL, *wall = NULL, *copy = NULL, *copy_wall = NULL;
+    cl_ulong prev_start = 0, start = 0;
+    cl_event trace[TRACE_CAP];
+    cl_int err = CL_SUCCESS;
+    size_t bytes = n * elem, k = 0;
+
+    r->check = "PASS";
+    r->clock_ok = 1;
+    if (is_float(r->type) && r->op >= CLSCAN_OP_AND)
+        ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
+    if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
+    if (n > SIZE_MAX / elem || bytes > b->max_alloc)
+        ROW_FAIL("SKIP", "%zu elements of %zu bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu)", n,
+                 elem, (unsigned long long)b->max_alloc);
+    /* k inputs + 1 output in 7/8 of the device memory (the rest: scratch, the runtime);
+     * where that is host memory, it also holds the two host copies (input, result). */
+    cl_ulong fit = (b->global_mem - b->global_mem / 8) / bytes;
+    fit = !b->unified ? fit : fit > 2 ? fit - 2 : 0;
+    k = (size_t)((ROTATE_BYTES + bytes - 1) / bytes);
+    k = k > MAX_ROTATE ? MAX_ROTATE : k;
+    if (fit < 2)
+        ROW_FAIL("SKIP", "input + output (%zu bytes each)%s do not fit in 7/8 of "
+                 "CL_DEVICE_GLOBAL_MEM_SIZE (%llu)", bytes, b->unified ? " + 2 host copies" : "",
+                 (unsigned long long)b->global_mem);
+    k = k + 1 > fit ? (size_t)fit - 1 : k;
+    r->k = k;
+    r->repeats = o->repeats;
+    if ((unsigned long long)r->repeats * 2 * bytes > TIMED_BYTES_CAP) {
+        unsigned long long cap = TIMED_BYTES_CAP / (2 * bytes);
+        r->repeats = cap < MIN_REPEATS ? MIN_REPEATS : (unsigned)cap;
+    }
+    host = malloc(bytes);
+    got = malloc(bytes);
+    dev = malloc(4 * sizeof *dev * r->repeats);
+    if (!host || !got || !dev) ROW_FAIL("SKIP", "out of host memory for %zu-byte buffers", bytes);
+    wall = dev + r->repeats;
+    copy = wall + r->repeats;
+    copy_wall = copy + r->repeats;
+
+    fill_input(host, n, r->type, r->op, 0x5eed0000ull + n * 64 + (uint64_t)r->type * 8 + r->op);
+    out = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    for (size_t j = 0; j < k && err == CL_SUCCESS; j++) {
+        in[j] = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+        if (err == CL_SUCCESS)
+            err = clEnqueueWriteBuffer(b->queue, in[j], CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    }
+    if (err == CL_SUCCESS) err = poison(b->queue, out, bytes); /* touches it, too */
+    if (err != CL_SUCCESS)
+        ROW_FAIL(alloc_error(err) ? "SKIP" : "ERROR", "allocating and filling %zu buffers of %zu "
+                 "bytes: %s", k + 1, bytes, clscan_status_string(err));
+
+    /* Scans: call c reads in[(c - w) mod k], so the first timed call (checked) reads in[0]. */
+    for (unsigned c = 0; c < w + r->repeats; c++) {
+        cl_mem src = in[(c + k - w % k) % k];
+        cl_event done = NULL;
+        size_t count = 0;
+        double t0 = now_ns(), span;
+        clscan__trace_events(trace, TRACE_CAP, &count);
+        clscan_status s = (r->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
+            b->ctx, b->queue, src, 0, out, 0, n, r->type, r->op, 0, NULL, &done);
+        clscan__trace_events(NULL, 0, NULL);
+        if (s == CLSCAN_SUCCESS) err = clWaitForEvents(1, &done);
+        double t1 = now_ns();
+        if (done) clReleaseEvent(done);
+        cl_int perr = span_and_release(trace, count, &span, &start);
+        if (s != CLSCAN_SUCCESS)
+            ROW_FAIL(s == CLSCAN_ERROR_UNSUPPORTED && c == 0 ? "SKIP" : "ERROR", "%s: %s: %s",
+                     mode_name(r->inclusive), clscan_status_string(s),
+                     clscan_context_last_error(b->ctx));
+        if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clWaitForEvents: %s", clscan_status_string(err));
+        if (perr != CL_SUCCESS)
+            ROW_FAIL("ERROR", "clGetEventProfilingInfo: %s", clscan_status_string(perr));
+        if (count == 0 || count == TRACE_CAP)
+            ROW_FAIL("ERROR", "%zu kernel events traced for one call: device time unknown", count);
+        r->kernels = count > r->kernels ? (unsigned)count : r->kernels;
+        r->clock_ok &= c == 0 || start > prev_start;
+        prev_start = start;
+        /* The checked call (c == w) must write every element: poison out before it. */
+        if (c + 1 == w && (err = poison(b->queue, out, bytes)) != CL_SUCCESS)
+            ROW_FAIL("ERROR", "clEnqueueFillBuffer: %s", clscan_status_string(err));
+        if (c < w) continue;
+        dev[c - w] = span;
+        wall[c - w] = t1 - t0;
+        if (c == w) {
+            err = clEnqueueReadBuffer(b->queue, out, CL_TRUE, 0, bytes, got, 0, NULL, NULL);
+            if (err != CL_SUCCESS)
+                ROW_FAIL("ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
+            if (!check_scan(host, got, n, r->type, r->op, r->inclusive, r->note, sizeof r->note))
+                r->check = "FAIL";
+        }
+    }
+
+    /* Copies of the same bytes, same rotation and count, timed by their own events. */
+    for (unsigned c = 0; c < w + r->repeats; c++) {
+        cl_event ev = NULL;
+        double span = 0, t0 = now_ns();
+        err = clEnqueueCopyBuffer(b->queue, in[(c + k - w % k) % k], out, 0, 0, bytes, 0, NULL,
+                                  &ev);
+        if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
+        double t1 = now_ns();
+        if (err == CL_SUCCESS) err = span_and_release(&ev, 1, &span, &start);
+        else if (ev) clReleaseEvent(ev);
+        if (err != CL_SUCCESS)
+            ROW_FAIL("ERROR", "timing a buffer copy: %s", clscan_status_string(err));
+        r->clock_ok &= start > prev_start;
+        prev_start = start;
+        if (c >= w) {
+            copy[c - w] = span;
+            copy_wall[c - w] = t1 - t0;
+        }
+    }
+    r->dev = summarise(dev, r->repeats);
+    r->wall = summarise(wall, r->repeats);
+    r->copy = summarise(copy, r->repeats);
+    r->copy_wall = summarise(copy_wall, r->repeats);
+    if (!r->clock_ok) /* Mesa 22's rusticl, for one, reports 0, 1, 2, 3 for every event */
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                 "%sthe driver's profiling timestamps do not advance from one command to the "
+                 "next: no device times", r->note[0] ? "; " : "");
+
+done:
+    if (out) clReleaseMemObject(out);
+    for (size_t j = 0; j < k; j++)
+        if (in[j]) clReleaseMemObject(in[j]);
+    free(host);
+    free(got);
+    free(dev);
+    return strcmp(r->check, "ERROR") ? 0 : -1;
+}
+
+/* ------------------------------------------------------------- output ------- */
+
+static int measured(const row *r) { return !strcmp(r->check, "PASS") || !strcmp(r->check, "FAIL"); }
+static double gbps(const row *r, double ns) /* 2*n*size bytes per ns = GB/s */
+{
+    return ns > 0 ? 2.0 * (double)r->n * (double)clscan_type_size(r->type) / ns : 0;
+}
+static double ratio_pct(const row *r) /* scan GB/s / copy GB/s, in % */
+{
+    return r->dev.med > 0 ? 100 * r->copy.med / r->dev.med : 0;
+}
+
+static void size_text(size_t n, char *buf, size_t size)
+{
+    int e = 0;
+    while (e < 63 && ((size_t)1 << e) < n) e++;
+    if (((size_t)1 << e) == n) snprintf(buf, size, "2^%d", e);
+    else snprintf(buf, size, "%zu", n);
+}
+
+static void print_table(const bench *b, const row *rows, size_t count)
+{
+    printf("\n%s (%s, driver %s)\n"
+           "Medians over reps timed calls. scan us: device time, first kernel start to last "
+           "kernel end.\nwall us: host clock from the call to its event complete. GB/s: "
+           "2*n*size bytes (one read +\none write, the least a scan moves) / time. copy: "
+           "clEnqueueCopyBuffer of n*size bytes, as\nmany reps. ratio: scan GB/s / copy GB/s. "
+           "Inputs rotate over min(64, 256 MiB / (n*size))\nbuffers (at least 1, as memory "
+           "allows), all into one output buffer.\n",
+           b->device_name, b->platform_name, b->driver);
+    printf("%-7s %-4s %-9s %10s %4s %10s %10s %9s %10s %9s %7s  %s\n", "type", "op", "mode", "n",
+           "reps", "scan us", "wall us", "scan GB/s", "copy us", "copy GB/s", "ratio %", "check");
+    for (size_t i = 0; i < count; i++) {
+        const row *r = &rows[i];
+        char n[32];
+        size_text(r->n, n, sizeof n);
+        printf("%-7s %-4s %-9s %10s ", clscan_type_name(r->type), clscan_op_name(r->op),
+               mode_name(r->inclusive), n);
+        if (measured(r) && r->clock_ok)
+            printf("%4u %10.1f %10.1f %9.1f %10.1f %9.1f %7.1f  %s\n", r->repeats,
+                   r->dev.med / 1e3, r->wall.med / 1e3, gbps(r, r->dev.med), r->copy.med / 1e3,
+                   gbps(r, r->copy.med), ratio_pct(r), r->check);
+        else if (measured(r)) /* wall time only */
+            printf("%4u %10s %10.1f %9s %10s %9s %7s  %s (no device times)\n", r->repeats, "n/a",
+                   r->wall.med / 1e3, "n/a", "n/a", "n/a", "n/a", r->check);
+        else
+            printf("%4s %10s %10s %9s %10s %9s %7s  %s\n", "-", "-", "-", "-", "-", "-", "-",
+                   r->check);
+    }
+}
+
+/* Writes s as a JSON string (csv: a quoted CSV field). */
+static void put_string(FILE *f, const char *s, int csv)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (csv ? ch == '"' : ch == '"' || ch == '\\') fputc(csv ? '"' : '\\', f);
+        if (!csv && ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static int write_file(const char *path, const bench *b, const options *o, const row *rows,
+                      size_t count, int csv)
+{
+    static const char *const fields[] = {
+        "type", "op", "mode", "n", "elem_bytes", "bytes_moved", "rotations", "warmup", "repeats",
+        "kernels", "device_time_usable", "scan_min_us", "scan_median_us", "scan_max_us",
+        "wall_min_us", "wall_median_us", "wall_max_us", "scan_gbps", "copy_min_us",
+        "copy_median_us", "copy_max_us", "copy_wall_min_us", "copy_wall_median_us",
+        "copy_wall_max_us", "copy_gbps", "ratio_pct", "check", "note"};
+    /* Each field: t text, a number, m a number if measured, d a number if measured with
+     * usable device times (else empty in CSV, null in JSON), s a string. */
+    static const char kind[] = "ttt" "aaa" "mmmmm" "ddd" "mmm" "d" "ddd" "mmm" "dd" "ss";
+    enum { NF = sizeof fields / sizeof *fields, NNUM = NF - 5 };
+    _Static_assert(sizeof kind - 1 == NF, "one kind per field");
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "clscan-bench: cannot write %s\n", path);
+        return -1;
+    }
+    if (csv) {
+        fputs("platform,device,driver", f);
+        for (int i = 0; i < NF; i++) fprintf(f, ",%s", fields[i]);
+        fputc('\n', f);
+    } else {
+        fputs("{\"tool\": \"clscan-bench\", \"platform\": ", f);
+        put_string(f, b->platform_name, 0);
+        fputs(", \"device\": ", f);
+        put_string(f, b->device_name, 0);
+        fputs(", \"driver\": ", f);
+        put_string(f, b->driver, 0);
+        fputs(", \"device_version\": ", f);
+        put_string(f, b->version, 0);
+        fputs(", \"describe\": ", f);
+        put_string(f, b->describe, 0);
+        fprintf(f, ", \"repeats_asked\": %u, \"warmup\": %u,\n\"bytes_moved_per_call\": "
+                "\"2*n*elem_bytes: one read and one write, the least a scan moves\",\n\"rows\": [",
+                o->repeats, o->warmup);
+    }
+    for (size_t i = 0; i < count; i++) {
+        const row *r = &rows[i];
+        int m = measured(r), d = m && r->clock_ok;
+        size_t e = clscan_type_size(r->type);
+        double v[NNUM] = {(double)r->n, (double)e, 2.0 * (double)r->n * e, (double)r->k,
+                          o->warmup, r->repeats, r->kernels, r->clock_ok, r->dev.min / 1e3,
+                          r->dev.med / 1e3, r->dev.max / 1e3, r->wall.min / 1e3,
+                          r->wall.med / 1e3, r->wall.max / 1e3, gbps(r, r->dev.med),
+                          r->copy.min / 1e3, r->copy.med / 1e3, r->copy.max / 1e3,
+                          r->copy_wall.min / 1e3, r->copy_wall.med / 1e3,
+                          r->copy_wall.max / 1e3, gbps(r, r->copy.med), ratio_pct(r)};
+        const char *text[5] = {clscan_type_name(r->type), clscan_op_name(r->op),
+                               mode_name(r->inclusive), r->check, r->note};
+        if (csv) {
+            put_string(f, b->platform_name, 1);
+            fputc(',', f);
+            put_string(f, b->device_name, 1);
+            fputc(',', f);
+            put_string(f, b->driver, 1);
+        } else {
+            fputs(i ? ",\n {" : "\n {", f);
+        }
+        for (int j = 0; j < NF; j++) {
+            if (!csv) fprintf(f, "%s\"%s\": ", j ? ", " : "", fields[j]);
+            else fputc(',', f);
+            if (kind[j] == 't' || kind[j] == 's') put_string(f, text[j < 3 ? j : j - NNUM], csv);
+            else if (kind[j] == 'a' || (kind[j] == 'm' && m) || (kind[j] == 'd' && d))
+                fprintf(f, "%.10g", v[j - 3]);
+            else fputs(csv ? "" : "null", f);
+        }
+        if (csv) fputc('\n', f);
+        else fputc('}', f);
+    }
+    if (!csv) fputs("\n]}\n", f);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "clscan-bench: error writing %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- main --------- */
+
+int main(int argc, char **argv)
+{
+    options o = {.platform = -1, .device = -1, .repeats = 50, .warmup = 5};
+    if (parse_args(&o, argc, argv)) return 2;
+    if (!o.ntypes) o.types[o.ntypes++] = CLSCAN_INT32;
+    if (!o.nops) o.ops[o.nops++] = CLSCAN_OP_ADD;
+    if (!o.nmodes) o.modes[o.nmodes++] = 0;
+    if (!o.nsizes) {
+        o.sizes[o.nsizes++] = (size_t)1 << 16;
+        o.sizes[o.nsizes++] = (size_t)1 << 20;
+        o.sizes[o.nsizes++] = (size_t)1 << 24;
+    }
+    bench b = {0};
+    if (o.list) return find_device(&b, o.platform, o.device, 1) ? 1 : 0;
+    if (find_device(&b, o.platform, o.device, 0) || open_bench(&b)) {
+        close_bench(&b);
+        return 1;
+    }
+    printf("clscan-bench: platform %s; device %s; %s; driver %s; global memory %llu MiB, "
+           "largest buffer %llu MiB\n%s",
+           b.platform_name, b.device_name, b.version, b.driver,
+           (unsigned long long)(b.global_mem >> 20), (unsigned long long)(b.max_alloc >> 20),
+           b.describe);
+    fflush(stdout);
+
+    size_t total = o.ntypes * o.nops * o.nmodes * o.nsizes, count = 0, bad = 0;
+    row *rows = calloc(total, sizeof *rows);
+    if (!rows) {
+        fprintf(stderr, "clscan-bench: out of memory for %zu rows\n", total);
+        close_bench(&b);
+        return 1;
+    }
+    int stop = 0;
+    for (size_t t = 0; t < o.ntypes && !stop; t++)
+        for (size_t p = 0; p < o.nops && !stop; p++)
+            for (size_t m = 0; m < o.nmodes && !stop; m++)
+                for (size_t s = 0; s < o.nsizes && !stop; s++) {
+                    row *r = &rows[count++];
+                    char n[32];
+                    r->type = (clscan_type)o.types[t];
+                    r->op = (clscan_op)o.ops[p];
+                    r->inclusive = o.modes[m];
+                    r->n = o.sizes[s];
+                    stop = run_row(&b, &o, r) != 0;
+                    size_text(r->n, n, sizeof n);
+                    fprintf(stderr, "[%zu/%zu] %s %s %s %s: %s", count, total,
+                            clscan_type_name(r->type), clscan_op_name(r->op),
+                            mode_name(r->inclusive), n, r->check);
+                    if (measured(r))
+                        fprintf(stderr, ", %u reps, %zu inputs, %u kernel(s)/call, %s %.1f us, "
+                                "copy %.1f us", r->repeats, r->k, r->kernels,
+                                r->clock_ok ? "scan" : "wall times: scan",
+                                (r->clock_ok ? r->dev : r->wall).med / 1e3,
+                                (r->clock_ok ? r->copy : r->copy_wall).med / 1e3);
+                    fprintf(stderr, "%s%s\n", r->note[0] ? ": " : "", r->note);
+                    bad += !strcmp(r->check, "FAIL") || !strcmp(r->check, "ERROR");
+                }
+    if (stop) fprintf(stderr, "clscan-bench: stopped after an error\n");
+    if (bad) fprintf(stderr, "clscan-bench: %zu of %zu rows FAILED or hit an error\n", bad, count);
+    fflush(stderr);
+    print_table(&b, rows, count);
+    int io = (o.csv && write_file(o.csv, &b, &o, rows, count, 1)) |
+             (o.json && write_file(o.json, &b, &o, rows, count, 0));
+    free(rows);
+    close_bench(&b);
+    return bad || io ? 1 : 0;
+}
