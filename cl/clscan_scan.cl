@@ -1,7 +1,8 @@
 /* clscan_scan.cl - device-wide scan, multi-level reduce-then-scan: each work-group
- * reduces a contiguous run of tiles to one partial, one work-group scans the partials,
- * then each work-group scans its tiles again starting from its scanned partial. With
- * one work-group the last kernel alone does the whole scan. */
+ * reduces a contiguous run of tiles to one partial, the partials are scanned (by one
+ * work-group, or recursively by these kernels), then each work-group scans its tiles
+ * again starting from its scanned partial. With one work-group the last kernel alone
+ * does the whole scan. */
 #ifndef CLSCAN_SCAN_CL
 #define CLSCAN_SCAN_CL
 #ifndef CLSCAN_WORKGROUP_CL
@@ -14,10 +15,11 @@
     const ulong first = (ulong)get_group_id(0) * (tiles_per_group);           \
     const ulong end = min(first + (tiles_per_group), ntiles_)
 
-/* partials[group] = the combination of the group's tiles of src[src_off, src_off + n). */
+/* partials[part_off + group] = the combination of the group's tiles of
+ * src[src_off, src_off + n). */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG_SIZE, 1, 1)))
 void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
-                         ulong tiles_per_group, __global CLSCAN_T *partials)
+                         ulong tiles_per_group, __global CLSCAN_T *partials, ulong part_off)
 {
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T sums[CLSCAN_WG_SUMS_LOCAL];
@@ -31,32 +33,35 @@ void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
         barrier(CLK_LOCAL_MEM_FENCE);
         acc = CLSCAN_OP(acc, clscan_wg_upsweep(tile, sums));
     }
-    if (get_local_id(0) == 0) partials[get_group_id(0)] = acc;
+    if (get_local_id(0) == 0) partials[part_off + get_group_id(0)] = acc;
 }
 
-/* Exclusive scan, in place, of partials[0, count) with count <= CLSCAN_TILE: one
- * work-group. */
+/* Exclusive scan, in place, of partials[part_off, part_off + count) with count <=
+ * CLSCAN_TILE: one work-group. (More partials are scanned by the three kernels
+ * recursively.) */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG_SIZE, 1, 1)))
-void clscan_scan_partials(__global CLSCAN_T *partials, uint count)
+void clscan_scan_partials(__global CLSCAN_T *partials, ulong part_off, uint count)
 {
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T sums[CLSCAN_WG_SUMS_LOCAL];
-    clscan_wg_load(partials, 0, count, tile);
+    clscan_wg_load(partials, part_off, count, tile);
     clscan_wg_scan(tile, sums, 0);
-    clscan_wg_store(partials, 0, count, tile, CLSCAN_IDENTITY);
+    clscan_wg_store(partials, part_off, count, tile, CLSCAN_IDENTITY);
 }
 
-/* Scans the group's tiles of src into dst, starting from partials[group] when
- * use_partials is set (else from the identity). src and dst may be the same range. */
+/* Scans the group's tiles of src into dst, starting from partials[part_off + group]
+ * when use_partials is set (else from the identity). src and dst may be the same
+ * range. */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG_SIZE, 1, 1)))
 void clscan_scan_tiles(__global const CLSCAN_T *src, ulong src_off, __global CLSCAN_T *dst,
                        ulong dst_off, ulong n, ulong tiles_per_group,
-                       __global const CLSCAN_T *partials, int use_partials, int inclusive)
+                       __global const CLSCAN_T *partials, ulong part_off, int use_partials,
+                       int inclusive)
 {
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T sums[CLSCAN_WG_SUMS_LOCAL];
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
-    CLSCAN_T carry = use_partials ? partials[get_group_id(0)] : CLSCAN_IDENTITY;
+    CLSCAN_T carry = use_partials ? partials[part_off + get_group_id(0)] : CLSCAN_IDENTITY;
     for (ulong t = first; t < end; ++t) {
         const ulong base = t * CLSCAN_TILE;
         const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);

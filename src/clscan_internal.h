@@ -98,6 +98,9 @@ typedef struct clscan_profile {
     int fp64;
     int int64_atomics;
     cl_ulong max_alloc;
+    /* Loop iterations one work-item may run in all before the implementation silently
+     * stops it (0: no limit). Mesa's llvmpipe stops at 65535 (docs/DEVICES.md). */
+    cl_ulong max_loop_iterations;
     /* Local-memory banks: from the vendor table (a measuring probe comes later). */
     cl_uint local_banks;        /* 0: no banks to avoid (or unknown) */
     cl_uint bank_width;         /* bytes per bank */
@@ -170,6 +173,8 @@ size_t clscan__scan_defines(const clscan_scan_config *cfg, const clscan_profile 
 clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan_profile *p,
                                          clscan_type type, clscan_op op,
                                          clscan_scan_config *out);
+/* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
+cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */
 size_t clscan__scan_local_bytes(const clscan_scan_config *cfg);
 /* Returns the cached program for cfg, building it on first use. */

@@ -201,6 +201,8 @@ static const struct override {
     {"CLSCAN_SUBGROUP_WIDTH", PHASE_FACT, KIND_UINT, FIELD(subgroup_width), 0, 128},
     {"CLSCAN_FP64", PHASE_FACT, KIND_BOOL, FIELD(fp64), 0, 1},
     {"CLSCAN_INT64_ATOMICS", PHASE_FACT, KIND_BOOL, FIELD(int64_atomics), 0, 1},
+    {"CLSCAN_MAX_LOOP_ITERATIONS", PHASE_FACT, KIND_ULONG, FIELD(max_loop_iterations), 0,
+     ~0ull},
     {"CLSCAN_LOCAL_MEM_BANKS", PHASE_TUNING, KIND_UINT, FIELD(local_banks), 0, 1024},
     {"CLSCAN_BANK_WIDTH", PHASE_TUNING, KIND_UINT, FIELD(bank_width), 1, 64},
     {"CLSCAN_WORK_GROUP_SIZE", PHASE_TUNING, KIND_SIZE, FIELD(wg_size), 1, 1u << 16},
@@ -534,6 +536,9 @@ clscan_status clscan__profile_probe(const clscan_context *ctx, cl_device_id d,
               (p->features & CLSCAN_FEAT_FP64);
     p->int64_atomics = clscan__has_token(p->extensions, "cl_khr_int64_base_atomics");
     probe_subgroup_width(d, p);
+    /* Mesa's llvmpipe (under rusticl or clover) ends a work-item silently once its loops
+     * have run 65535 iterations in all; docs/DEVICES.md has the reproducer. */
+    if (strstr(p->device_name, "llvmpipe")) p->max_loop_iterations = 65535;
 
     s = clscan__profile_finish(ctx, p, getenv_fn, user);
     if (s != CLSCAN_SUCCESS) clscan__profile_free(p);
@@ -591,6 +596,9 @@ size_t clscan__profile_describe(const clscan_profile *p, char *buf, size_t size)
     append(buf, size, &len, "capabilities:  fp64 %s, 64-bit atomics %s, max alloc %llu MiB\n",
            p->fp64 ? "yes" : "no", p->int64_atomics ? "yes" : "no",
            (unsigned long long)(p->max_alloc >> 20));
+    if (p->max_loop_iterations)
+        append(buf, size, &len, "quirks:        a work-item stops after %llu loop iterations\n",
+               (unsigned long long)p->max_loop_iterations);
     append(buf, size, &len,
            "tuning:        work-group %zu, %u items/work-item (4-byte types), padding %s, "
            "%u groups/CU, one group up to %u tiles (%s)\n",

@@ -44,6 +44,13 @@ size_t clscan__scan_local_bytes(const clscan_scan_config *cfg)
     return (tile + wg) * clscan_type_size(cfg->type);
 }
 
+cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg)
+{
+    /* load, reduce, scan and store loops over the items, the two sweeps, the tile loop
+     * itself and a margin for loops the compiler adds. */
+    return 4ull * cfg->items + 2ull * log2u(cfg->wg_size) + 16;
+}
+
 clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan_profile *p,
                                          clscan_type type, clscan_op op,
                                          clscan_scan_config *out)
@@ -57,6 +64,10 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
     c.log_banks = p->padding && p->local_banks > 1 ? log2u(p->local_banks) : 0;
     /* Leave room for what the implementation itself keeps in local memory. */
     cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
+    /* Where loops are limited, a tile must leave room for many tiles per work-item. */
+    while (p->max_loop_iterations && c.items > 1 &&
+           clscan__scan_tile_iterations(&c) * 8 > p->max_loop_iterations)
+        c.items /= 2;
     while (clscan__scan_local_bytes(&c) > budget) {
         if (c.items > 1) c.items /= 2;
         else if (c.wg_size > 1) c.wg_size /= 2;

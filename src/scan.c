@@ -132,6 +132,107 @@ static clscan_status enqueue(launch *l, cl_kernel k, size_t groups, size_t wg_si
         if (err == CL_SUCCESS) err = clSetKernelArg((k), (i), sizeof(v), &(v));     \
     } while (0)
 
+/* How one level of the multi-level scan splits n elements. */
+typedef struct level_plan {
+    cl_ulong groups;     /* work-groups; 1: a single kernel does the level */
+    cl_ulong per_group;  /* tiles each work-group owns */
+} level_plan;
+
+/* Tiles of wg * items elements; a bounded number of work-groups, each taking a
+ * contiguous run of tiles, so that the partials normally fit in one tile. Where the
+ * device limits a work-item's loop iterations, more groups are used (each with fewer
+ * tiles), and the partials are then scanned recursively. */
+static level_plan plan_level(const clscan_profile *p, const clscan_scan_config *cfg,
+                             cl_ulong n)
+{
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    const cl_ulong ntiles = (n + tile - 1) / tile;
+    cl_ulong max_groups = p->max_groups ? p->max_groups
+                                        : (cl_ulong)p->compute_units * p->groups_per_cu;
+    if (max_groups > tile) max_groups = tile;
+    if (max_groups < 1) max_groups = 1;
+    cl_ulong max_tiles = ~(cl_ulong)0; /* per work-group */
+    if (p->max_loop_iterations) {
+        cl_ulong per_tile = clscan__scan_tile_iterations(cfg);
+        max_tiles = p->max_loop_iterations > 2 * per_tile
+                        ? (p->max_loop_iterations - per_tile) / per_tile
+                        : 1;
+    }
+    level_plan lp;
+    if (ntiles <= p->single_group_tiles && ntiles <= max_tiles) lp.groups = 1;
+    else lp.groups = ntiles < max_groups ? ntiles : max_groups;
+    if ((ntiles + lp.groups - 1) / lp.groups > max_tiles)
+        lp.groups = (ntiles + max_tiles - 1) / max_tiles;
+    lp.per_group = (ntiles + lp.groups - 1) / lp.groups;
+    lp.groups = (ntiles + lp.per_group - 1) / lp.per_group; /* no group without a tile */
+    return lp;
+}
+
+/* Elements of scratch the partials of all levels below an n-element scan need. */
+static cl_ulong scratch_elements(const clscan_profile *p, const clscan_scan_config *cfg,
+                                 cl_ulong n)
+{
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    cl_ulong total = 0;
+    for (level_plan lp = plan_level(p, cfg, n); lp.groups > 1;
+         lp = plan_level(p, cfg, lp.groups)) {
+        total += lp.groups;
+        if (lp.groups <= tile) break; /* one work-group scans them */
+    }
+    return total;
+}
+
+/* Enqueues the scan of src[src_off, +n) into dst[dst_off, +n), keeping this level's
+ * partials at scratch[part_off, +groups) and deeper levels' after them. Kernel
+ * arguments are set right before each enqueue, since a level may reuse a kernel. */
+static clscan_status enqueue_level(launch *l, clscan_program *prog, cl_mem src,
+                                   cl_ulong src_off, cl_mem dst, cl_ulong dst_off, cl_ulong n,
+                                   cl_int inclusive, cl_mem scratch, cl_ulong part_off)
+{
+    const clscan_scan_config *cfg = &prog->config;
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    const level_plan lp = plan_level(&l->ctx->profile, cfg, n);
+    const cl_int use_partials = lp.groups > 1;
+    cl_int err = CL_SUCCESS;
+    clscan_status s;
+    if (use_partials) {
+        SET_ARG(prog->k_reduce, 0, src);
+        SET_ARG(prog->k_reduce, 1, src_off);
+        SET_ARG(prog->k_reduce, 2, n);
+        SET_ARG(prog->k_reduce, 3, lp.per_group);
+        SET_ARG(prog->k_reduce, 4, scratch);
+        SET_ARG(prog->k_reduce, 5, part_off);
+        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(reduce)");
+        s = enqueue(l, prog->k_reduce, (size_t)lp.groups, cfg->wg_size, "enqueue reduce_tiles");
+        if (s != CLSCAN_SUCCESS) return s;
+        if (lp.groups <= tile) {
+            const cl_uint count = (cl_uint)lp.groups;
+            SET_ARG(prog->k_partials, 0, scratch);
+            SET_ARG(prog->k_partials, 1, part_off);
+            SET_ARG(prog->k_partials, 2, count);
+            if (err != CL_SUCCESS)
+                return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_partials)");
+            s = enqueue(l, prog->k_partials, 1, cfg->wg_size, "enqueue scan_partials");
+        } else { /* too many partials for one work-group: scan them the same way */
+            s = enqueue_level(l, prog, scratch, part_off, scratch, part_off, lp.groups, 0,
+                              scratch, part_off + lp.groups);
+        }
+        if (s != CLSCAN_SUCCESS) return s;
+    }
+    SET_ARG(prog->k_scan, 0, src);
+    SET_ARG(prog->k_scan, 1, src_off);
+    SET_ARG(prog->k_scan, 2, dst);
+    SET_ARG(prog->k_scan, 3, dst_off);
+    SET_ARG(prog->k_scan, 4, n);
+    SET_ARG(prog->k_scan, 5, lp.per_group);
+    SET_ARG(prog->k_scan, 6, scratch);
+    SET_ARG(prog->k_scan, 7, part_off);
+    SET_ARG(prog->k_scan, 8, use_partials);
+    SET_ARG(prog->k_scan, 9, inclusive);
+    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_tiles)");
+    return enqueue(l, prog->k_scan, (size_t)lp.groups, cfg->wg_size, "enqueue scan_tiles");
+}
+
 static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem src,
                           size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,
                           clscan_type type, clscan_op op, int inclusive, cl_uint nwait,
@@ -171,27 +272,13 @@ static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem sr
     if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
     cfg = prog->config; /* the shape actually built */
 
-    /* Plan: tiles of wg * items elements; a bounded number of work-groups, each taking
-     * a contiguous run of tiles, so the partials always fit in one tile. */
-    const cl_ulong tile = (cl_ulong)cfg.wg_size * cfg.items;
-    const cl_ulong ntiles = ((cl_ulong)n + tile - 1) / tile;
-    const clscan_profile *p = &ctx->profile;
-    cl_ulong max_groups = p->max_groups ? p->max_groups : (cl_ulong)p->compute_units * p->groups_per_cu;
-    if (max_groups > tile) max_groups = tile;
-    if (max_groups < 1) max_groups = 1;
-    cl_ulong groups = ntiles <= p->single_group_tiles ? 1 : (ntiles < max_groups ? ntiles : max_groups);
-    const cl_ulong per_group = (ntiles + groups - 1) / groups;
-    groups = (ntiles + per_group - 1) / per_group; /* no group without a tile */
-
-    const cl_ulong n64 = n, src_off = src_offset, dst_off = dst_offset;
-    const cl_int incl = inclusive;
+    const size_t scratch_bytes = (size_t)scratch_elements(&ctx->profile, &cfg, n) * elem;
     launch l = {ctx, queue, in_order, nwait, wait, NULL};
     clscan_scratch *scratch = NULL;
     cl_event scratch_wait = NULL;
     cl_event *first_wait = NULL;
-
-    if (groups > 1) {
-        s = clscan__scratch_acquire(ctx, queue, in_order, (size_t)groups * elem, &scratch,
+    if (scratch_bytes) {
+        s = clscan__scratch_acquire(ctx, queue, in_order, scratch_bytes, &scratch,
                                     &scratch_wait);
         if (s != CLSCAN_SUCCESS) return s;
         if (scratch_wait) { /* the first kernel also waits for the scratch's last use */
@@ -209,36 +296,8 @@ static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem sr
     }
 
     pthread_mutex_lock(&prog->lock);
-    cl_int err = CL_SUCCESS;
-    const cl_int use_partials = groups > 1;
-    cl_mem partials = scratch ? scratch->buffer : NULL;
-    if (groups > 1) {
-        const cl_uint count = (cl_uint)groups;
-        SET_ARG(prog->k_reduce, 0, src);
-        SET_ARG(prog->k_reduce, 1, src_off);
-        SET_ARG(prog->k_reduce, 2, n64);
-        SET_ARG(prog->k_reduce, 3, per_group);
-        SET_ARG(prog->k_reduce, 4, partials);
-        SET_ARG(prog->k_partials, 0, partials);
-        SET_ARG(prog->k_partials, 1, count);
-    }
-    SET_ARG(prog->k_scan, 0, src);
-    SET_ARG(prog->k_scan, 1, src_off);
-    SET_ARG(prog->k_scan, 2, dst);
-    SET_ARG(prog->k_scan, 3, dst_off);
-    SET_ARG(prog->k_scan, 4, n64);
-    SET_ARG(prog->k_scan, 5, per_group);
-    SET_ARG(prog->k_scan, 6, partials);
-    SET_ARG(prog->k_scan, 7, use_partials);
-    SET_ARG(prog->k_scan, 8, incl);
-    if (err != CL_SUCCESS) s = clscan__fail_cl(ctx, err, "clSetKernelArg");
-    if (s == CLSCAN_SUCCESS && groups > 1) {
-        s = enqueue(&l, prog->k_reduce, (size_t)groups, cfg.wg_size, "enqueue reduce_tiles");
-        if (s == CLSCAN_SUCCESS)
-            s = enqueue(&l, prog->k_partials, 1, cfg.wg_size, "enqueue scan_partials");
-    }
-    if (s == CLSCAN_SUCCESS)
-        s = enqueue(&l, prog->k_scan, (size_t)groups, cfg.wg_size, "enqueue scan_tiles");
+    s = enqueue_level(&l, prog, src, src_offset, dst, dst_offset, n, inclusive,
+                      scratch ? scratch->buffer : NULL, 0);
     pthread_mutex_unlock(&prog->lock);
 
     if (scratch_wait) clReleaseEvent(scratch_wait);
