@@ -582,7 +582,7 @@ typedef struct clscan_thread_job {
     clscan_test_dev *d;
     int index;
     unsigned pass, fail;
-    char first[1024];
+    char first[1400];
 } clscan_thread_job;
 
 static void *clscan_thread_main(void *arg)
