@@ -3,7 +3,9 @@
 #ifndef CLSCAN_COMMON_CL
 #define CLSCAN_COMMON_CL
 
-/* Element type, combine operator and its identity (the library generates these). */
+/* Element type, combine operator and its identity (the library generates these).
+ * CLSCAN_OP may evaluate each argument more than once (integer MIN is a ?: expression):
+ * pass it plain values, never calls. */
 #ifndef CLSCAN_T
 #define CLSCAN_T int
 #define CLSCAN_OP(a, b) as_int(as_uint(a) + as_uint(b))

@@ -31,7 +31,10 @@ void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile is no longer read */
         clscan_wg_load(src + src_off, base, count, tile);
         barrier(CLK_LOCAL_MEM_FENCE);
-        acc = CLSCAN_OP(acc, clscan_wg_upsweep(tile, sums));
+        /* Not CLSCAN_OP(acc, clscan_wg_upsweep(...)): the operator macro may evaluate
+         * an argument twice, and a work-group function must run exactly once. */
+        const CLSCAN_T total = clscan_wg_upsweep(tile, sums);
+        acc = CLSCAN_OP(acc, total);
     }
     if (get_local_id(0) == 0) partials[part_off + get_group_id(0)] = acc;
 }
