@@ -373,8 +373,8 @@ int main(int argc, char **argv)
     cl_platform_id *plats = np ? malloc(np * sizeof *plats) : NULL;
     if (err != CL_SUCCESS || np == 0 || !plats ||
         clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
-        fprintf(stderr, "clscan-selftest: no OpenCL platform found (clGetPlatformIDs: %s)\n",
-                clscan_status_string(err));
+        fprintf(stderr, "clscan-selftest: no OpenCL platform found (clGetPlatformIDs: %s, %d)\n",
+                clscan_status_string(err), (int)err);
         free(plats);
         return 1;
     }
