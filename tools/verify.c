@@ -244,10 +244,10 @@ void clscan_verify_ref_free(clscan_verify_ref *ref)
  * (Neumaier) sum in long double, within 2*LDBL_EPSILON*|sum| of exact; 4*LDBL_EPSILON
  * covers it. The exclusive first element (sum of nothing) must be exactly 0.
  *
- * MUL: |got - ref| <= ((B + k)*eps + k*LDBL_EPSILON) * |ref|, k = i + 1. A product of
- * k+1 leaves evaluated as any tree takes exactly k roundings (multiplying by the
- * identity 1 is exact), so its relative error is at most (1+u)^k - 1 <= k*eps for
- * k*u <= 1/2, whatever the tree; a depth-based B*eps alone is wrong here, because the
+ * MUL: |got - ref| <= ((B + k)*eps + k*LDBL_EPSILON) * |ref|, k = i + 1. Prefix i has
+ * at most k leaves, and a product of k leaves evaluated as any tree takes k - 1
+ * roundings (multiplying by the identity 1 is exact), so its relative error is at most
+ * (1+u)^k - 1 <= k*eps for k*u <= 1/2, whatever the tree; a depth-based B*eps alone is wrong here, because the
  * roundings add up along all k multiplications and random ones already exceed
  * B*eps near k = 1e6 in float. The long double reference has the same bound with
  * LDBL_EPSILON. The check is tight for small i, loose (a few percent) near i = 1e6
