@@ -42,4 +42,4 @@ echo "bench exit $bench_rc; default tuning:"
 tail -8 "$OUT/bench.log"
 echo "padding off:"
 tail -6 "$OUT/bench-nopad.log"
-[ -e "$OUT/bench-variants.log" ] && grep -E "^###|^ *int32" "$OUT/bench-variants.log"
+if [ -e "$OUT/bench-variants.log" ]; then grep -E "^###|^ *int32" "$OUT/bench-variants.log"; fi
