@@ -82,8 +82,9 @@ typedef enum clscan_type {
 #define CLSCAN_TYPE_COUNT 6
 
 /* Operators. Integer arithmetic wraps as two's complement. On FLOAT and DOUBLE, MIN and
- * MAX follow OpenCL's fmin/fmax (a NaN operand is ignored unless both are NaN), and AND,
- * OR and XOR are unsupported. */
+ * MAX follow OpenCL's fmin/fmax: NaN elements are ignored, so a prefix made only of NaNs
+ * gives the identity (+INFINITY for MIN, -INFINITY for MAX), inclusive dst[0] included.
+ * AND, OR and XOR are unsupported on FLOAT and DOUBLE. */
 typedef enum clscan_op {
     CLSCAN_OP_ADD = 0, /* identity 0 */
     CLSCAN_OP_MUL = 1, /* identity 1 */
