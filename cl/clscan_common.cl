@@ -1,22 +1,128 @@
 /* clscan_common.cl - the knobs every libclscan kernel is specialised on, each with a
- * default so the file compiles on its own, and the padding used against bank conflicts. */
+ * default so the file compiles on its own: element type and operator (by number, so a
+ * user's build options need only -D NAME=NUMBER), tile shape, and bank padding. */
 #ifndef CLSCAN_COMMON_CL
 #define CLSCAN_COMMON_CL
 
-/* Element type, combine operator and its identity (the library generates these).
- * CLSCAN_OP may evaluate each argument more than once (integer MIN is a ?: expression):
- * pass it plain values, never calls. */
-#ifndef CLSCAN_T
-#define CLSCAN_T int
-#define CLSCAN_OP(a, b) as_int(as_uint(a) + as_uint(b))
-#define CLSCAN_IDENTITY ((int)0)
-#define CLSCAN_TYPE_ID 0
-#define CLSCAN_OP_ID 0
+/* Type and operator numbers: the values of clscan_type and clscan_op in clscan.h. */
+#define CLSCAN_INT32 0
+#define CLSCAN_UINT32 1
+#define CLSCAN_INT64 2
+#define CLSCAN_UINT64 3
+#define CLSCAN_FLOAT 4
+#define CLSCAN_DOUBLE 5
+#define CLSCAN_OP_ADD 0
+#define CLSCAN_OP_MUL 1
+#define CLSCAN_OP_MIN 2
+#define CLSCAN_OP_MAX 3
+#define CLSCAN_OP_AND 4
+#define CLSCAN_OP_OR 5
+#define CLSCAN_OP_XOR 6
+
+#ifndef CLSCAN_TYPE_ID
+#define CLSCAN_TYPE_ID CLSCAN_INT32
+#endif
+#ifndef CLSCAN_OP_ID
+#define CLSCAN_OP_ID CLSCAN_OP_ADD
 #endif
 
-/* CLSCAN_TYPE_ID 5 is double. */
-#if CLSCAN_TYPE_ID == 5
+/* CLSCAN_T is the element type; CLSCAN_U its unsigned twin of the same size, in which
+ * signed integers add and multiply (signed overflow is undefined in OpenCL C, as in C,
+ * and the library promises two's complement wrapping). */
+#if CLSCAN_TYPE_ID == CLSCAN_INT32
+#define CLSCAN_T int
+#define CLSCAN_AS_T(x) as_int(x)
+#define CLSCAN_AS_U(x) as_uint(x)
+#define CLSCAN_T_MIN INT_MIN
+#define CLSCAN_T_MAX INT_MAX
+#elif CLSCAN_TYPE_ID == CLSCAN_UINT32
+#define CLSCAN_T uint
+#define CLSCAN_AS_T(x) (x)
+#define CLSCAN_AS_U(x) (x)
+#define CLSCAN_T_MIN 0u
+#define CLSCAN_T_MAX UINT_MAX
+#elif CLSCAN_TYPE_ID == CLSCAN_INT64
+#define CLSCAN_T long
+#define CLSCAN_AS_T(x) as_long(x)
+#define CLSCAN_AS_U(x) as_ulong(x)
+#define CLSCAN_T_MIN LONG_MIN
+#define CLSCAN_T_MAX LONG_MAX
+#elif CLSCAN_TYPE_ID == CLSCAN_UINT64
+#define CLSCAN_T ulong
+#define CLSCAN_AS_T(x) (x)
+#define CLSCAN_AS_U(x) (x)
+#define CLSCAN_T_MIN 0ul
+#define CLSCAN_T_MAX ULONG_MAX
+#elif CLSCAN_TYPE_ID == CLSCAN_FLOAT
+#define CLSCAN_T float
+#define CLSCAN_IS_FLOAT 1
+#define CLSCAN_T_MIN (-INFINITY)
+#define CLSCAN_T_MAX INFINITY
+#elif CLSCAN_TYPE_ID == CLSCAN_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define CLSCAN_T double
+#define CLSCAN_IS_FLOAT 1
+#define CLSCAN_T_MIN (-(double)INFINITY)
+#define CLSCAN_T_MAX ((double)INFINITY)
+#else
+#error "CLSCAN_TYPE_ID must be one of CLSCAN_INT32 .. CLSCAN_DOUBLE (0..5)"
+#endif
+#ifndef CLSCAN_IS_FLOAT
+#define CLSCAN_IS_FLOAT 0
+#endif
+#if CLSCAN_TYPE_ID == CLSCAN_INT64 || CLSCAN_TYPE_ID == CLSCAN_UINT64 || \
+    CLSCAN_TYPE_ID == CLSCAN_DOUBLE
+#define CLSCAN_T_BYTES 8
+#else
+#define CLSCAN_T_BYTES 4
+#endif
+
+/* CLSCAN_OP(a, b) combines two elements, a on the left; CLSCAN_IDENTITY is the
+ * operator's identity. CLSCAN_OP may evaluate each argument more than once (integer
+ * MIN is a ?: expression): pass it plain values, never calls. */
+#if CLSCAN_OP_ID == CLSCAN_OP_ADD || CLSCAN_OP_ID == CLSCAN_OP_MUL
+#if CLSCAN_OP_ID == CLSCAN_OP_ADD
+#define CLSCAN_ARITH_(a, b) ((a) + (b))
+#define CLSCAN_IDENTITY ((CLSCAN_T)0)
+#else
+#define CLSCAN_ARITH_(a, b) ((a) * (b))
+#define CLSCAN_IDENTITY ((CLSCAN_T)1)
+#endif
+#if CLSCAN_IS_FLOAT
+#define CLSCAN_OP(a, b) CLSCAN_ARITH_(a, b)
+#else
+#define CLSCAN_OP(a, b) CLSCAN_AS_T(CLSCAN_ARITH_(CLSCAN_AS_U(a), CLSCAN_AS_U(b)))
+#endif
+#elif CLSCAN_OP_ID == CLSCAN_OP_MIN || CLSCAN_OP_ID == CLSCAN_OP_MAX
+/* Floats use fmin/fmax, which ignore a NaN operand. */
+#if CLSCAN_OP_ID == CLSCAN_OP_MIN
+#define CLSCAN_IDENTITY ((CLSCAN_T)CLSCAN_T_MAX)
+#if CLSCAN_IS_FLOAT
+#define CLSCAN_OP(a, b) fmin((a), (b))
+#else
+#define CLSCAN_OP(a, b) ((a) < (b) ? (a) : (b))
+#endif
+#else
+#define CLSCAN_IDENTITY ((CLSCAN_T)CLSCAN_T_MIN)
+#if CLSCAN_IS_FLOAT
+#define CLSCAN_OP(a, b) fmax((a), (b))
+#else
+#define CLSCAN_OP(a, b) ((a) > (b) ? (a) : (b))
+#endif
+#endif
+#elif CLSCAN_IS_FLOAT
+#error "bitwise operators (AND, OR, XOR) need an integer CLSCAN_TYPE_ID"
+#elif CLSCAN_OP_ID == CLSCAN_OP_AND
+#define CLSCAN_OP(a, b) ((a) & (b))
+#define CLSCAN_IDENTITY ((CLSCAN_T)~(CLSCAN_T)0)
+#elif CLSCAN_OP_ID == CLSCAN_OP_OR
+#define CLSCAN_OP(a, b) ((a) | (b))
+#define CLSCAN_IDENTITY ((CLSCAN_T)0)
+#elif CLSCAN_OP_ID == CLSCAN_OP_XOR
+#define CLSCAN_OP(a, b) ((a) ^ (b))
+#define CLSCAN_IDENTITY ((CLSCAN_T)0)
+#else
+#error "CLSCAN_OP_ID must be one of CLSCAN_OP_ADD .. CLSCAN_OP_XOR (0..6)"
 #endif
 
 /* Work-items per work-group (a power of two) and elements each one owns. */

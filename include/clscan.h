@@ -191,6 +191,85 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
                                                const cl_event *event_wait_list,
                                                cl_event *event);
 
+/* ------------------------------------------------------------------------------
+ * The library's scans inside your own kernels.
+ *
+ * The OpenCL C layers are installed as headers in <includedir>/clscan/ (in the
+ * source tree: cl/). A kernel includes the work-group layer, which brings the
+ * sub-group and common layers with it:
+ *
+ *     #include <clscan_workgroup.cl>
+ *
+ * and is built with the options clscan_kernel_build_options returns. They select the
+ * element type and operator and the shape tuned for the device, as plain
+ * -D NAME=NUMBER options (after "-cl-std=..." and "-I <dir>"); append your own options
+ * after them. In the kernel, then:
+ *
+ *   CLSCAN_T, CLSCAN_OP(a, b), CLSCAN_IDENTITY
+ *       the element type, its combine operator (a on the left; it may evaluate its
+ *       arguments twice: pass plain values) and the operator's identity.
+ *   CLSCAN_WG_SIZE, CLSCAN_ITEMS, CLSCAN_TILE
+ *       work-items per group (launch with exactly this local size, one dimension),
+ *       elements per work-item, elements per tile (their product).
+ *   CLSCAN_KERNEL_ATTRIBUTES
+ *       put it after __kernel: the required work-group size and, where the device
+ *       needs it, the required sub-group size.
+ *   CLSCAN_T clscan_wg_scan_value(CLSCAN_T x, int inclusive, __local CLSCAN_T *scratch,
+ *                                 CLSCAN_T *total)
+ *   CLSCAN_T clscan_wg_reduce_value(CLSCAN_T x, __local CLSCAN_T *scratch)
+ *       scan (exclusive, or inclusive if `inclusive`) or reduce one value per
+ *       work-item in local-id order; scratch holds CLSCAN_WG_SCRATCH elements.
+ *   void clscan_wg_load(__global const CLSCAN_T *src, ulong base, uint count,
+ *                       __local CLSCAN_T *tile)
+ *   CLSCAN_T clscan_wg_scan(__local CLSCAN_T *tile, __local CLSCAN_T *scratch,
+ *                           int inclusive)
+ *   CLSCAN_T clscan_wg_reduce(__local const CLSCAN_T *tile, __local CLSCAN_T *scratch)
+ *   void clscan_wg_store(__global CLSCAN_T *dst, ulong base, uint count,
+ *                        __local const CLSCAN_T *tile, CLSCAN_T carry)
+ *       a tile of CLSCAN_TILE elements in local memory (CLSCAN_WG_TILE_LOCAL elements,
+ *       indexed through CLSCAN_PAD(k), which spreads it over the banks): load (missing
+ *       elements become the identity), scan in place or reduce (both return the
+ *       tile's total), store with a carry combined on the left.
+ *   CLSCAN_T clscan_sg_scan_inclusive(CLSCAN_T x, __local CLSCAN_T *scratch)
+ *   CLSCAN_T clscan_sg_scan_exclusive(CLSCAN_T x, __local CLSCAN_T *scratch)
+ *   CLSCAN_T clscan_sg_shuffle_up(CLSCAN_T x, uint delta, __local CLSCAN_T *scratch)
+ *   uint clscan_sg_lane(void), clscan_sg_id(void); CLSCAN_SG_SIZE, CLSCAN_SG_COUNT
+ *       the sub-group layer (scratch: CLSCAN_SG_SCRATCH elements; unused by native
+ *       sub-groups).
+ * Every one of these functions must be called by all work-items of the work-group in
+ * uniform control flow: some implementations use work-group barriers. Values in local
+ * memory written before a call are visible inside it; each function ends with a
+ * barrier, so its scratch may be reused at once. examples/fused_map_scan.c is a
+ * complete program.
+ * ------------------------------------------------------------------------------ */
+
+/* Writes into options (at most options_size bytes, NUL-terminated when options_size >
+ * 0) the clBuildProgram options for a kernel of yours that includes the library's
+ * OpenCL C headers, specialised for `type` and `op` with the shape the library uses on
+ * the context's device (building the library's own program for them first if needed,
+ * so that shape is the one that really compiled). max_work_group_size, if not 0, caps
+ * the work-group size (pass CL_KERNEL_WORK_GROUP_SIZE of your kernel when it is smaller
+ * than *work_group_size). *options_length (if not NULL) receives the length of the
+ * full text, excluding the NUL; *work_group_size (if not NULL) the local size to
+ * launch your kernels with (CLSCAN_WG_SIZE); *tile_size (if not NULL) the elements of a
+ * tile (CLSCAN_TILE). options may be NULL with options_size 0 to ask for the length.
+ *
+ * The include directory (-I) is the installed <includedir>/clscan, or
+ * CLSCAN_KERNEL_INCLUDE_DIR from the environment when set (a source tree's cl/, or a
+ * relocated install). A directory containing spaces is passed in double quotes.
+ *
+ * Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for a NULL context, a bad type
+ * or op, options NULL with options_size > 0, or options_size too small for the text
+ * (the buffer then holds a truncated copy, and *options_length the length needed);
+ * CLSCAN_ERROR_UNSUPPORTED as for the scans; CLSCAN_ERROR_BUILD_FAILED or an OpenCL
+ * error from building the library's program. */
+CLSCAN_API clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type,
+                                                     clscan_op op, size_t max_work_group_size,
+                                                     char *options, size_t options_size,
+                                                     size_t *options_length,
+                                                     size_t *work_group_size,
+                                                     size_t *tile_size);
+
 #ifdef __cplusplus
 }
 #endif

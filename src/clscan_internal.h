@@ -41,10 +41,11 @@ clscan_status clscan__fail_text(const clscan_context *ctx, clscan_status status,
 int clscan__type_valid(int type);
 int clscan__op_valid(int op);
 int clscan__type_is_float(clscan_type type);
+/* Checks type and op values, and that the device supports them (fp64, bitwise on
+ * integers only); ctx is not NULL. */
+clscan_status clscan__check_type_op(const clscan_context *ctx, clscan_type type, clscan_op op);
 /* OpenCL C spelling of the type ("int", "ulong", ...). */
 const char *clscan__type_cl_name(clscan_type type);
-/* Writes the #defines for CLSCAN_T, CLSCAN_OP(a, b) and CLSCAN_IDENTITY. */
-int clscan__type_op_defines(clscan_type type, clscan_op op, char *buf, size_t size);
 
 /* ---------------------------------------------------------------- profile --- */
 
@@ -71,6 +72,32 @@ enum {
     CLSCAN_FEAT_INT64 = 1u << 7                 /* __opencl_c_int64 */
 };
 
+/* What the local-memory bank probe (banks.c) found. */
+typedef struct clscan_bank_result {
+    int measured;           /* 1: the timings showed a bank pattern; banks and width are valid */
+    cl_uint banks;          /* bank count */
+    cl_uint width;          /* bank width in bytes */
+    char detail[320];       /* the relative times per stride and the conclusion, or why nothing
+                               was concluded ("timings show no bank pattern", an OpenCL error) */
+} clscan_bank_result;
+
+/* Sub-group implementations and work-group scans; the numbers are the CLSCAN_SG_IMPL_*
+ * and CLSCAN_WG_ALGO_* values of cl/clscan_subgroup.cl and cl/clscan_workgroup.cl. */
+typedef enum clscan_sg_impl {
+    CLSCAN_SG_LOCAL = 0,   /* local-memory Kogge-Stone over emulated sub-groups */
+    CLSCAN_SG_KHR = 1,     /* cl_khr_subgroups / __opencl_c_subgroups built-ins */
+    CLSCAN_SG_NVIDIA = 2,  /* inline PTX shfl.sync */
+    CLSCAN_SG_INTEL = 3,   /* cl_intel_subgroups shuffles */
+    CLSCAN_SG_IMPL_COUNT
+} clscan_sg_impl;
+typedef enum clscan_wg_algo {
+    CLSCAN_WG_BLELLOCH = 0,
+    CLSCAN_WG_SUBGROUP = 1,
+    CLSCAN_WG_ALGO_COUNT
+} clscan_wg_algo;
+const char *clscan__sg_impl_name(clscan_sg_impl impl);
+const char *clscan__wg_algo_name(clscan_wg_algo algo);
+
 /* Everything the library knows about a device, probed once per context, then
  * overridden by CLSCAN_* environment variables (docs/DEVICES.md lists them). */
 typedef struct clscan_profile {
@@ -95,13 +122,22 @@ typedef struct clscan_profile {
     size_t wg_multiple;         /* preferred work-group size multiple; 0 if unknown */
     cl_uint subgroup_width;     /* 0 if unknown */
     const char *subgroup_source;/* which query gave subgroup_width */
+    int subgroup_queried;       /* subgroup_width is the device's own answer (no override) */
+    int nvidia_platform;        /* the platform is NVIDIA's ("NVIDIA CUDA") */
+    int sg_khr;                 /* cl_khr_subgroups or __opencl_c_subgroups */
+    int sg_khr_shuffle_relative;/* cl_khr_subgroup_shuffle_relative */
+    int sg_intel;               /* cl_intel_subgroups */
+    int sg_intel_required_size; /* cl_intel_required_subgroup_size */
     int fp64;
     int int64_atomics;
     cl_ulong max_alloc;
     /* Loop iterations one work-item may run in all before the implementation silently
      * stops it (0: no limit). Mesa's llvmpipe stops at 65535 (docs/DEVICES.md). */
     cl_ulong max_loop_iterations;
-    /* Local-memory banks: from the vendor table (a measuring probe comes later). */
+    /* Local-memory banks: measured by the probe where it ran and found a pattern, else
+     * from the vendor table. */
+    int bank_probe_ran;         /* bank_probe holds a result */
+    clscan_bank_result bank_probe;
     cl_uint local_banks;        /* 0: no banks to avoid (or unknown) */
     cl_uint bank_width;         /* bytes per bank */
     const char *banks_source;
@@ -113,6 +149,11 @@ typedef struct clscan_profile {
     cl_uint single_group_tiles; /* up to this many tiles: one kernel, one work-group */
     int padding;                /* bank-conflict padding on (if banks are known) */
     const char *tuning_source;
+    clscan_sg_impl sg_impl;     /* the sub-group layer's implementation */
+    cl_uint sg_width;           /* width it is built for (local: emulated width) */
+    const char *sg_source;      /* why this implementation and width */
+    clscan_wg_algo wg_algo;     /* the work-group scan */
+    const char *wg_algo_source;
 } clscan_profile;
 
 /* Looks `name` up; returns its value or NULL. The library passes a wrapper of getenv;
@@ -121,7 +162,8 @@ typedef const char *(*clscan_getenv_fn)(const char *name, void *user);
 
 /* Probes the device, applies the tables and then the overrides. On failure the profile
  * holds nothing that needs freeing. */
-clscan_status clscan__profile_probe(const clscan_context *ctx, cl_device_id device,
+clscan_status clscan__profile_probe(const clscan_context *ctx, cl_context cl_ctx,
+                                    cl_device_id device,
                                     clscan_getenv_fn getenv_fn, void *user,
                                     clscan_profile *out);
 /* Fills banks and tuning from the tables for the device facts already in p, then
@@ -149,6 +191,9 @@ typedef struct clscan_scan_config {
     size_t wg_size;   /* power of two */
     cl_uint items;    /* elements per work-item */
     cl_uint log_banks;/* padding shift; 0 = no padding */
+    clscan_wg_algo wg_algo;
+    clscan_sg_impl sg_impl;
+    cl_uint sg_width; /* power of two, <= wg_size unless sg_impl is LOCAL */
 } clscan_scan_config;
 
 /* A built scan program and its kernels. Kernel arguments are set and the kernels
@@ -164,10 +209,12 @@ typedef struct clscan_program {
     pthread_mutex_t lock;
 } clscan_program;
 
-/* Writes the #define block prepended to the embedded sources for `cfg`. Returns the
- * length it needs (like snprintf). */
-size_t clscan__scan_defines(const clscan_scan_config *cfg, const clscan_profile *p,
-                            char *buf, size_t size);
+/* Writes the specialisation of a program for `cfg`: as the #define block prepended to
+ * the embedded sources (as_options 0; also the program cache key), or as clBuildProgram
+ * options "-cl-std=CL1.2 -D CLSCAN_TYPE_ID=0 ..." for a user's kernel (as_options 1).
+ * Returns the length it needs (like snprintf). */
+size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profile *p,
+                              int as_options, char *buf, size_t size);
 /* Picks the launch shape for `type` on this profile: the largest work-group size and
  * items per work-item that fit the device's local memory and limits. */
 clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan_profile *p,
@@ -176,7 +223,7 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
 /* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
 cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */
-size_t clscan__scan_local_bytes(const clscan_scan_config *cfg);
+size_t clscan__scan_local_bytes(const clscan_scan_config *cfg, const clscan_profile *p);
 /* Returns the cached program for cfg, building it on first use. */
 clscan_status clscan__program_get(clscan_context *ctx, const clscan_scan_config *cfg,
                                   clscan_program **out);
@@ -230,5 +277,18 @@ struct clscan_context {
  * library enqueues from this thread has its event retained into trace[*count] (up to
  * cap; the caller releases them). Pass NULL to stop. */
 void clscan__trace_events(cl_event *trace, size_t cap, size_t *count);
+
+/* ---------------------------------------------------------------- banks ----- */
+
+
+/* Runs the probe on `device` in `cl_ctx` (its own in-order profiling queue, released
+ * after), or returns the process-wide cached result for that device (a mutex-guarded
+ * cache keyed by the cl_device_id). Blocks until the probe's kernels finish. */
+clscan_status clscan__bank_probe(const clscan_context *ctx, cl_context cl_ctx, cl_device_id device,
+                                 size_t max_wg_size, cl_ulong local_mem_size,
+                                 clscan_bank_result *out);
+/* Pure inference, for unit tests: times[i] is the time at stride 1 << i words (i < count).
+ * Returns 1 and sets banks and width when the times show a pattern, else 0. */
+int clscan__bank_infer(const double *times, int count, cl_uint *banks, cl_uint *width);
 
 #endif /* CLSCAN_INTERNAL_H */

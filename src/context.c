@@ -40,7 +40,7 @@ clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device,
     ctx->device = device;
     /* Errors during the probe are reported against no context: the caller never sees
      * this one. */
-    clscan_status s = clscan__profile_probe(NULL, device, NULL, NULL, &ctx->profile);
+    clscan_status s = clscan__profile_probe(NULL, cl_ctx, device, NULL, NULL, &ctx->profile);
     if (s != CLSCAN_SUCCESS) {
         pthread_mutex_destroy(&ctx->lock);
         free(ctx);

@@ -176,7 +176,7 @@ static const struct tuning_row {
 
 typedef enum { PHASE_FACT, PHASE_TUNING } override_phase;
 typedef enum { KIND_UINT, KIND_SIZE, KIND_ULONG, KIND_BOOL, KIND_VENDOR, KIND_DEVTYPE,
-               KIND_MEMTYPE, KIND_VERSION, KIND_STRING } override_kind;
+               KIND_MEMTYPE, KIND_VERSION, KIND_STRING, KIND_SGIMPL, KIND_WGALGO } override_kind;
 
 /* Every CLSCAN_* variable the profile reads. Facts are applied before the tables are
  * consulted (so CLSCAN_VENDOR=amd picks AMD's rows), tuning after. */
@@ -212,6 +212,8 @@ static const struct override {
     {"CLSCAN_SINGLE_GROUP_TILES", PHASE_TUNING, KIND_UINT, FIELD(single_group_tiles), 1,
      1u << 20},
     {"CLSCAN_PADDING", PHASE_TUNING, KIND_BOOL, FIELD(padding), 0, 1},
+    {"CLSCAN_SUBGROUP_IMPL", PHASE_TUNING, KIND_SGIMPL, FIELD(sg_impl), 0, 0},
+    {"CLSCAN_WG_SCAN", PHASE_TUNING, KIND_WGALGO, FIELD(wg_algo), 0, 0},
 #undef FIELD
 };
 
@@ -271,6 +273,20 @@ static clscan_status apply_one(const clscan_context *ctx, clscan_profile *p,
         ((int *)field)[1] = mi;
         return CLSCAN_SUCCESS;
     }
+    case KIND_SGIMPL:
+    case KIND_WGALGO: {
+        int count = o->kind == KIND_SGIMPL ? CLSCAN_SG_IMPL_COUNT : CLSCAN_WG_ALGO_COUNT;
+        for (int i = 0; i < count; ++i)
+            if (strcmp(v, o->kind == KIND_SGIMPL ? clscan__sg_impl_name((clscan_sg_impl)i)
+                                                 : clscan__wg_algo_name((clscan_wg_algo)i)) ==
+                0) {
+                *(int *)field = i;
+                return CLSCAN_SUCCESS;
+            }
+        return bad_env(ctx, o, v,
+                       o->kind == KIND_SGIMPL ? "local, khr, nvidia or intel"
+                                              : "blelloch or subgroup");
+    }
     case KIND_STRING: {
         char *copy = malloc(strlen(v) + 1);
         if (!copy) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of memory");
@@ -300,6 +316,93 @@ static clscan_status apply_overrides(const clscan_context *ctx, clscan_profile *
 
 static int is_pow2(size_t x) { return x && !(x & (x - 1)); }
 
+/* ---------------------------------------------------------------- sub-groups -- */
+
+static const char *const sg_impl_names[CLSCAN_SG_IMPL_COUNT] = {"local", "khr", "nvidia",
+                                                                "intel"};
+static const char *const wg_algo_names[CLSCAN_WG_ALGO_COUNT] = {"blelloch", "subgroup"};
+
+const char *clscan__sg_impl_name(clscan_sg_impl impl)
+{
+    return (unsigned)impl < CLSCAN_SG_IMPL_COUNT ? sg_impl_names[impl] : "invalid";
+}
+
+const char *clscan__wg_algo_name(clscan_wg_algo algo)
+{
+    return (unsigned)algo < CLSCAN_WG_ALGO_COUNT ? wg_algo_names[algo] : "invalid";
+}
+
+/* Whether `impl` can run here, and if not why (for the error of a forced choice). */
+static const char *sg_impl_unavailable(const clscan_profile *p, clscan_sg_impl impl)
+{
+    switch (impl) {
+    case CLSCAN_SG_LOCAL: return NULL;
+    case CLSCAN_SG_KHR:
+        return p->sg_khr ? NULL : "the device has neither cl_khr_subgroups nor "
+                                  "__opencl_c_subgroups";
+    case CLSCAN_SG_NVIDIA:
+        if (!p->nvidia_platform) return "the platform is not NVIDIA's";
+        if (!p->subgroup_queried || p->subgroup_width != 32)
+            return "CL_DEVICE_WARP_SIZE_NV did not give a warp width of 32";
+        return NULL;
+    case CLSCAN_SG_INTEL:
+        if (!p->sg_intel) return "the device lacks cl_intel_subgroups";
+        if (!p->sg_intel_required_size || !p->subgroup_queried)
+            return "the device lacks cl_intel_required_subgroup_size, so the width cannot "
+                   "be fixed";
+        if (p->subgroup_width != 8 && p->subgroup_width != 16 && p->subgroup_width != 32)
+            return "Intel shuffles are used for widths 8, 16 and 32 only";
+        return NULL;
+    default: return "unknown implementation";
+    }
+}
+
+/* The emulated width where no query gave one: the local implementation works for any
+ * width, and 32 (NVIDIA's warp, half of AMD's wavefront) keeps its barrier count low. */
+#define CLSCAN_EMULATED_SG_WIDTH 32
+
+/* Picks the sub-group implementation and the work-group scan from the capabilities:
+ * a native implementation where the device has one (NVIDIA's PTX where the platform
+ * is NVIDIA's and the warp width was queried, Intel's shuffles where the width can be
+ * fixed, the KHR built-ins where present), else local memory; the sub-group-based
+ * work-group scan where sub-groups are native, else Blelloch. */
+static void choose_subgroups(clscan_profile *p)
+{
+    p->sg_width = p->subgroup_width ? p->subgroup_width : CLSCAN_EMULATED_SG_WIDTH;
+    if (!sg_impl_unavailable(p, CLSCAN_SG_NVIDIA)) {
+        p->sg_impl = CLSCAN_SG_NVIDIA;
+        p->sg_source = "NVIDIA platform, warp width from CL_DEVICE_WARP_SIZE_NV";
+    } else if (!sg_impl_unavailable(p, CLSCAN_SG_INTEL)) {
+        p->sg_impl = CLSCAN_SG_INTEL;
+        p->sg_source = "cl_intel_subgroups, width fixed by cl_intel_required_subgroup_size";
+    } else if (!sg_impl_unavailable(p, CLSCAN_SG_KHR)) {
+        p->sg_impl = CLSCAN_SG_KHR;
+        p->sg_source = "sub-group built-ins; width from clGetKernelSubGroupInfo after build";
+    } else {
+        p->sg_impl = CLSCAN_SG_LOCAL;
+        p->sg_source = p->subgroup_queried ? "no sub-group functions: local memory, the "
+                                             "device's width"
+                       : p->subgroup_width ? "no sub-group functions: local memory, emulated "
+                                             "width from CLSCAN_SUBGROUP_WIDTH"
+                                           : "no sub-group functions: local memory, emulated "
+                                             "width 32";
+    }
+    p->wg_algo = p->sg_impl == CLSCAN_SG_LOCAL ? CLSCAN_WG_BLELLOCH : CLSCAN_WG_SUBGROUP;
+    p->wg_algo_source = p->sg_impl == CLSCAN_SG_LOCAL ? "no native sub-groups"
+                                                      : "native sub-groups";
+}
+
+static clscan_status check_forced_subgroups(const clscan_context *ctx, clscan_profile *p)
+{
+    const char *why = sg_impl_unavailable(p, p->sg_impl);
+    if (why)
+        return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
+                            "CLSCAN_SUBGROUP_IMPL=%s cannot be used: %s",
+                            clscan__sg_impl_name(p->sg_impl), why);
+    p->sg_source = "CLSCAN_SUBGROUP_IMPL";
+    return CLSCAN_SUCCESS;
+}
+
 clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *p,
                                      clscan_getenv_fn getenv_fn, void *user)
 {
@@ -318,7 +421,11 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *
     p->local_banks = 0;
     p->bank_width = 4;
     p->banks_source = "none: local memory is global memory";
-    if (!p->local_mem_is_global) {
+    if (!p->local_mem_is_global && p->bank_probe_ran && p->bank_probe.measured) {
+        p->local_banks = p->bank_probe.banks;
+        p->bank_width = p->bank_probe.width;
+        p->banks_source = "measured by the bank probe";
+    } else if (!p->local_mem_is_global) {
         size_t last = sizeof bank_table / sizeof bank_table[0] - 1;
         const struct bank_row *row = &bank_table[last];
         for (size_t i = 0; i < last; ++i)
@@ -345,8 +452,27 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *
     p->padding = 1;
     p->tuning_source = t->source;
 
+    /* Sub-group capabilities follow the (possibly overridden) extension list. */
+    p->sg_khr = clscan__has_token(p->extensions, "cl_khr_subgroups") ||
+                (p->features & CLSCAN_FEAT_SUBGROUPS);
+    p->sg_khr_shuffle_relative =
+        clscan__has_token(p->extensions, "cl_khr_subgroup_shuffle_relative");
+    p->sg_intel = clscan__has_token(p->extensions, "cl_intel_subgroups");
+    p->sg_intel_required_size =
+        clscan__has_token(p->extensions, "cl_intel_required_subgroup_size");
+    if (getenv_fn && getenv_fn("CLSCAN_SUBGROUP_WIDTH", user)) {
+        p->subgroup_queried = 0;
+        p->subgroup_source = "CLSCAN_SUBGROUP_WIDTH";
+    }
+    choose_subgroups(p);
+
     s = apply_overrides(ctx, p, PHASE_TUNING, getenv_fn, user);
     if (s != CLSCAN_SUCCESS) return s;
+    if (getenv_fn && getenv_fn("CLSCAN_SUBGROUP_IMPL", user)) {
+        s = check_forced_subgroups(ctx, p);
+        if (s != CLSCAN_SUCCESS) return s;
+    }
+    if (getenv_fn && getenv_fn("CLSCAN_WG_SCAN", user)) p->wg_algo_source = "CLSCAN_WG_SCAN";
     if (getenv_fn && getenv_fn("CLSCAN_LOCAL_MEM_BANKS", user))
         p->banks_source = "CLSCAN_LOCAL_MEM_BANKS";
     if (getenv_fn && getenv_fn("CLSCAN_WORK_GROUP_SIZE", user)) p->tuning_source = "overridden";
@@ -428,6 +554,7 @@ static void probe_subgroup_width(cl_device_id d, clscan_profile *p)
         clGetDeviceInfo(d, CL_DEVICE_WARP_SIZE_NV, sizeof w, &w, NULL) == CL_SUCCESS && w) {
         p->subgroup_width = w;
         p->subgroup_source = "CL_DEVICE_WARP_SIZE_NV";
+        p->subgroup_queried = 1;
         return;
     }
     if (clscan__has_token(p->extensions, "cl_amd_device_attribute_query") &&
@@ -435,16 +562,21 @@ static void probe_subgroup_width(cl_device_id d, clscan_profile *p)
         w) {
         p->subgroup_width = w;
         p->subgroup_source = "CL_DEVICE_WAVEFRONT_WIDTH_AMD";
+        p->subgroup_queried = 1;
         return;
     }
     size_t sizes[16], bytes = 0;
     if (clscan__has_token(p->extensions, "cl_intel_required_subgroup_size") &&
         clGetDeviceInfo(d, CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &bytes) ==
             CL_SUCCESS) {
+        /* 16 where offered (SIMD16 is Intel's usual width for 32-bit work), else the
+         * largest size listed. */
         for (size_t i = 0; i < bytes / sizeof sizes[0]; ++i)
-            if (sizes[i] > p->subgroup_width) p->subgroup_width = (cl_uint)sizes[i];
+            if (p->subgroup_width != 16 && (sizes[i] == 16 || sizes[i] > p->subgroup_width))
+                p->subgroup_width = (cl_uint)sizes[i];
         if (p->subgroup_width) {
-            p->subgroup_source = "CL_DEVICE_SUB_GROUP_SIZES_INTEL (largest)";
+            p->subgroup_source = "CL_DEVICE_SUB_GROUP_SIZES_INTEL";
+            p->subgroup_queried = 1;
             return;
         }
     }
@@ -457,8 +589,31 @@ static const char *env_getter(const char *name, void *user)
     return getenv(name);
 }
 
-clscan_status clscan__profile_probe(const clscan_context *ctx, cl_device_id d,
-                                    clscan_getenv_fn getenv_fn, void *user,
+/* Runs the bank probe where it can tell something: by default on GPUs whose local
+ * memory is on-chip (a CPU's timings show no banks, and the probe would only cost
+ * time); CLSCAN_BANK_PROBE=1 runs it anywhere, 0 never. Uses the device's own facts,
+ * before overrides: it measures the hardware, not the emulated profile. A probe that
+ * fails leaves the vendor table in charge; its reason shows in the description. */
+static clscan_status run_bank_probe(const clscan_context *ctx, cl_context cl_ctx,
+                                    cl_device_id d, clscan_getenv_fn getenv_fn, void *user,
+                                    clscan_profile *p)
+{
+    const char *mode = getenv_fn("CLSCAN_BANK_PROBE", user);
+    if (mode && strcmp(mode, "0") != 0 && strcmp(mode, "1") != 0)
+        return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
+                            "CLSCAN_BANK_PROBE=\"%s\": expected 0 or 1", mode);
+    int run = mode ? mode[0] == '1'
+                   : p->device_type == CL_DEVICE_TYPE_GPU && !p->local_mem_is_global;
+    if (!run || !cl_ctx) return CLSCAN_SUCCESS;
+    clscan_status s = clscan__bank_probe(ctx, cl_ctx, d, p->max_wg_size, p->local_mem_size,
+                                         &p->bank_probe);
+    p->bank_probe_ran = 1;
+    if (s != CLSCAN_SUCCESS) p->bank_probe.measured = 0; /* the detail says why */
+    return CLSCAN_SUCCESS;
+}
+
+clscan_status clscan__profile_probe(const clscan_context *ctx, cl_context cl_ctx,
+                                    cl_device_id d, clscan_getenv_fn getenv_fn, void *user,
                                     clscan_profile *p)
 {
     memset(p, 0, sizeof *p);
@@ -536,11 +691,13 @@ clscan_status clscan__profile_probe(const clscan_context *ctx, cl_device_id d,
               (p->features & CLSCAN_FEAT_FP64);
     p->int64_atomics = clscan__has_token(p->extensions, "cl_khr_int64_base_atomics");
     probe_subgroup_width(d, p);
+    p->nvidia_platform = strstr(p->platform_name, "NVIDIA") != NULL;
     /* Mesa's llvmpipe (under rusticl or clover) ends a work-item silently once its loops
      * have run 65535 iterations in all; docs/DEVICES.md has the reproducer. */
     if (strstr(p->device_name, "llvmpipe")) p->max_loop_iterations = 65535;
 
-    s = clscan__profile_finish(ctx, p, getenv_fn, user);
+    s = run_bank_probe(ctx, cl_ctx, d, getenv_fn, user, p);
+    if (s == CLSCAN_SUCCESS) s = clscan__profile_finish(ctx, p, getenv_fn, user);
     if (s != CLSCAN_SUCCESS) clscan__profile_free(p);
     return s;
 }
@@ -587,12 +744,20 @@ size_t clscan__profile_describe(const clscan_profile *p, char *buf, size_t size)
            (unsigned long long)(p->local_mem_size / 1024),
            p->local_mem_is_global ? "global (no padding)" : "on-chip", p->local_banks,
            p->bank_width, p->banks_source);
-    append(buf, size, &len, "sub-groups:    width %u (%s)%s\n", p->subgroup_width,
-           p->subgroup_source ? p->subgroup_source : "override",
-           (p->features & CLSCAN_FEAT_SUBGROUPS) || clscan__has_token(p->extensions,
-                                                                     "cl_khr_subgroups")
-               ? ", sub-group functions available"
-               : "");
+    if (p->bank_probe_ran)
+        append(buf, size, &len, "bank probe:    %s: %s\n",
+               p->bank_probe.measured ? "found" : "no result", p->bank_probe.detail);
+    else
+        append(buf, size, &len, "bank probe:    not run (%s)\n",
+               p->local_mem_is_global ? "local memory is global memory"
+                                      : "runs on GPUs only; CLSCAN_BANK_PROBE=1 forces it");
+    append(buf, size, &len, "sub-groups:    width %u (%s)%s%s%s%s\n", p->subgroup_width,
+           p->subgroup_source ? p->subgroup_source : "override", p->sg_khr ? ", khr" : "",
+           p->sg_khr_shuffle_relative ? ", khr relative shuffles" : "",
+           p->sg_intel ? ", intel" : "", p->nvidia_platform ? ", NVIDIA platform" : "");
+    append(buf, size, &len, "scan layers:   %s work-group scan (%s), %s sub-groups of %u (%s)\n",
+           clscan__wg_algo_name(p->wg_algo), p->wg_algo_source,
+           clscan__sg_impl_name(p->sg_impl), p->sg_width, p->sg_source);
     append(buf, size, &len, "capabilities:  fp64 %s, 64-bit atomics %s, max alloc %llu MiB\n",
            p->fp64 ? "yes" : "no", p->int64_atomics ? "yes" : "no",
            (unsigned long long)(p->max_alloc >> 20));

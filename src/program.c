@@ -11,8 +11,8 @@
 
 /* The cl/ files a scan program is made of, in order; each guards its own #include of
  * the layer below, so concatenating them needs no include path. */
-static const char *const scan_files[] = {"clscan_common.cl", "clscan_workgroup.cl",
-                                         "clscan_scan.cl"};
+static const char *const scan_files[] = {"clscan_common.cl", "clscan_subgroup.cl",
+                                         "clscan_workgroup.cl", "clscan_scan.cl"};
 
 const char *clscan__embedded_source(const char *file_name, size_t *length)
 {
@@ -34,14 +34,27 @@ static unsigned log2u(size_t x)
     return l;
 }
 
-size_t clscan__scan_local_bytes(const clscan_scan_config *cfg)
+/* Whether the sub-group layer shuffles through local memory (cl/clscan_subgroup.cl:
+ * CLSCAN_SG_SHUFFLE_IN_LOCAL). */
+static int sg_shuffles_in_local(const clscan_scan_config *cfg, const clscan_profile *p)
 {
-    size_t tile = cfg->wg_size * cfg->items, wg = cfg->wg_size;
+    return cfg->sg_impl == CLSCAN_SG_LOCAL ||
+           (cfg->sg_impl == CLSCAN_SG_KHR && !p->sg_khr_shuffle_relative);
+}
+
+size_t clscan__scan_local_bytes(const clscan_scan_config *cfg, const clscan_profile *p)
+{
+    size_t tile = cfg->wg_size * cfg->items, scratch = cfg->wg_size;
     if (cfg->log_banks) {
         tile += tile >> cfg->log_banks;
-        wg += wg >> cfg->log_banks;
+        scratch += scratch >> cfg->log_banks;
     }
-    return (tile + wg) * clscan_type_size(cfg->type);
+    if (cfg->wg_algo == CLSCAN_WG_SUBGROUP) {
+        /* CLSCAN_WG_SCRATCH of cl/clscan_workgroup.cl. */
+        size_t sg = cfg->sg_width < cfg->wg_size ? cfg->sg_width : cfg->wg_size;
+        scratch = (sg_shuffles_in_local(cfg, p) ? cfg->wg_size : 0) + 2 * (cfg->wg_size / sg);
+    }
+    return (tile + scratch) * clscan_type_size(cfg->type);
 }
 
 cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg)
@@ -51,27 +64,51 @@ cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg)
     return 4ull * cfg->items + 2ull * log2u(cfg->wg_size) + 16;
 }
 
+/* Makes the sub-group fields of c fit its work-group size: a native implementation
+ * needs whole sub-groups, so a group narrower than one falls back to local memory and
+ * Blelloch; emulated sub-groups are capped at the group. */
+static void config_subgroups_fit(clscan_scan_config *c)
+{
+    if (c->sg_impl != CLSCAN_SG_LOCAL && c->sg_width > c->wg_size) {
+        c->sg_impl = CLSCAN_SG_LOCAL;
+        c->wg_algo = CLSCAN_WG_BLELLOCH;
+    }
+    if (c->sg_impl == CLSCAN_SG_LOCAL && c->sg_width > c->wg_size) c->sg_width = (cl_uint)c->wg_size;
+}
+
+static void config_subgroups(clscan_scan_config *c, const clscan_profile *p)
+{
+    c->wg_algo = p->wg_algo;
+    c->sg_impl = p->sg_impl;
+    c->sg_width = p->sg_width ? p->sg_width : 1;
+    config_subgroups_fit(c);
+}
+
 clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan_profile *p,
                                          clscan_type type, clscan_op op,
                                          clscan_scan_config *out)
 {
     clscan_scan_config c;
+    memset(&c, 0, sizeof c);
     c.type = type;
     c.op = op;
     c.wg_size = p->wg_size;
     c.items = p->items_per_thread;
     if (clscan_type_size(type) == 8 && c.items > 1) c.items /= 2;
     c.log_banks = p->padding && p->local_banks > 1 ? log2u(p->local_banks) : 0;
+    config_subgroups(&c, p);
     /* Leave room for what the implementation itself keeps in local memory. */
     cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
     /* Where loops are limited, a tile must leave room for many tiles per work-item. */
     while (p->max_loop_iterations && c.items > 1 &&
            clscan__scan_tile_iterations(&c) * 8 > p->max_loop_iterations)
         c.items /= 2;
-    while (clscan__scan_local_bytes(&c) > budget) {
+    while (clscan__scan_local_bytes(&c, p) > budget) {
         if (c.items > 1) c.items /= 2;
-        else if (c.wg_size > 1) c.wg_size /= 2;
-        else
+        else if (c.wg_size > 1) {
+            c.wg_size /= 2;
+            config_subgroups_fit(&c);
+        } else
             return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES,
                                 "no scan tile fits in %llu bytes of local memory",
                                 (unsigned long long)p->local_mem_size);
@@ -80,21 +117,58 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
     return CLSCAN_SUCCESS;
 }
 
-size_t clscan__scan_defines(const clscan_scan_config *cfg, const clscan_profile *p,
-                            char *buf, size_t size)
+/* The OpenCL C version to compile for: 3.0 where the sub-group built-ins come from the
+ * __opencl_c_subgroups feature alone (1.2 has them only through cl_khr_subgroups). */
+static const char *cl_std_option(const clscan_scan_config *cfg, const clscan_profile *p)
 {
-    char typeop[512];
-    clscan__type_op_defines(cfg->type, cfg->op, typeop, sizeof typeop);
-    int n = snprintf(buf, size,
-                     "/* libclscan %d.%d.%d scan for %s %s on %s */\n"
-                     "%s"
-                     "#define CLSCAN_WG_SIZE %zu\n"
-                     "#define CLSCAN_ITEMS %u\n"
-                     "#define CLSCAN_LOG_BANKS %u\n",
-                     CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR, CLSCAN_VERSION_PATCH,
-                     clscan_type_name(cfg->type), clscan_op_name(cfg->op),
-                     p->device_name, typeop, cfg->wg_size, cfg->items, cfg->log_banks);
-    return n < 0 ? 0 : (size_t)n;
+    return cfg->sg_impl == CLSCAN_SG_KHR && !clscan__has_token(p->extensions, "cl_khr_subgroups")
+               ? "-cl-std=CL3.0"
+               : "-cl-std=CL1.2";
+}
+
+size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profile *p,
+                              int as_options, char *buf, size_t size)
+{
+    const struct {
+        const char *name;
+        unsigned long value;
+    } defs[] = {
+        {"CLSCAN_TYPE_ID", (unsigned long)cfg->type},
+        {"CLSCAN_OP_ID", (unsigned long)cfg->op},
+        {"CLSCAN_WG_SIZE", (unsigned long)cfg->wg_size},
+        {"CLSCAN_ITEMS", (unsigned long)cfg->items},
+        {"CLSCAN_LOG_BANKS", (unsigned long)cfg->log_banks},
+        {"CLSCAN_WG_ALGO", (unsigned long)cfg->wg_algo},
+        {"CLSCAN_SG_IMPL", (unsigned long)cfg->sg_impl},
+        {"CLSCAN_SG_WIDTH", (unsigned long)cfg->sg_width},
+        {"CLSCAN_SG_SHUFFLE_RELATIVE",
+         (unsigned long)(cfg->sg_impl == CLSCAN_SG_KHR && p->sg_khr_shuffle_relative)},
+        {"CLSCAN_SG_REQUIRED_SIZE",
+         (unsigned long)(cfg->sg_impl == CLSCAN_SG_INTEL && p->sg_intel_required_size)},
+    };
+    size_t len = 0;
+    int n;
+    if (size) buf[0] = '\0';
+#define CLSCAN_APPEND(...)                                                              \
+    do {                                                                                \
+        n = snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, __VA_ARGS__); \
+        if (n < 0) return 0;                                                            \
+        len += (size_t)n;                                                               \
+    } while (0)
+    if (as_options)
+        CLSCAN_APPEND("%s", cl_std_option(cfg, p));
+    else
+        CLSCAN_APPEND("/* libclscan %d.%d.%d: %s %s, %s work-group scan, %s sub-groups, for "
+                      "%s; built with %s */\n",
+                      CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR, CLSCAN_VERSION_PATCH,
+                      clscan_type_name(cfg->type), clscan_op_name(cfg->op),
+                      clscan__wg_algo_name(cfg->wg_algo), clscan__sg_impl_name(cfg->sg_impl),
+                      p->device_name, cl_std_option(cfg, p));
+    for (size_t i = 0; i < sizeof defs / sizeof defs[0]; ++i)
+        CLSCAN_APPEND(as_options ? " -D %s=%lu" : "#define %s %lu\n", defs[i].name,
+                      defs[i].value);
+#undef CLSCAN_APPEND
+    return len;
 }
 
 static void release_shape(clscan_program *prog);
@@ -160,7 +234,8 @@ static clscan_status create_kernel(clscan_context *ctx, cl_program program, cons
 static clscan_status build_shape(clscan_context *ctx, clscan_program *prog, size_t *max_wg)
 {
     char defines[2048];
-    size_t dlen = clscan__scan_defines(&prog->config, &ctx->profile, defines, sizeof defines);
+    size_t dlen = clscan__kernel_defines(&prog->config, &ctx->profile, 0, defines,
+                                         sizeof defines);
     if (dlen == 0 || dlen >= sizeof defines)
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "kernel options too long");
     enum { NFILES = sizeof scan_files / sizeof scan_files[0] };
@@ -175,7 +250,8 @@ static clscan_status build_shape(clscan_context *ctx, clscan_program *prog, size
     cl_int err;
     prog->program = clCreateProgramWithSource(ctx->cl_ctx, NFILES + 1, texts, lengths, &err);
     if (err != CL_SUCCESS) return clscan__fail_cl(ctx, err, "clCreateProgramWithSource");
-    err = clBuildProgram(prog->program, 1, &ctx->device, "-cl-std=CL1.2", NULL, NULL);
+    err = clBuildProgram(prog->program, 1, &ctx->device,
+                         cl_std_option(&prog->config, &ctx->profile), NULL, NULL);
     if (err != CL_SUCCESS) return build_failed(ctx, prog->program, err, defines);
     *max_wg = prog->config.wg_size;
     clscan_status s = create_kernel(ctx, prog->program, "clscan_reduce_tiles", &prog->k_reduce,
@@ -196,6 +272,47 @@ static void release_shape(clscan_program *prog)
     if (prog->program) clReleaseProgram(prog->program);
     prog->k_reduce = prog->k_partials = prog->k_scan = NULL;
     prog->program = NULL;
+}
+
+/* clGetKernelSubGroupInfo is OpenCL 2.1; the library compiles against the 1.2 API, so
+ * it is declared here, weak: a loader without it leaves the pointer NULL. */
+#define CLSCAN_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE 0x2033
+typedef cl_int(CL_API_CALL *kernel_sg_info_fn)(cl_kernel, cl_device_id, cl_uint, size_t,
+                                               const void *, size_t, void *, size_t *);
+extern CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel, cl_device_id,
+                                                               cl_uint, size_t, const void *,
+                                                               size_t, void *, size_t *)
+    __attribute__((weak));
+
+/* The KHR sub-group layer is compiled for prog->config.sg_width, but the compiler picks
+ * the width: ask the built kernel (clGetKernelSubGroupInfo, or clGetKernelSubGroupInfoKHR
+ * of cl_khr_subgroups). Returns 1 if they agree; otherwise changes the config (to the
+ * reported width, or to local memory and Blelloch when no usable answer comes) and
+ * returns 0, so the caller rebuilds. */
+static int kernel_sg_width_matches(clscan_context *ctx, clscan_program *prog)
+{
+    kernel_sg_info_fn fn = NULL;
+    cl_platform_id platform = NULL;
+    if (clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) ==
+            CL_SUCCESS &&
+        clscan__has_token(ctx->profile.extensions, "cl_khr_subgroups"))
+        fn = (kernel_sg_info_fn)clGetExtensionFunctionAddressForPlatform(
+            platform, "clGetKernelSubGroupInfoKHR");
+    if (!fn && (ctx->profile.cl_major > 2 || (ctx->profile.cl_major == 2 &&
+                                              ctx->profile.cl_minor >= 1)))
+        fn = clGetKernelSubGroupInfo;
+    size_t wg = prog->config.wg_size, width = 0;
+    if (!fn || fn(prog->k_scan, ctx->device, CLSCAN_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                  sizeof wg, &wg, sizeof width, &width, NULL) != CL_SUCCESS)
+        width = 0;
+    if (width == prog->config.sg_width) return 1;
+    if (width && !(width & (width - 1)) && width <= wg) {
+        prog->config.sg_width = (cl_uint)width;
+    } else {
+        prog->config.sg_impl = CLSCAN_SG_LOCAL;
+        prog->config.wg_algo = CLSCAN_WG_BLELLOCH;
+    }
+    return 0;
 }
 
 /* Builds the program cached under `key` for cfg. Where the compiled kernels allow
@@ -219,7 +336,13 @@ static clscan_status program_build(clscan_context *ctx, const clscan_scan_config
     for (;;) {
         size_t max_wg = 0;
         clscan_status s = build_shape(ctx, prog, &max_wg);
-        if (s == CLSCAN_SUCCESS && max_wg >= prog->config.wg_size) break;
+        if (s == CLSCAN_SUCCESS && max_wg >= prog->config.wg_size) {
+            if (prog->config.sg_impl != CLSCAN_SG_KHR ||
+                kernel_sg_width_matches(ctx, prog))
+                break;
+            release_shape(prog); /* rebuilt for the width the kernel really has */
+            continue;
+        }
         release_shape(prog);
         if (s != CLSCAN_SUCCESS || max_wg == 0) {
             program_free(prog);
@@ -228,7 +351,10 @@ static clscan_status program_build(clscan_context *ctx, const clscan_scan_config
                        : clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES,
                                       "the scan kernels cannot run with any work-group size");
         }
-        while (prog->config.wg_size > max_wg) prog->config.wg_size >>= 1;
+        if (s == CLSCAN_SUCCESS && max_wg < prog->config.wg_size) {
+            while (prog->config.wg_size > max_wg) prog->config.wg_size >>= 1;
+            config_subgroups_fit(&prog->config);
+        }
     }
     *out = prog;
     return CLSCAN_SUCCESS;
@@ -238,7 +364,7 @@ clscan_status clscan__program_get(clscan_context *ctx, const clscan_scan_config 
                                   clscan_program **out)
 {
     char key[2048];
-    size_t len = clscan__scan_defines(cfg, &ctx->profile, key, sizeof key);
+    size_t len = clscan__kernel_defines(cfg, &ctx->profile, 0, key, sizeof key);
     if (len == 0 || len >= sizeof key)
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "kernel options too long");
 
@@ -268,5 +394,56 @@ clscan_status clscan__program_get(clscan_context *ctx, const clscan_scan_config 
     ctx->programs = built;
     pthread_mutex_unlock(&ctx->lock);
     *out = built;
+    return CLSCAN_SUCCESS;
+}
+
+/* ------------------------------------------------------ options for users -- */
+
+#ifndef CLSCAN_INSTALL_INCLUDEDIR
+#error "the build defines CLSCAN_INSTALL_INCLUDEDIR, where clscan/*.cl are installed"
+#endif
+
+clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type, clscan_op op,
+                                          size_t max_work_group_size, char *options,
+                                          size_t options_size, size_t *options_length,
+                                          size_t *work_group_size, size_t *tile_size)
+{
+    CLSCAN_RETURN_IF(NULL, ctx == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "context is NULL");
+    CLSCAN_RETURN_IF(ctx, options == NULL && options_size > 0, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "options is NULL but options_size is %zu", options_size);
+    clscan_status s = clscan__check_type_op(ctx, type, op);
+    if (s != CLSCAN_SUCCESS) return s;
+    clscan_scan_config cfg;
+    clscan_program *prog;
+    if ((s = clscan__scan_config_choose(ctx, &ctx->profile, type, op, &cfg)) != CLSCAN_SUCCESS ||
+        (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS)
+        return s;
+    clscan_scan_config c = prog->config;
+    if (max_work_group_size && c.wg_size > max_work_group_size) {
+        while (c.wg_size > max_work_group_size && c.wg_size > 1) c.wg_size >>= 1;
+        config_subgroups_fit(&c);
+    }
+
+    const char *dir = getenv("CLSCAN_KERNEL_INCLUDE_DIR");
+    if (!dir || !*dir) dir = CLSCAN_INSTALL_INCLUDEDIR;
+    const char *quote = strpbrk(dir, " \t") ? "\"" : "";
+    char head[4200];
+    int hl = snprintf(head, sizeof head, "-I %s%s%s ", quote, dir, quote);
+    CLSCAN_RETURN_IF(ctx, hl < 0 || (size_t)hl >= sizeof head, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "CLSCAN_KERNEL_INCLUDE_DIR is longer than %zu bytes", sizeof head - 16);
+    CLSCAN_RETURN_IF(ctx, strchr(dir, '"') != NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "the kernel include directory \"%s\" contains a double quote", dir);
+    char defs[1024];
+    size_t dl = clscan__kernel_defines(&c, &ctx->profile, 1, defs, sizeof defs);
+    CLSCAN_RETURN_IF(ctx, dl == 0 || dl >= sizeof defs, CLSCAN_ERROR_OUT_OF_RESOURCES,
+                     "kernel options too long");
+    const size_t need = (size_t)hl + dl;
+    if (options_length) *options_length = need;
+    if (work_group_size) *work_group_size = c.wg_size;
+    if (tile_size) *tile_size = c.wg_size * c.items;
+    if (options_size) snprintf(options, options_size, "%s%s", head, defs);
+    CLSCAN_RETURN_IF(ctx, options_size > 0 && options_size <= need, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "options buffer of %zu bytes is too small: %zu needed", options_size,
+                     need + 1);
     return CLSCAN_SUCCESS;
 }

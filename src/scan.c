@@ -55,6 +55,21 @@ static clscan_status check_range(const clscan_context *ctx, cl_mem mem, const ch
     return CLSCAN_SUCCESS;
 }
 
+clscan_status clscan__check_type_op(const clscan_context *ctx, clscan_type type, clscan_op op)
+{
+    CLSCAN_RETURN_IF(ctx, !clscan__type_valid((int)type), CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "type %d is not a clscan_type", (int)type);
+    CLSCAN_RETURN_IF(ctx, !clscan__op_valid((int)op), CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "op %d is not a clscan_op", (int)op);
+    CLSCAN_RETURN_IF(ctx, clscan__type_is_float(type) && op >= CLSCAN_OP_AND,
+                     CLSCAN_ERROR_UNSUPPORTED, "operator %s is not defined on %s",
+                     clscan_op_name(op), clscan_type_name(type));
+    CLSCAN_RETURN_IF(ctx, type == CLSCAN_DOUBLE && !ctx->profile.fp64,
+                     CLSCAN_ERROR_UNSUPPORTED, "device %s has no double precision (fp64)",
+                     ctx->profile.device_name);
+    return CLSCAN_SUCCESS;
+}
+
 /* Validates everything about a scan call except the buffers' ranges. */
 static clscan_status check_call(const clscan_context *ctx, cl_command_queue queue,
                                 clscan_type type, clscan_op op, cl_uint nwait,
@@ -62,19 +77,11 @@ static clscan_status check_call(const clscan_context *ctx, cl_command_queue queu
 {
     CLSCAN_RETURN_IF(NULL, ctx == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "context is NULL");
     CLSCAN_RETURN_IF(ctx, queue == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "queue is NULL");
-    CLSCAN_RETURN_IF(ctx, !clscan__type_valid((int)type), CLSCAN_ERROR_INVALID_ARGUMENT,
-                     "type %d is not a clscan_type", (int)type);
-    CLSCAN_RETURN_IF(ctx, !clscan__op_valid((int)op), CLSCAN_ERROR_INVALID_ARGUMENT,
-                     "op %d is not a clscan_op", (int)op);
+    clscan_status s = clscan__check_type_op(ctx, type, op);
+    if (s != CLSCAN_SUCCESS) return s;
     CLSCAN_RETURN_IF(ctx, (nwait == 0) != (wait == NULL), CLSCAN_ERROR_INVALID_ARGUMENT,
                      "event wait list: %u events but the list is %s", nwait,
                      wait ? "not NULL" : "NULL");
-    CLSCAN_RETURN_IF(ctx, clscan__type_is_float(type) && op >= CLSCAN_OP_AND,
-                     CLSCAN_ERROR_UNSUPPORTED, "operator %s is not defined on %s",
-                     clscan_op_name(op), clscan_type_name(type));
-    CLSCAN_RETURN_IF(ctx, type == CLSCAN_DOUBLE && !ctx->profile.fp64,
-                     CLSCAN_ERROR_UNSUPPORTED, "device %s has no double precision (fp64)",
-                     ctx->profile.device_name);
 
     cl_context qctx = NULL;
     cl_device_id qdev = NULL;

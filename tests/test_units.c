@@ -111,6 +111,8 @@ static void fake_h100(clscan_profile *p)
     p->max_wg_size = 1024;
     p->compute_units = 132;
     p->subgroup_width = 32;
+    p->subgroup_queried = 1;
+    p->nvidia_platform = 1;
     p->fp64 = 1;
 }
 
@@ -260,13 +262,26 @@ START_TEST(test_scan_defines)
     ck_assert_uint_eq(c.items, 8);
     ck_assert_uint_eq(c.log_banks, 5);
     char a[2048], b[2048];
-    ck_assert(clscan__scan_defines(&c, &p, a, sizeof a) < sizeof a);
-    ck_assert(strstr(a, "#define CLSCAN_T int\n"));
-    ck_assert(strstr(a, "#define CLSCAN_OP(a, b) as_int(as_uint(a) + as_uint(b))\n"));
-    ck_assert(strstr(a, "#define CLSCAN_IDENTITY ((int)0)\n"));
+    ck_assert(clscan__kernel_defines(&c, &p, 0, a, sizeof a) < sizeof a);
+    ck_assert(strstr(a, "#define CLSCAN_TYPE_ID 0\n"));
+    ck_assert(strstr(a, "#define CLSCAN_OP_ID 0\n"));
     ck_assert(strstr(a, "#define CLSCAN_WG_SIZE 256\n"));
     ck_assert(strstr(a, "#define CLSCAN_ITEMS 8\n"));
     ck_assert(strstr(a, "#define CLSCAN_LOG_BANKS 5\n"));
+    ck_assert(strstr(a, "#define CLSCAN_SG_IMPL 2\n"));
+    ck_assert(strstr(a, "#define CLSCAN_SG_WIDTH 32\n"));
+    ck_assert(strstr(a, "#define CLSCAN_WG_ALGO 1\n"));
+    /* The same values as build options, plain -D NAME=NUMBER (no quoting needed). */
+    size_t need = clscan__kernel_defines(&c, &p, 1, b, sizeof b);
+    ck_assert_uint_eq(need, strlen(b));
+    ck_assert(strncmp(b, "-cl-std=CL1.2 ", 14) == 0);
+    ck_assert(strstr(b, " -D CLSCAN_WG_SIZE=256"));
+    ck_assert(strstr(b, " -D CLSCAN_SG_IMPL=2"));
+    ck_assert(!strchr(b, '\n') && !strchr(b, '"') && !strchr(b, '('));
+    /* Too small a buffer: truncated, terminated, and the length needed returned. */
+    char small[16];
+    ck_assert_uint_eq(clscan__kernel_defines(&c, &p, 1, small, sizeof small), need);
+    ck_assert_uint_eq(strlen(small), sizeof small - 1);
 
     /* Every (type, op) pair gets its own text, so its own cache entry. */
     for (int t = 0; t < CLSCAN_TYPE_COUNT; ++t)
@@ -279,28 +294,117 @@ START_TEST(test_scan_defines)
                     c1.op = (clscan_op)o;
                     c2.type = (clscan_type)t2;
                     c2.op = (clscan_op)o2;
-                    clscan__scan_defines(&c1, &p, a, sizeof a);
-                    clscan__scan_defines(&c2, &p, b, sizeof b);
+                    clscan__kernel_defines(&c1, &p, 0, a, sizeof a);
+                    clscan__kernel_defines(&c2, &p, 0, b, sizeof b);
                     ck_assert_str_ne(a, b);
                 }
+    /* So do the two work-group scans. */
+    clscan_scan_config c3 = c;
+    c3.wg_algo = CLSCAN_WG_BLELLOCH;
+    clscan__kernel_defines(&c, &p, 0, a, sizeof a);
+    clscan__kernel_defines(&c3, &p, 0, b, sizeof b);
+    ck_assert_str_ne(a, b);
+    clscan__profile_free(&p);
+}
+END_TEST
 
-    /* Identities. */
-    c.type = CLSCAN_FLOAT;
-    c.op = CLSCAN_OP_MIN;
-    clscan__scan_defines(&c, &p, a, sizeof a);
-    ck_assert(strstr(a, "#define CLSCAN_IDENTITY ((float)INFINITY)\n"));
-    ck_assert(strstr(a, "fmin((a), (b))"));
-    c.type = CLSCAN_INT64;
-    c.op = CLSCAN_OP_MAX;
-    clscan__scan_defines(&c, &p, a, sizeof a);
-    ck_assert(strstr(a, "#define CLSCAN_IDENTITY ((long)LONG_MIN)\n"));
-    c.type = CLSCAN_UINT32;
-    c.op = CLSCAN_OP_AND;
-    clscan__scan_defines(&c, &p, a, sizeof a);
-    ck_assert(strstr(a, "#define CLSCAN_IDENTITY ((uint)~(uint)0)\n"));
-    c.op = CLSCAN_OP_MUL;
-    clscan__scan_defines(&c, &p, a, sizeof a);
-    ck_assert(strstr(a, "#define CLSCAN_IDENTITY ((uint)1)\n"));
+/* A bank probe result replaces the vendor table; an explicit override beats both, and
+ * memory that is global memory has no banks whatever the probe said. */
+START_TEST(test_bank_probe_applied)
+{
+    clscan_profile p;
+    fake_h100(&p);
+    p.bank_probe_ran = 1;
+    p.bank_probe.measured = 1;
+    p.bank_probe.banks = 16;
+    p.bank_probe.width = 8;
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_uint_eq(p.local_banks, 16);
+    ck_assert_uint_eq(p.bank_width, 8);
+    ck_assert(strstr(p.banks_source, "measured"));
+    const char *env[] = {"CLSCAN_LOCAL_MEM_BANKS", "64", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, env), CLSCAN_SUCCESS);
+    ck_assert_uint_eq(p.local_banks, 64);
+    p.bank_probe.measured = 0; /* no pattern: the table */
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_uint_eq(p.local_banks, 32);
+    ck_assert(strstr(p.banks_source, "table"));
+    p.bank_probe.measured = 1;
+    p.local_mem_is_global = 1;
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_uint_eq(p.local_banks, 0);
+    clscan__profile_free(&p);
+}
+END_TEST
+
+/* Which sub-group implementation and work-group scan each kind of device gets. */
+START_TEST(test_subgroup_choice)
+{
+    clscan_profile p;
+    /* The H100: NVIDIA's platform and a queried warp of 32 give PTX shuffles. */
+    fake_h100(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_NVIDIA);
+    ck_assert_uint_eq(p.sg_width, 32);
+    ck_assert_int_eq(p.wg_algo, CLSCAN_WG_SUBGROUP);
+    clscan__profile_free(&p);
+    /* Claiming to be NVIDIA is not enough: PoCL with CLSCAN_VENDOR=nvidia stays local. */
+    fake_cpu(&p);
+    const char *vendor[] = {"CLSCAN_VENDOR", "nvidia", "CLSCAN_SUBGROUP_WIDTH", "32", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, vendor), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_LOCAL);
+    ck_assert_int_eq(p.wg_algo, CLSCAN_WG_BLELLOCH);
+    clscan__profile_free(&p);
+    /* ...and forcing PTX there is an error that says why. */
+    fake_cpu(&p);
+    const char *force_nv[] = {"CLSCAN_SUBGROUP_IMPL", "nvidia", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, force_nv),
+                     CLSCAN_ERROR_INVALID_ENVIRONMENT);
+    ck_assert(strstr(clscan_context_last_error(NULL), "not NVIDIA's"));
+    clscan__profile_free(&p);
+    /* A queried width that the override replaces no longer qualifies for PTX. */
+    fake_h100(&p);
+    const char *w64[] = {"CLSCAN_SUBGROUP_WIDTH", "64", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, w64), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_LOCAL);
+    ck_assert_uint_eq(p.sg_width, 64);
+    clscan__profile_free(&p);
+    /* KHR sub-groups, from the extension or the 3.0 feature. */
+    fake_cpu(&p);
+    const char *khr[] = {"CLSCAN_EXTENSIONS", "cl_khr_fp64 cl_khr_subgroups", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, khr), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_KHR);
+    ck_assert_int_eq(p.wg_algo, CLSCAN_WG_SUBGROUP);
+    clscan__profile_free(&p);
+    /* Intel shuffles need the width fixed (cl_intel_required_subgroup_size) and queried. */
+    fake_cpu(&p);
+    p.subgroup_width = 16;
+    p.subgroup_queried = 1;
+    const char *intel[] = {"CLSCAN_EXTENSIONS",
+                           "cl_intel_subgroups cl_intel_required_subgroup_size", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, intel), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_INTEL);
+    ck_assert_uint_eq(p.sg_width, 16);
+    clscan__profile_free(&p);
+    /* Explicit choices, and bad values. */
+    fake_cpu(&p);
+    const char *sgwg[] = {"CLSCAN_WG_SCAN", "subgroup", "CLSCAN_SUBGROUP_IMPL", "local",
+                          "CLSCAN_SUBGROUP_WIDTH", "8", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, sgwg), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_LOCAL);
+    ck_assert_int_eq(p.wg_algo, CLSCAN_WG_SUBGROUP);
+    ck_assert_uint_eq(p.sg_width, 8);
+    clscan__profile_free(&p);
+    fake_cpu(&p);
+    const char *bad[] = {"CLSCAN_WG_SCAN", "kogge", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, bad),
+                     CLSCAN_ERROR_INVALID_ENVIRONMENT);
+    ck_assert(strstr(clscan_context_last_error(NULL), "blelloch or subgroup"));
+    clscan__profile_free(&p);
+    fake_cpu(&p);
+    const char *bad_khr[] = {"CLSCAN_SUBGROUP_IMPL", "khr", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, bad_khr),
+                     CLSCAN_ERROR_INVALID_ENVIRONMENT);
     clscan__profile_free(&p);
 }
 END_TEST
@@ -315,21 +419,30 @@ START_TEST(test_config_fits_local_memory)
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_DOUBLE, CLSCAN_OP_ADD, &c),
                      CLSCAN_SUCCESS);
     ck_assert_uint_eq(c.items, 4);
-    ck_assert(clscan__scan_local_bytes(&c) <= p.local_mem_size);
+    ck_assert(clscan__scan_local_bytes(&c, &p) <= p.local_mem_size);
     /* 4 KiB of local memory: the shape shrinks until it fits. */
     p.local_mem_size = 4096;
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_UINT64, CLSCAN_OP_ADD, &c),
                      CLSCAN_SUCCESS);
-    ck_assert(clscan__scan_local_bytes(&c) <= 4096 - 256);
+    ck_assert(clscan__scan_local_bytes(&c, &p) <= 4096 - 256);
     ck_assert(c.wg_size * c.items >= 64);
     /* Padding adds one slot per 32: 256 x 8 ints = 2048 + 64, and 256 + 8 sums. */
     c.type = CLSCAN_INT32;
     c.wg_size = 256;
     c.items = 8;
     c.log_banks = 5;
-    ck_assert_uint_eq(clscan__scan_local_bytes(&c), (2048 + 64 + 256 + 8) * 4);
+    c.wg_algo = CLSCAN_WG_BLELLOCH;
+    ck_assert_uint_eq(clscan__scan_local_bytes(&c, &p), (2048 + 64 + 256 + 8) * 4);
     c.log_banks = 0;
-    ck_assert_uint_eq(clscan__scan_local_bytes(&c), (2048 + 256) * 4);
+    ck_assert_uint_eq(clscan__scan_local_bytes(&c, &p), (2048 + 256) * 4);
+    /* Sub-group scan: totals and prefixes of 8 warps, no shuffle scratch with PTX... */
+    c.wg_algo = CLSCAN_WG_SUBGROUP;
+    c.sg_impl = CLSCAN_SG_NVIDIA;
+    c.sg_width = 32;
+    ck_assert_uint_eq(clscan__scan_local_bytes(&c, &p), (2048 + 16) * 4);
+    /* ...and one slot per work-item more for local-memory shuffles. */
+    c.sg_impl = CLSCAN_SG_LOCAL;
+    ck_assert_uint_eq(clscan__scan_local_bytes(&c, &p), (2048 + 256 + 16) * 4);
     /* Too little local memory for any tile is an error, not a crash. */
     p.local_mem_size = 4; /* one int and its sum need 8 */
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_INT32, CLSCAN_OP_ADD, &c),
@@ -340,9 +453,9 @@ END_TEST
 
 START_TEST(test_embedded_sources)
 {
-    static const char *const files[] = {"clscan_common.cl", "clscan_workgroup.cl",
-                                        "clscan_scan.cl"};
-    for (size_t i = 0; i < 3; ++i) {
+    static const char *const files[] = {"clscan_common.cl", "clscan_subgroup.cl",
+                                        "clscan_workgroup.cl", "clscan_scan.cl"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
         size_t len = 0;
         const char *text = clscan__embedded_source(files[i], &len);
         ck_assert_msg(text != NULL, "%s not embedded", files[i]);
@@ -444,8 +557,13 @@ static char *read_file(const char *path)
  * device of each platform. */
 START_TEST(test_cl_files_compile_alone)
 {
-    static const char *const files[] = {"clscan_common.cl", "clscan_workgroup.cl",
-                                        "clscan_scan.cl"};
+    static const char *const files[] = {"clscan_common.cl", "clscan_subgroup.cl",
+                                        "clscan_workgroup.cl", "clscan_scan.cl"};
+    /* Defaults, then the sub-group work-group scan for an 8-byte type and a bitwise op. */
+    static const char *const variants[] = {"",
+                                           " -D CLSCAN_WG_ALGO=1 -D CLSCAN_SG_WIDTH=8"
+                                           " -D CLSCAN_TYPE_ID=CLSCAN_UINT64"
+                                           " -D CLSCAN_OP_ID=CLSCAN_OP_XOR"};
     cl_platform_id platforms[16];
     cl_uint np = 0;
     ck_assert_int_eq(clGetPlatformIDs(16, platforms, &np), CL_SUCCESS);
@@ -457,7 +575,9 @@ START_TEST(test_cl_files_compile_alone)
         cl_int err;
         cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
         ck_assert_int_eq(err, CL_SUCCESS);
-        for (size_t i = 0; i < 3; ++i) {
+        for (size_t k = 0; k < 2 * sizeof files / sizeof files[0]; ++k) {
+            const size_t i = k / 2;
+            const char *variant = variants[k % 2];
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", CLSCAN_CL_DIR, files[i]);
             char *src = read_file(path);
@@ -466,13 +586,13 @@ START_TEST(test_cl_files_compile_alone)
             cl_program prog = clCreateProgramWithSource(ctx, 1, texts, NULL, &err);
             ck_assert_int_eq(err, CL_SUCCESS);
             char opts[4200];
-            snprintf(opts, sizeof opts, "-cl-std=CL1.2 -I %s", CLSCAN_CL_DIR);
+            snprintf(opts, sizeof opts, "-cl-std=CL1.2 -I %s%s", CLSCAN_CL_DIR, variant);
             err = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
             if (err != CL_SUCCESS) {
                 char log[8192] = "";
                 clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
                 log[sizeof log - 1] = '\0';
-                ck_abort_msg("%s does not build alone: %s\n%s", files[i],
+                ck_abort_msg("%s does not build alone with \"%s\": %s\n%s", files[i], opts,
                              clscan_status_string(err), log);
             }
             ++built;
@@ -500,6 +620,8 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_profile_shrinks_to_device);
     tcase_add_test(tc, test_profile_describe);
     tcase_add_test(tc, test_scan_defines);
+    tcase_add_test(tc, test_subgroup_choice);
+    tcase_add_test(tc, test_bank_probe_applied);
     tcase_add_test(tc, test_config_fits_local_memory);
     tcase_add_test(tc, test_embedded_sources);
     tcase_add_test(tc, test_status_strings);

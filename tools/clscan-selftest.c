@@ -14,6 +14,8 @@ enum { CLSCAN_FMT_TEXT, CLSCAN_FMT_CSV, CLSCAN_FMT_JSON };
 typedef struct clscan_selftest {
     long platform, device; /* -1: all */
     int quick, list, verbose, format;
+    unsigned types, ops; /* bit masks of the types and operators to check */
+    unsigned long long max_size; /* sizes above this are left out */
     uint64_t seed;
     FILE *info;          /* human-readable text: stdout in text mode, else stderr */
     unsigned long passed, failed, skipped;
@@ -28,6 +30,9 @@ static void clscan_usage(FILE *f)
           "  --platform N       only platform N\n"
           "  --device N         only device N (of each platform run)\n"
           "  --quick            a short size list (for CI and Oclgrind)\n"
+          "  --types LIST       only these types (int32,uint32,int64,uint64,float,double)\n"
+          "  --ops LIST         only these operators (add,mul,min,max,and,or,xor)\n"
+          "  --max-size N       leave out the sizes above N (for slow simulators)\n"
           "  --seed S           input seed (default: from the clock; always printed)\n"
           "  --format F         text (default), csv or json: one record per case on\n"
           "                     stdout; the rest, and the summary line, on stderr\n"
@@ -56,6 +61,30 @@ static int clscan_parse_num(const char *s, unsigned long long *out)
     return *end ? -1 : 0;
 }
 
+/* Parses a comma-separated list of type (is_type) or operator names into a bit mask;
+ * returns NULL, or the list if a name is unknown. */
+static const char *clscan_parse_names(const char *list, int is_type, unsigned *mask)
+{
+    *mask = 0;
+    const int count = is_type ? CLSCAN_TYPE_COUNT : CLSCAN_OP_COUNT;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        int found = 0;
+        for (int k = 0; k < count && !found; k++) {
+            const char *name = is_type ? clscan_type_name((clscan_type)k)
+                                       : clscan_op_name((clscan_op)k);
+            if (strlen(name) == len && !strncmp(p, name, len)) {
+                *mask |= 1u << k;
+                found = 1;
+            }
+        }
+        if (!found)
+            return list;
+        p += len + (p[len] == ',');
+    }
+    return *mask ? NULL : list;
+}
+
 static int clscan_parse_args(clscan_selftest *t, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -71,11 +100,18 @@ static int clscan_parse_args(clscan_selftest *t, int argc, char **argv)
         } else if (!strcmp(a, "--verbose")) {
             t->verbose = 1;
         } else if (!strcmp(a, "--platform") || !strcmp(a, "--device") ||
-                   !strcmp(a, "--seed") || !strcmp(a, "--format")) {
+                   !strcmp(a, "--seed") || !strcmp(a, "--format") ||
+                   !strcmp(a, "--types") || !strcmp(a, "--ops") ||
+                   !strcmp(a, "--max-size")) {
             const char *val = i + 1 < argc ? argv[++i] : NULL;
             if (!val)
                 return clscan_usage_error("%s needs a value", a);
-            if (!strcmp(a, "--format")) {
+            if (!strcmp(a, "--types") || !strcmp(a, "--ops")) {
+                const char *bad = clscan_parse_names(val, a[2] == 't',
+                                                     a[2] == 't' ? &t->types : &t->ops);
+                if (bad)
+                    return clscan_usage_error("unknown name in '%s'", bad);
+            } else if (!strcmp(a, "--format")) {
                 if (!strcmp(val, "text"))
                     t->format = CLSCAN_FMT_TEXT;
                 else if (!strcmp(val, "csv"))
@@ -88,6 +124,8 @@ static int clscan_parse_args(clscan_selftest *t, int argc, char **argv)
                 return clscan_usage_error("'%s' is not a number", val);
             } else if (!strcmp(a, "--seed")) {
                 t->seed = v;
+            } else if (!strcmp(a, "--max-size")) {
+                t->max_size = v;
             } else if (v > 1000000) {
                 return clscan_usage_error("index '%s' out of range", val);
             } else {
@@ -270,7 +308,11 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
     fflush(f);
 
     clscan_verify_size sizes[64];
-    size_t nsizes = clscan_verify_sizes(t->quick, t->seed, sizes, 64);
+    size_t nsizes = clscan_verify_sizes(t->quick, t->seed, sizes, 64), kept = 0;
+    for (size_t s = 0; s < nsizes; s++)
+        if (sizes[s].n <= t->max_size)
+            sizes[kept++] = sizes[s];
+    nsizes = kept;
     fputs("  sizes:", f);
     for (size_t s = 0; s < nsizes; s++)
         fprintf(f, " %zu%s", sizes[s].n, sizes[s].all_layouts ? "*" : "");
@@ -278,6 +320,8 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
 
     for (int ty = 0; ty < CLSCAN_TYPE_COUNT; ty++) {
         for (int o = 0; o < CLSCAN_OP_COUNT; o++) {
+            if (!(t->types >> ty & 1) || !(t->ops >> o & 1))
+                continue;
             for (int incl = 1; incl >= 0; incl--) {
                 for (size_t s = 0; s < nsizes; s++) {
                     int layouts = sizes[s].all_layouts ? CLSCAN_VERIFY_LAYOUT_COUNT : 1;
@@ -361,7 +405,9 @@ cleanup:
 
 int main(int argc, char **argv)
 {
-    clscan_selftest t = {-1, -1, 0, 0, 0, CLSCAN_FMT_TEXT, 0, NULL, 0, 0, 0, 0};
+    clscan_selftest t = {.platform = -1, .device = -1, .format = CLSCAN_FMT_TEXT,
+                         .types = (1u << CLSCAN_TYPE_COUNT) - 1,
+                         .ops = (1u << CLSCAN_OP_COUNT) - 1, .max_size = ~0ull};
     t.seed = (uint64_t)time(NULL);
     int rc = clscan_parse_args(&t, argc, argv);
     if (rc)

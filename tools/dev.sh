@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # dev.sh - the README's two commands: `tools/dev.sh selftest` builds libclscan and runs
 # clscan-selftest on every OpenCL device; `tools/dev.sh test` builds and runs the test
-# suite on each OpenCL implementation present, plus the quick selftest under Oclgrind.
+# suite on each OpenCL implementation present, plus the quick selftest under Oclgrind
+# (default tuning, then each emulated device profile of tests/profiles.txt).
 # Both install what a fresh Debian 12 lacks (when run as root, or with sudo) first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,25 +67,64 @@ run_suite() {
 }
 
 # The quick selftest under Oclgrind with race and uninitialised-value checks: any
-# error Oclgrind reports fails it, as does any failed case.
+# error Oclgrind reports fails it, as does any failed case. Arguments: a name for the
+# log, the CLSCAN_* settings (NAME=VALUE words, or ""), then selftest options.
 run_oclgrind() {
-    echo "== clscan-selftest --quick under oclgrind --data-races --uninitialized"
-    local log=$build/oclgrind-selftest.log
+    local name=$1 settings=$2
+    shift 2
+    echo "== clscan-selftest --quick $* under oclgrind --data-races --uninitialized ($name)"
+    local log=$build/oclgrind-$name.log
     local rc=0
-    oclgrind --data-races --uninitialized "$build/clscan-selftest" --quick >"$log" 2>&1 || rc=$?
+    # shellcheck disable=SC2086 # settings are NAME=VALUE words
+    env $settings oclgrind --data-races --uninitialized "$build/clscan-selftest" --quick "$@" \
+        >"$log" 2>&1 </dev/null || rc=$?
     local errors
     # Oclgrind's reports name the memory address ("Read-write data race at local memory
     # address 0x...", "Invalid read of size 4 at global memory address 0x...").
     errors=$(grep -cE '(memory address 0x|divergence detected|^Invalid |^Uninitialized )' "$log" || true)
-    tail -3 "$log"
+    grep -E "scan layers" "$log" || true
+    tail -1 "$log"
     if [ "$rc" = 0 ] && [ "$errors" = 0 ]; then
-        echo "oclgrind: no errors reported"
+        echo "oclgrind ($name): no errors reported"
         passed=$((passed + 1))
     else
-        echo "oclgrind: exit $rc, $errors error reports (see $log)"
+        echo "oclgrind ($name): exit $rc, $errors error reports (see $log)"
         grep -m 10 -A8 -E '(memory address 0x|divergence detected|^Invalid |^Uninitialized )' "$log" || true
         failed=$((failed + 1))
     fi
+}
+
+# Every emulated profile of tests/profiles.txt under Oclgrind, on the types and
+# operators that take different paths (built-in-able ADD, shuffled MUL, bitwise XOR; 4-
+# and 8-byte integers) and sizes up to a few tiles; two at a time (Oclgrind uses one
+# core). The full type and operator matrix of each profile runs on PoCL and rusticl.
+run_oclgrind_profiles() {
+    local name settings pids=() names=()
+    while read -r name settings; do
+        case "$name" in '#'* | '') continue ;; esac
+        run_oclgrind "$name" "$settings" --types int32,int64 --ops add,mul,xor \
+            --max-size 5000 >"$build/oclgrind-$name.summary" &
+        pids+=($!)
+        names+=("$name")
+        if [ ${#pids[@]} = 2 ]; then wait_oclgrind; fi
+    done <tests/profiles.txt
+    wait_oclgrind
+}
+
+# Waits for the background Oclgrind runs and counts them from their summaries.
+wait_oclgrind() {
+    local i
+    for i in "${!pids[@]}"; do
+        wait "${pids[$i]}" || true
+        cat "$build/oclgrind-${names[$i]}.summary"
+        if grep -q "no errors reported" "$build/oclgrind-${names[$i]}.summary"; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+        fi
+    done
+    pids=()
+    names=()
 }
 
 cmd=${1:-}
@@ -114,7 +154,8 @@ test)
     fi
     [ "$found" = 1 ] || { echo "dev.sh: no OpenCL implementation found" >&2; failed=$((failed + 1)); }
     if command -v oclgrind >/dev/null; then
-        run_oclgrind
+        run_oclgrind default ""
+        run_oclgrind_profiles
     else
         echo "dev.sh: oclgrind not installed: kernel race checks not run" >&2
         failed=$((failed + 1))
