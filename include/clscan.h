@@ -107,7 +107,10 @@ CLSCAN_API const char *clscan_op_name(clscan_op op);
  *
  * A clscan_context belongs to one (cl_context, cl_device_id) pair. Creating it probes
  * the device once (see docs/DEVICES.md for what is probed and the CLSCAN_* environment
- * variables that override each value). Kernels are built on first use and cached in the
+ * variables that override each value). On a GPU with on-chip local memory the first
+ * context for a device also runs the local-memory bank probe, a timed kernel that
+ * blocks the call (about 32 ms on an H100; once per device per process;
+ * CLSCAN_BANK_PROBE=0 skips it). Kernels are built on first use and cached in the
  * context, so the first call with a new type and operator pays a program build.
  *
  * Threading: one context may be used from several threads at once, each with its own

@@ -403,6 +403,135 @@ START_TEST(test_context_api)
 }
 END_TEST
 
+/* clscan_kernel_build_options: argument checks, snprintf-like lengths, and a user kernel
+ * (the one-value-per-work-item scan of docs/GUIDE.md) built with the options and run. */
+static const char *guide_kernel =
+    "#include <clscan_workgroup.cl>\n"
+    "__kernel CLSCAN_KERNEL_ATTRIBUTES\n"
+    "void prefix_of_squares(__global const CLSCAN_T *in, __global CLSCAN_T *out,\n"
+    "                       __global CLSCAN_T *totals)\n"
+    "{\n"
+    "    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];\n"
+    "    const CLSCAN_T x = in[get_global_id(0)];\n"
+    "    CLSCAN_T total;\n"
+    "    out[get_global_id(0)] = clscan_wg_scan_value(x * x, 1, scratch, &total);\n"
+    "    if (get_local_id(0) == 0) totals[get_group_id(0)] = total;\n"
+    "}\n";
+
+START_TEST(test_kernel_build_options)
+{
+    for (int di = 0; di < clscan_ndevs; di++) {
+        clscan_test_dev *d = &clscan_devs[di];
+        char opts[2048];
+        size_t len = 0, wg = 0, tile = 0;
+        ck_assert_int_eq(clscan_kernel_build_options(NULL, CLSCAN_UINT32, CLSCAN_OP_ADD, 0, opts,
+                                                     sizeof opts, &len, &wg, &tile),
+                         CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_int_eq(clscan_kernel_build_options(d->ctx, (clscan_type)99, CLSCAN_OP_ADD, 0,
+                                                     opts, sizeof opts, &len, &wg, &tile),
+                         CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_int_eq(clscan_kernel_build_options(d->ctx, CLSCAN_FLOAT, CLSCAN_OP_XOR, 0, opts,
+                                                     sizeof opts, &len, &wg, &tile),
+                         CLSCAN_ERROR_UNSUPPORTED);
+        ck_assert_int_eq(clscan_kernel_build_options(d->ctx, CLSCAN_UINT32, CLSCAN_OP_ADD, 0,
+                                                     NULL, 10, &len, &wg, &tile),
+                         CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert(strstr(clscan_context_last_error(d->ctx), "options is NULL"));
+        /* Length query, then the text. */
+        len = 0;
+        ck_assert_int_eq(clscan_kernel_build_options(d->ctx, CLSCAN_FLOAT, CLSCAN_OP_MAX, 0, NULL,
+                                                     0, &len, NULL, NULL),
+                         CLSCAN_SUCCESS);
+        ck_assert_uint_gt(len, 0);
+        ck_assert_int_eq(clscan_kernel_build_options(d->ctx, CLSCAN_FLOAT, CLSCAN_OP_MAX, 0, opts,
+                                                     len + 1, NULL, &wg, &tile),
+                         CLSCAN_SUCCESS);
+        ck_assert_uint_eq(strlen(opts), len);
+        ck_assert(strstr(opts, "-D CLSCAN_TYPE_ID=4") && strstr(opts, "-D CLSCAN_OP_ID=3"));
+        ck_assert(strncmp(opts, "-I ", 3) == 0);
+        ck_assert(wg >= 1 && tile >= wg && tile % wg == 0);
+        /* One byte short: an error, a terminated truncated copy, the length needed. */
+        size_t len2 = 0;
+        ck_assert_int_eq(clscan_kernel_build_options(d->ctx, CLSCAN_FLOAT, CLSCAN_OP_MAX, 0, opts,
+                                                     len, &len2, NULL, NULL),
+                         CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_uint_eq(len2, len);
+        ck_assert_uint_eq(strlen(opts), len - 1);
+        /* A cap on the work-group size is honoured. */
+        ck_assert_int_eq(clscan_kernel_build_options(d->ctx, CLSCAN_UINT32, CLSCAN_OP_ADD, 1, opts,
+                                                     sizeof opts, NULL, &wg, NULL),
+                         CLSCAN_SUCCESS);
+        ck_assert_uint_eq(wg, 1);
+
+        /* The guide's kernel, built with the options, against a host loop. */
+        ck_assert_int_eq(clscan_kernel_build_options(d->ctx, CLSCAN_UINT32, CLSCAN_OP_ADD, 0, opts,
+                                                     sizeof opts, NULL, &wg, NULL),
+                         CLSCAN_SUCCESS);
+        cl_int err;
+        cl_program prog = clCreateProgramWithSource(d->cl_ctx, 1, &guide_kernel, NULL, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        err = clBuildProgram(prog, 1, &d->dev, opts, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            char log[8192] = "";
+            clGetProgramBuildInfo(prog, d->dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+            log[sizeof log - 1] = '\0';
+            ck_abort_msg("%s: the guide's kernel does not build with \"%s\": %s", d->name, opts,
+                         log);
+        }
+        cl_kernel k = clCreateKernel(prog, "prefix_of_squares", &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        size_t kwg = 0;
+        clGetKernelWorkGroupInfo(k, d->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL);
+        if (kwg < wg) { /* rebuild for the kernel's own limit, as the guide says */
+            clReleaseKernel(k);
+            clReleaseProgram(prog);
+            ck_assert_int_eq(clscan_kernel_build_options(d->ctx, CLSCAN_UINT32, CLSCAN_OP_ADD, kwg,
+                                                         opts, sizeof opts, NULL, &wg, NULL),
+                             CLSCAN_SUCCESS);
+            prog = clCreateProgramWithSource(d->cl_ctx, 1, &guide_kernel, NULL, &err);
+            ck_assert_int_eq(clBuildProgram(prog, 1, &d->dev, opts, NULL, NULL), CL_SUCCESS);
+            k = clCreateKernel(prog, "prefix_of_squares", &err);
+            ck_assert_int_eq(err, CL_SUCCESS);
+        }
+        const size_t groups = 3, n = groups * wg;
+        cl_uint *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out), totals[3];
+        uint64_t seed = 0x5eed0000u + (uint64_t)di;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            in[i] = (cl_uint)(seed >> 40);
+        }
+        cl_mem b_in = clCreateBuffer(d->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                     n * sizeof *in, in, &err);
+        cl_mem b_out = clCreateBuffer(d->cl_ctx, CL_MEM_WRITE_ONLY, n * sizeof *out, NULL, &err);
+        cl_mem b_tot = clCreateBuffer(d->cl_ctx, CL_MEM_WRITE_ONLY, sizeof totals, NULL, &err);
+        ck_assert(b_in && b_out && b_tot);
+        clSetKernelArg(k, 0, sizeof b_in, &b_in);
+        clSetKernelArg(k, 1, sizeof b_out, &b_out);
+        clSetKernelArg(k, 2, sizeof b_tot, &b_tot);
+        ck_assert_int_eq(clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &n, &wg, 0, NULL, NULL),
+                         CL_SUCCESS);
+        clEnqueueReadBuffer(d->queue, b_out, CL_TRUE, 0, n * sizeof *out, out, 0, NULL, NULL);
+        clEnqueueReadBuffer(d->queue, b_tot, CL_TRUE, 0, sizeof totals, totals, 0, NULL, NULL);
+        for (size_t g = 0; g < groups; g++) {
+            cl_uint sum = 0;
+            for (size_t i = g * wg; i < (g + 1) * wg; i++) {
+                sum += in[i] * in[i];
+                ck_assert_msg(out[i] == sum, "%s: out[%zu] = %u, expected %u (wg %zu)", d->name,
+                              i, out[i], sum, wg);
+            }
+            ck_assert_uint_eq(totals[g], sum);
+        }
+        clReleaseMemObject(b_in);
+        clReleaseMemObject(b_out);
+        clReleaseMemObject(b_tot);
+        clReleaseKernel(k);
+        clReleaseProgram(prog);
+        free(in);
+        free(out);
+    }
+}
+END_TEST
+
 START_TEST(test_names)
 {
     static const struct { clscan_status s; const char *name; } known[] = {
@@ -651,6 +780,7 @@ static Suite *clscan_suite(void)
     tcase_add_test(dev, test_nan_minmax);
     tcase_add_test(dev, test_invalid_arguments);
     tcase_add_test(dev, test_context_api);
+    tcase_add_test(dev, test_kernel_build_options);
     tcase_add_test(dev, test_wait_lists);
     tcase_add_test(dev, test_out_of_order_queue);
     tcase_add_test(dev, test_threads);
