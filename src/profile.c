@@ -133,8 +133,8 @@ static int vendor_from_name(const char *name, clscan_vendor *out)
 
 /* Local-memory banks by vendor, for devices whose local memory is on-chip (a device
  * reporting CL_GLOBAL local memory gets none). Columns: vendor, banks, bank width in
- * bytes, where the figure comes from. The measuring probe (a later issue) replaces
- * these where it runs. */
+ * bytes, where the figure comes from. The bank probe (banks.c) replaces these where
+ * it runs and finds a pattern. */
 static const struct bank_row {
     clscan_vendor vendor;
     cl_uint banks;
