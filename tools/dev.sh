@@ -68,22 +68,22 @@ run_suite() {
 
 # The quick selftest under Oclgrind with race and uninitialised-value checks: any
 # error Oclgrind reports fails it, as does any failed case. Arguments: a name for the
-# log, the CLSCAN_* settings (NAME=VALUE words, or ""), then selftest options.
+# log, the CLSCAN_* settings (NAME=VALUE words, or ""), then the program and its
+# arguments.
 run_oclgrind() {
     local name=$1 settings=$2
     shift 2
-    echo "== clscan-selftest --quick $* under oclgrind --data-races --uninitialized ($name)"
+    echo "== ${*#$build/} under oclgrind --data-races --uninitialized ($name)"
     local log=$build/oclgrind-$name.log
     local rc=0
     # shellcheck disable=SC2086 # settings are NAME=VALUE words
-    env $settings oclgrind --data-races --uninitialized "$build/clscan-selftest" --quick "$@" \
-        >"$log" 2>&1 </dev/null || rc=$?
+    env $settings oclgrind --data-races --uninitialized "$@" >"$log" 2>&1 </dev/null || rc=$?
     local errors
     # Oclgrind's reports name the memory address ("Read-write data race at local memory
     # address 0x...", "Invalid read of size 4 at global memory address 0x...").
     errors=$(grep -cE '(memory address 0x|divergence detected|^Invalid |^Uninitialized )' "$log" || true)
     grep -E "scan layers" "$log" || true
-    tail -1 "$log"
+    tail -n 1 "$log"
     if [ "$rc" = 0 ] && [ "$errors" = 0 ]; then
         echo "oclgrind ($name): no errors reported"
         passed=$((passed + 1))
@@ -102,8 +102,8 @@ run_oclgrind_profiles() {
     local name settings pids=() names=()
     while read -r name settings; do
         case "$name" in '#'* | '') continue ;; esac
-        run_oclgrind "$name" "$settings" --types int32,int64 --ops add,mul,xor \
-            --max-size 5000 >"$build/oclgrind-$name.summary" &
+        run_oclgrind "$name" "$settings" "$build/clscan-selftest" --quick --types int32,int64 \
+            --ops add,mul,xor --max-size 5000 >"$build/oclgrind-$name.summary" &
         pids+=($!)
         names+=("$name")
         if [ ${#pids[@]} = 2 ]; then wait_oclgrind; fi
@@ -154,7 +154,10 @@ test)
     fi
     [ "$found" = 1 ] || { echo "dev.sh: no OpenCL implementation found" >&2; failed=$((failed + 1)); }
     if command -v oclgrind >/dev/null; then
-        run_oclgrind default ""
+        run_oclgrind default "" "$build/clscan-selftest" --quick
+        # The example: user kernels built from the installed-style headers.
+        run_oclgrind example "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl" \
+            "$build/examples/fused_map_scan" 20000 "$(date +%s)"
         run_oclgrind_profiles
     else
         echo "dev.sh: oclgrind not installed: kernel race checks not run" >&2
