@@ -333,6 +333,7 @@ static clscan_status program_build(clscan_context *ctx, const clscan_scan_config
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     }
     strcpy(prog->key, key);
+    int width_rebuilds = 0;
     for (;;) {
         size_t max_wg = 0;
         clscan_status s = build_shape(ctx, prog, &max_wg);
@@ -341,6 +342,11 @@ static clscan_status program_build(clscan_context *ctx, const clscan_scan_config
                 kernel_sg_width_matches(ctx, prog))
                 break;
             release_shape(prog); /* rebuilt for the width the kernel really has */
+            /* A compiler whose width keeps changing with the source gets local memory. */
+            if (++width_rebuilds > 2) {
+                prog->config.sg_impl = CLSCAN_SG_LOCAL;
+                prog->config.wg_algo = CLSCAN_WG_BLELLOCH;
+            }
             continue;
         }
         release_shape(prog);
