@@ -44,8 +44,6 @@ int clscan__type_is_float(clscan_type type);
 /* Checks type and op values, and that the device supports them (fp64, bitwise on
  * integers only); ctx is not NULL. */
 clscan_status clscan__check_type_op(const clscan_context *ctx, clscan_type type, clscan_op op);
-/* OpenCL C spelling of the type ("int", "ulong", ...). */
-const char *clscan__type_cl_name(clscan_type type);
 
 /* ---------------------------------------------------------------- profile --- */
 

@@ -368,7 +368,9 @@ static const char *sg_impl_unavailable(const clscan_profile *p, clscan_sg_impl i
  * work-group scan where sub-groups are native, else Blelloch. */
 static void choose_subgroups(clscan_profile *p)
 {
-    p->sg_width = p->subgroup_width ? p->subgroup_width : CLSCAN_EMULATED_SG_WIDTH;
+    /* The sub-group layer needs a power of two; a device reporting another width gets
+     * the emulated one (and no native implementation: those check the width). */
+    p->sg_width = is_pow2(p->subgroup_width) ? p->subgroup_width : CLSCAN_EMULATED_SG_WIDTH;
     if (!sg_impl_unavailable(p, CLSCAN_SG_NVIDIA)) {
         p->sg_impl = CLSCAN_SG_NVIDIA;
         p->sg_source = "NVIDIA platform, warp width from CL_DEVICE_WARP_SIZE_NV";
@@ -461,6 +463,10 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *
     p->sg_intel_required_size =
         clscan__has_token(p->extensions, "cl_intel_required_subgroup_size");
     if (getenv_fn && getenv_fn("CLSCAN_SUBGROUP_WIDTH", user)) {
+        if (p->subgroup_width && !is_pow2(p->subgroup_width))
+            return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
+                                "CLSCAN_SUBGROUP_WIDTH=%u is not a power of two",
+                                p->subgroup_width);
         p->subgroup_queried = 0;
         p->subgroup_source = "CLSCAN_SUBGROUP_WIDTH";
     }

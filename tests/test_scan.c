@@ -489,6 +489,7 @@ START_TEST(test_kernel_build_options)
                                                          opts, sizeof opts, NULL, &wg, NULL),
                              CLSCAN_SUCCESS);
             prog = clCreateProgramWithSource(d->cl_ctx, 1, &guide_kernel, NULL, &err);
+            ck_assert_int_eq(err, CL_SUCCESS);
             ck_assert_int_eq(clBuildProgram(prog, 1, &d->dev, opts, NULL, NULL), CL_SUCCESS);
             k = clCreateKernel(prog, "prefix_of_squares", &err);
             ck_assert_int_eq(err, CL_SUCCESS);

@@ -401,6 +401,20 @@ START_TEST(test_subgroup_choice)
                      CLSCAN_ERROR_INVALID_ENVIRONMENT);
     ck_assert(strstr(clscan_context_last_error(NULL), "blelloch or subgroup"));
     clscan__profile_free(&p);
+    /* Widths must be powers of two: an override that is not is refused... */
+    fake_cpu(&p);
+    const char *w48[] = {"CLSCAN_SUBGROUP_WIDTH", "48", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, w48),
+                     CLSCAN_ERROR_INVALID_ENVIRONMENT);
+    ck_assert(strstr(clscan_context_last_error(NULL), "power of two"));
+    clscan__profile_free(&p);
+    /* ...and a device reporting one gets the emulated width in local memory. */
+    fake_h100(&p);
+    p.subgroup_width = 48;
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_LOCAL);
+    ck_assert_uint_eq(p.sg_width, 32);
+    clscan__profile_free(&p);
     fake_cpu(&p);
     const char *bad_khr[] = {"CLSCAN_SUBGROUP_IMPL", "khr", NULL};
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, bad_khr),
