@@ -1,8 +1,9 @@
-/* clscan_scan.cl - device-wide scan, multi-level reduce-then-scan: each work-group
+/* clscan_scan.cl - device-wide scans. Multi-level reduce-then-scan: each work-group
  * reduces a contiguous run of tiles to one partial, the partials are scanned (by one
  * work-group, or recursively by these kernels), then each work-group scans its tiles
- * again starting from its scanned partial. With one work-group the last kernel alone
- * does the whole scan. */
+ * again starting from its scanned partial; with one work-group the last kernel alone
+ * does the whole scan. Single-pass (CLSCAN_SINGLE_PASS=1): one kernel, one tile per
+ * work-group, each tile's prefix found by the decoupled look-back. */
 #ifndef CLSCAN_SCAN_CL
 #define CLSCAN_SCAN_CL
 #ifndef CLSCAN_WORKGROUP_CL
@@ -74,5 +75,89 @@ void clscan_scan_tiles(__global const CLSCAN_T *src, ulong src_off, __global CLS
         carry = CLSCAN_OP(carry, total);
     }
 }
+
+#ifndef CLSCAN_SINGLE_PASS
+#define CLSCAN_SINGLE_PASS 0
+#endif
+#if CLSCAN_SINGLE_PASS
+#ifndef CLSCAN_LOOKBACK_CL
+#include "clscan_lookback.cl"
+#endif
+
+/* Single-pass scan of src[src_off, +n) into dst[dst_off, +n) (the same range allowed),
+ * one tile per work-group, launched with exactly ceil(n / CLSCAN_TILE) groups. Tiles
+ * are numbered by an atomic ticket (state's first word, which the last ticket resets
+ * to 0), not by group id, so a tile waits only on tiles whose groups have started.
+ * state holds the status words after its header, tagged with `epoch`, which the host
+ * makes new for every call. stats: see clscan_lb_exclusive_prefix. */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CLSCAN_T *dst,
+                        ulong dst_off, ulong n, __global clscan_lb_word *state, uint epoch,
+                        uint spin_limit, int inclusive, __global uint *stats_base,
+                        uint stats_off)
+{
+    __global uint *stats = stats_base + stats_off;
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
+    __local clscan_lb_local lb;
+    __local uint ticket;
+    const uint lid = get_local_id(0);
+    const ulong ntiles = (n + CLSCAN_TILE - 1) / CLSCAN_TILE;
+    if (lid == 0) {
+        volatile __global uint *counter = (volatile __global uint *)state;
+        const uint got = atomic_inc(counter);
+        if (got == (uint)(ntiles - 1)) atomic_xchg(counter, 0u); /* every ticket is out */
+        ticket = got;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* (The modulo only matters if a failed earlier call left the counter off zero:
+     * every tile still gets exactly one group and nothing is written out of range.) */
+    const ulong t = (ulong)ticket % ntiles;
+    __global const CLSCAN_T *in = src + src_off;
+    __global clscan_lb_word *status = state + CLSCAN_LB_HEADER_WORDS;
+    __global clscan_lb_word *mine = status + t * CLSCAN_LB_PARTS;
+    const ulong base = t * CLSCAN_TILE;
+    const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
+    clscan_wg_load(in, base, count, tile);
+    const CLSCAN_T total = clscan_wg_scan(tile, scratch, inclusive);
+#if CLSCAN_LB_TEST == 2
+    /* Silent tiles: only out of place (see CLSCAN_LB_TEST). */
+    const int silent = t % 4 == 1 && (__global const CLSCAN_T *)(dst + dst_off) != in;
+#else
+    const int silent = 0;
+#endif
+    CLSCAN_T carry = CLSCAN_IDENTITY;
+    if (t == 0) {
+        if (lid == 0 && !silent) clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, total);
+    } else {
+        if (lid == 0 && !silent) {
+#if CLSCAN_LB_TEST == 1
+            if (t % 3 == 1) /* delay the aggregate; later tiles must not wait for it */
+                for (uint i = 0; i < CLSCAN_LB_TEST_DELAY; ++i)
+                    if (atomic_add(stats + 2, 0u) == 0xffffffffu) break;
+#endif
+            clscan_lb_publish(mine, epoch, CLSCAN_LB_AGGREGATE, total);
+        }
+        carry = clscan_lb_exclusive_prefix(status, t, epoch, spin_limit, in, &lb, scratch,
+                                           stats);
+        if (lid == 0 && !silent) {
+            const CLSCAN_T prefix = CLSCAN_OP(carry, total);
+            clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, prefix);
+        }
+    }
+    /* The output may overwrite the input (in place): only after the prefix is out in
+     * every word (a fallback that sees it uses it, not the input it read). */
+    if (lid == 0) CLSCAN_LB_FENCE();
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    clscan_wg_store(dst + dst_off, base, (uint)min((ulong)CLSCAN_TILE, n - base), tile, carry);
+}
+/* Zeroes state[0, words): the tile counter and every status word (the host runs it
+ * before a buffer's first single-pass call and when the epochs run out). A kernel, not
+ * clEnqueueFillBuffer: Oclgrind 21.10 treats filled memory as uninitialised. */
+__kernel void clscan_lb_clear(__global uint *state, ulong words)
+{
+    for (ulong i = get_global_id(0); i < words; i += get_global_size(0)) state[i] = 0u;
+}
+#endif /* CLSCAN_SINGLE_PASS */
 
 #endif /* CLSCAN_SCAN_CL */

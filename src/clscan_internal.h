@@ -93,8 +93,23 @@ typedef enum clscan_wg_algo {
     CLSCAN_WG_SUBGROUP = 1,
     CLSCAN_WG_ALGO_COUNT
 } clscan_wg_algo;
+/* Device-wide scans, and how the single-pass scan touches its status words (the
+ * CLSCAN_LB_ATOMICS values of cl/clscan_lookback.cl). */
+typedef enum clscan_scan_algo {
+    CLSCAN_SCAN_MULTI_LEVEL = 0,
+    CLSCAN_SCAN_SINGLE_PASS = 1,
+    CLSCAN_SCAN_ALGO_COUNT
+} clscan_scan_algo;
+typedef enum clscan_lb_atomics {
+    CLSCAN_LB_CL12 = 0, /* OpenCL C 1.2 read-modify-write atomics */
+    CLSCAN_LB_C11 = 1,  /* OpenCL C 2.0/3.0 acquire/release at device scope */
+    CLSCAN_LB_PTX = 2,  /* NVIDIA inline PTX, GPU scope */
+    CLSCAN_LB_ATOMICS_COUNT
+} clscan_lb_atomics;
 const char *clscan__sg_impl_name(clscan_sg_impl impl);
 const char *clscan__wg_algo_name(clscan_wg_algo algo);
+const char *clscan__scan_algo_name(clscan_scan_algo algo);
+const char *clscan__lb_atomics_name(clscan_lb_atomics a);
 
 /* Everything the library knows about a device, probed once per context, then
  * overridden by CLSCAN_* environment variables (docs/DEVICES.md lists them). */
@@ -152,6 +167,16 @@ typedef struct clscan_profile {
     const char *sg_source;      /* why this implementation and width */
     clscan_wg_algo wg_algo;     /* the work-group scan */
     const char *wg_algo_source;
+    clscan_scan_algo scan_algo; /* the device-wide scan */
+    const char *scan_algo_source;
+    /* Single-pass scan: tile shape (4-byte types), status words, bounded wait. */
+    size_t sp_wg_size;
+    cl_uint sp_items;
+    clscan_lb_atomics lb_atomics;
+    const char *lb_atomics_source;
+    cl_uint lb_word_bits;       /* 64 with 64-bit atomics, else 32 */
+    cl_uint lb_spins;           /* fruitless look-back reads before the fallback */
+    int lb_test;                /* 0, or a test mode of cl/clscan_lookback.cl */
 } clscan_profile;
 
 /* Looks `name` up; returns its value or NULL. The library passes a wrapper of getenv;
@@ -192,6 +217,10 @@ typedef struct clscan_scan_config {
     clscan_wg_algo wg_algo;
     clscan_sg_impl sg_impl;
     cl_uint sg_width; /* power of two, <= wg_size unless sg_impl is LOCAL */
+    clscan_scan_algo algo;
+    clscan_lb_atomics lb_atomics; /* single-pass only, like the two below */
+    cl_uint lb_word_bits;
+    int lb_test;
 } clscan_scan_config;
 
 /* A built scan program and its kernels. Kernel arguments are set and the kernels
@@ -204,6 +233,8 @@ typedef struct clscan_program {
     cl_kernel k_reduce;         /* clscan_reduce_tiles */
     cl_kernel k_partials;       /* clscan_scan_partials */
     cl_kernel k_scan;           /* clscan_scan_tiles */
+    cl_kernel k_single;         /* clscan_scan_single (single-pass programs only) */
+    cl_kernel k_clear;          /* clscan_lb_clear (single-pass programs only) */
     pthread_mutex_t lock;
 } clscan_program;
 
@@ -242,6 +273,11 @@ typedef struct clscan_scratch {
     int busy;
     cl_event last_use;          /* retained; NULL when unused */
     cl_command_queue last_queue;/* retained with last_use */
+    /* Single-pass status words: lb_clean says the buffer holds nothing but zeros and
+     * status words of lb_word_bits tagged with epochs up to lb_epoch (the last call's). */
+    int lb_clean;
+    cl_uint lb_word_bits;
+    cl_uint lb_epoch;
 } clscan_scratch;
 
 /* Hands out a scratch slot of at least `size` bytes for use on `queue`. If the only
@@ -275,6 +311,10 @@ struct clscan_context {
  * library enqueues from this thread has its event retained into trace[*count] (up to
  * cap; the caller releases them). Pass NULL to stop. */
 void clscan__trace_events(cl_event *trace, size_t cap, size_t *count);
+/* For tests and clscan-bench: while set on the calling thread (NULL stops), single-pass
+ * scans count into buffer `stats` (cl_uint [0]: fallback reductions, [1]: fallbacks
+ * published) instead of their scratch header. */
+void clscan__lookback_stats(cl_mem stats);
 
 /* ---------------------------------------------------------------- banks ----- */
 

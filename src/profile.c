@@ -149,9 +149,10 @@ static const struct bank_row {
 };
 
 /* Launch shape by vendor and device type. Columns: vendor (OTHER matches any), device
- * type (0 matches any), work-group size, items per work-item for 4-byte types,
- * work-groups per compute unit, tiles done by one work-group in a single kernel.
- * The first matching row wins; the last row matches everything. */
+ * type (0 matches any); for the multi-level scan the work-group size, items per
+ * work-item for 4-byte types, work-groups per compute unit, tiles done by one
+ * work-group in a single kernel; for the single-pass scan the work-group size and items
+ * per work-item. The first matching row wins; the last row matches everything. */
 static const struct tuning_row {
     clscan_vendor vendor;
     cl_device_type type;
@@ -159,24 +160,35 @@ static const struct tuning_row {
     cl_uint items;
     cl_uint groups_per_cu;
     cl_uint single_group_tiles;
+    size_t sp_wg_size;
+    cl_uint sp_items;
     const char *source;
 } tuning_table[] = {
-    /* H100, first baseline (docs/PERFORMANCE.md has the figures). */
-    {CLSCAN_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, 256, 8, 4, 2, "table: NVIDIA GPU"},
-    {CLSCAN_VENDOR_AMD, CL_DEVICE_TYPE_GPU, 256, 8, 4, 2, "table: AMD GPU (untested)"},
-    {CLSCAN_VENDOR_INTEL, CL_DEVICE_TYPE_GPU, 256, 8, 4, 2, "table: Intel GPU (untested)"},
+    /* H100 (docs/PERFORMANCE.md has the figures). */
+    {CLSCAN_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, 256, 8, 4, 2, 256, 16, "table: NVIDIA GPU"},
+    {CLSCAN_VENDOR_AMD, CL_DEVICE_TYPE_GPU, 256, 8, 4, 2, 256, 16, "table: AMD GPU (untested)"},
+    {CLSCAN_VENDOR_INTEL, CL_DEVICE_TYPE_GPU, 256, 8, 4, 2, 256, 16,
+     "table: Intel GPU (untested)"},
     /* CPU implementations run a work-group's work-items as a loop and pay for every
      * barrier by saving their state: one work-item per group scanning 1024 elements
      * serially is 3-4x faster on PoCL than 64 x 16 (docs/PERFORMANCE.md). */
-    {CLSCAN_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, 1, 1024, 2, 4, "table: CPU device"},
-    {CLSCAN_VENDOR_OTHER, 0, 128, 8, 4, 2, "table: default"},
+    {CLSCAN_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, 1, 1024, 2, 4, 1, 4096, "table: CPU device"},
+    {CLSCAN_VENDOR_OTHER, 0, 128, 8, 4, 2, 128, 8, "table: default"},
 };
 
 /* ---------------------------------------------------------------- overrides -- */
 
+static const char *const sg_impl_names[CLSCAN_SG_IMPL_COUNT] = {"local", "khr", "nvidia",
+                                                                "intel"};
+static const char *const wg_algo_names[CLSCAN_WG_ALGO_COUNT] = {"blelloch", "subgroup"};
+static const char *const scan_algo_names[CLSCAN_SCAN_ALGO_COUNT] = {"multi-level",
+                                                                    "single-pass"};
+static const char *const lb_atomics_names[CLSCAN_LB_ATOMICS_COUNT] = {"cl12", "c11", "ptx"};
+static const char *const lb_test_names[] = {"off", "delay", "silent"};
+
 typedef enum { PHASE_FACT, PHASE_TUNING } override_phase;
 typedef enum { KIND_UINT, KIND_SIZE, KIND_ULONG, KIND_BOOL, KIND_VENDOR, KIND_DEVTYPE,
-               KIND_MEMTYPE, KIND_VERSION, KIND_STRING, KIND_SGIMPL, KIND_WGALGO } override_kind;
+               KIND_MEMTYPE, KIND_VERSION, KIND_STRING, KIND_NAME } override_kind;
 
 /* Every CLSCAN_* variable the profile reads. Facts are applied before the tables are
  * consulted (so CLSCAN_VENDOR=amd picks AMD's rows), tuning after. */
@@ -185,35 +197,45 @@ static const struct override {
     override_phase phase;
     override_kind kind;
     size_t offset;
-    unsigned long long min, max;
+    unsigned long long min, max; /* KIND_NAME: names[0 .. max) are the values 0 .. max-1 */
+    const char *const *names;
 } overrides[] = {
 #define FIELD(f) offsetof(clscan_profile, f)
-    {"CLSCAN_VENDOR", PHASE_FACT, KIND_VENDOR, FIELD(vendor), 0, 0},
-    {"CLSCAN_DEVICE_TYPE", PHASE_FACT, KIND_DEVTYPE, FIELD(device_type), 0, 0},
-    {"CLSCAN_OPENCL_VERSION", PHASE_FACT, KIND_VERSION, FIELD(cl_major), 0, 0},
-    {"CLSCAN_OPENCL_C_VERSION", PHASE_FACT, KIND_VERSION, FIELD(c_major), 0, 0},
-    {"CLSCAN_EXTENSIONS", PHASE_FACT, KIND_STRING, FIELD(extensions), 0, 0},
-    {"CLSCAN_LOCAL_MEM_SIZE", PHASE_FACT, KIND_ULONG, FIELD(local_mem_size), 1024, 1ull << 40},
-    {"CLSCAN_LOCAL_MEM_TYPE", PHASE_FACT, KIND_MEMTYPE, FIELD(local_mem_is_global), 0, 0},
-    {"CLSCAN_MAX_WORK_GROUP_SIZE", PHASE_FACT, KIND_SIZE, FIELD(max_wg_size), 1, 1u << 16},
-    {"CLSCAN_COMPUTE_UNITS", PHASE_FACT, KIND_UINT, FIELD(compute_units), 1, 1u << 20},
-    {"CLSCAN_WG_MULTIPLE", PHASE_FACT, KIND_SIZE, FIELD(wg_multiple), 1, 1024},
-    {"CLSCAN_SUBGROUP_WIDTH", PHASE_FACT, KIND_UINT, FIELD(subgroup_width), 0, 128},
-    {"CLSCAN_FP64", PHASE_FACT, KIND_BOOL, FIELD(fp64), 0, 1},
-    {"CLSCAN_INT64_ATOMICS", PHASE_FACT, KIND_BOOL, FIELD(int64_atomics), 0, 1},
+#define NAMES(list) 0, sizeof(list) / sizeof(list[0]), list
+    {"CLSCAN_VENDOR", PHASE_FACT, KIND_VENDOR, FIELD(vendor), 0, 0, NULL},
+    {"CLSCAN_DEVICE_TYPE", PHASE_FACT, KIND_DEVTYPE, FIELD(device_type), 0, 0, NULL},
+    {"CLSCAN_OPENCL_VERSION", PHASE_FACT, KIND_VERSION, FIELD(cl_major), 0, 0, NULL},
+    {"CLSCAN_OPENCL_C_VERSION", PHASE_FACT, KIND_VERSION, FIELD(c_major), 0, 0, NULL},
+    {"CLSCAN_EXTENSIONS", PHASE_FACT, KIND_STRING, FIELD(extensions), 0, 0, NULL},
+    {"CLSCAN_LOCAL_MEM_SIZE", PHASE_FACT, KIND_ULONG, FIELD(local_mem_size), 1024, 1ull << 40, NULL},
+    {"CLSCAN_LOCAL_MEM_TYPE", PHASE_FACT, KIND_MEMTYPE, FIELD(local_mem_is_global), 0, 0, NULL},
+    {"CLSCAN_MAX_WORK_GROUP_SIZE", PHASE_FACT, KIND_SIZE, FIELD(max_wg_size), 1, 1u << 16, NULL},
+    {"CLSCAN_COMPUTE_UNITS", PHASE_FACT, KIND_UINT, FIELD(compute_units), 1, 1u << 20, NULL},
+    {"CLSCAN_WG_MULTIPLE", PHASE_FACT, KIND_SIZE, FIELD(wg_multiple), 1, 1024, NULL},
+    {"CLSCAN_SUBGROUP_WIDTH", PHASE_FACT, KIND_UINT, FIELD(subgroup_width), 0, 128, NULL},
+    {"CLSCAN_FP64", PHASE_FACT, KIND_BOOL, FIELD(fp64), 0, 1, NULL},
+    {"CLSCAN_INT64_ATOMICS", PHASE_FACT, KIND_BOOL, FIELD(int64_atomics), 0, 1, NULL},
     {"CLSCAN_MAX_LOOP_ITERATIONS", PHASE_FACT, KIND_ULONG, FIELD(max_loop_iterations), 0,
-     ~0ull},
-    {"CLSCAN_LOCAL_MEM_BANKS", PHASE_TUNING, KIND_UINT, FIELD(local_banks), 0, 1024},
-    {"CLSCAN_BANK_WIDTH", PHASE_TUNING, KIND_UINT, FIELD(bank_width), 1, 64},
-    {"CLSCAN_WORK_GROUP_SIZE", PHASE_TUNING, KIND_SIZE, FIELD(wg_size), 1, 1u << 16},
-    {"CLSCAN_ITEMS_PER_THREAD", PHASE_TUNING, KIND_UINT, FIELD(items_per_thread), 1, 4096},
-    {"CLSCAN_GROUPS_PER_CU", PHASE_TUNING, KIND_UINT, FIELD(groups_per_cu), 1, 1024},
-    {"CLSCAN_MAX_GROUPS", PHASE_TUNING, KIND_UINT, FIELD(max_groups), 1, 1u << 20},
+     ~0ull, NULL},
+    {"CLSCAN_LOCAL_MEM_BANKS", PHASE_TUNING, KIND_UINT, FIELD(local_banks), 0, 1024, NULL},
+    {"CLSCAN_BANK_WIDTH", PHASE_TUNING, KIND_UINT, FIELD(bank_width), 1, 64, NULL},
+    {"CLSCAN_WORK_GROUP_SIZE", PHASE_TUNING, KIND_SIZE, FIELD(wg_size), 1, 1u << 16, NULL},
+    {"CLSCAN_ITEMS_PER_THREAD", PHASE_TUNING, KIND_UINT, FIELD(items_per_thread), 1, 4096, NULL},
+    {"CLSCAN_GROUPS_PER_CU", PHASE_TUNING, KIND_UINT, FIELD(groups_per_cu), 1, 1024, NULL},
+    {"CLSCAN_MAX_GROUPS", PHASE_TUNING, KIND_UINT, FIELD(max_groups), 1, 1u << 20, NULL},
+    {"CLSCAN_SP_WORK_GROUP_SIZE", PHASE_TUNING, KIND_SIZE, FIELD(sp_wg_size), 1, 1u << 16, NULL},
+    {"CLSCAN_SP_ITEMS_PER_THREAD", PHASE_TUNING, KIND_UINT, FIELD(sp_items), 1, 4096, NULL},
     {"CLSCAN_SINGLE_GROUP_TILES", PHASE_TUNING, KIND_UINT, FIELD(single_group_tiles), 1,
-     1u << 20},
-    {"CLSCAN_PADDING", PHASE_TUNING, KIND_BOOL, FIELD(padding), 0, 1},
-    {"CLSCAN_SUBGROUP_IMPL", PHASE_TUNING, KIND_SGIMPL, FIELD(sg_impl), 0, 0},
-    {"CLSCAN_WG_SCAN", PHASE_TUNING, KIND_WGALGO, FIELD(wg_algo), 0, 0},
+     1u << 20, NULL},
+    {"CLSCAN_PADDING", PHASE_TUNING, KIND_BOOL, FIELD(padding), 0, 1, NULL},
+    {"CLSCAN_SUBGROUP_IMPL", PHASE_TUNING, KIND_NAME, FIELD(sg_impl), NAMES(sg_impl_names)},
+    {"CLSCAN_WG_SCAN", PHASE_TUNING, KIND_NAME, FIELD(wg_algo), NAMES(wg_algo_names)},
+    {"CLSCAN_SCAN_ALGO", PHASE_TUNING, KIND_NAME, FIELD(scan_algo), NAMES(scan_algo_names)},
+    {"CLSCAN_LOOKBACK_ATOMICS", PHASE_TUNING, KIND_NAME, FIELD(lb_atomics),
+     NAMES(lb_atomics_names)},
+    {"CLSCAN_LOOKBACK_SPINS", PHASE_TUNING, KIND_UINT, FIELD(lb_spins), 0, 1u << 30, NULL},
+    {"CLSCAN_LOOKBACK_TEST", PHASE_TUNING, KIND_NAME, FIELD(lb_test), NAMES(lb_test_names)},
+#undef NAMES
 #undef FIELD
 };
 
@@ -273,19 +295,20 @@ static clscan_status apply_one(const clscan_context *ctx, clscan_profile *p,
         ((int *)field)[1] = mi;
         return CLSCAN_SUCCESS;
     }
-    case KIND_SGIMPL:
-    case KIND_WGALGO: {
-        int count = o->kind == KIND_SGIMPL ? CLSCAN_SG_IMPL_COUNT : CLSCAN_WG_ALGO_COUNT;
-        for (int i = 0; i < count; ++i)
-            if (strcmp(v, o->kind == KIND_SGIMPL ? clscan__sg_impl_name((clscan_sg_impl)i)
-                                                 : clscan__wg_algo_name((clscan_wg_algo)i)) ==
-                0) {
-                *(int *)field = i;
+    case KIND_NAME: {
+        char expected[128] = "";
+        size_t len = 0;
+        for (unsigned long long i = 0; i < o->max; ++i) {
+            if (strcmp(v, o->names[i]) == 0) {
+                *(int *)field = (int)i;
                 return CLSCAN_SUCCESS;
             }
-        return bad_env(ctx, o, v,
-                       o->kind == KIND_SGIMPL ? "local, khr, nvidia or intel"
-                                              : "blelloch or subgroup");
+            len += (size_t)snprintf(expected + len, len < sizeof expected ? sizeof expected - len : 0,
+                                    "%s%s", i == 0 ? "" : i + 1 == o->max ? " or " : ", ",
+                                    o->names[i]);
+            if (len >= sizeof expected) len = sizeof expected - 1;
+        }
+        return bad_env(ctx, o, v, expected);
     }
     case KIND_STRING: {
         char *copy = malloc(strlen(v) + 1);
@@ -318,10 +341,6 @@ static int is_pow2(size_t x) { return x && !(x & (x - 1)); }
 
 /* ---------------------------------------------------------------- sub-groups -- */
 
-static const char *const sg_impl_names[CLSCAN_SG_IMPL_COUNT] = {"local", "khr", "nvidia",
-                                                                "intel"};
-static const char *const wg_algo_names[CLSCAN_WG_ALGO_COUNT] = {"blelloch", "subgroup"};
-
 const char *clscan__sg_impl_name(clscan_sg_impl impl)
 {
     return (unsigned)impl < CLSCAN_SG_IMPL_COUNT ? sg_impl_names[impl] : "invalid";
@@ -330,6 +349,16 @@ const char *clscan__sg_impl_name(clscan_sg_impl impl)
 const char *clscan__wg_algo_name(clscan_wg_algo algo)
 {
     return (unsigned)algo < CLSCAN_WG_ALGO_COUNT ? wg_algo_names[algo] : "invalid";
+}
+
+const char *clscan__scan_algo_name(clscan_scan_algo algo)
+{
+    return (unsigned)algo < CLSCAN_SCAN_ALGO_COUNT ? scan_algo_names[algo] : "invalid";
+}
+
+const char *clscan__lb_atomics_name(clscan_lb_atomics a)
+{
+    return (unsigned)a < CLSCAN_LB_ATOMICS_COUNT ? lb_atomics_names[a] : "invalid";
 }
 
 /* Whether `impl` can run here, and if not why (for the error of a forced choice). */
@@ -405,6 +434,76 @@ static clscan_status check_forced_subgroups(const clscan_context *ctx, clscan_pr
     return CLSCAN_SUCCESS;
 }
 
+/* ------------------------------------------------------- device-wide scan -- */
+
+/* Whether the look-back can use `a` here, and if not why. */
+static const char *lb_atomics_unavailable(const clscan_profile *p, clscan_lb_atomics a)
+{
+    switch (a) {
+    case CLSCAN_LB_CL12: return NULL;
+    case CLSCAN_LB_C11:
+        if (p->cl_major < 2) return "the device is older than OpenCL 2.0";
+        if (p->cl_major >= 3 && (!(p->features & CLSCAN_FEAT_ATOMIC_ACQ_REL) ||
+                                 !(p->features & CLSCAN_FEAT_ATOMIC_SCOPE_DEVICE)))
+            return "the device lacks __opencl_c_atomic_order_acq_rel or "
+                   "__opencl_c_atomic_scope_device";
+        return NULL;
+    case CLSCAN_LB_PTX:
+        if (!p->nvidia_platform) return "the platform is not NVIDIA's";
+        if (!p->int64_atomics) return "64-bit atomics are off (CLSCAN_INT64_ATOMICS=0)";
+        return NULL;
+    default: return "unknown mode";
+    }
+}
+
+/* The single-pass scan wherever a work-item may loop freely (the look-back waits in a
+ * loop; llvmpipe stops a work-item after 65535 iterations in all); its status words
+ * through NVIDIA's PTX on NVIDIA's platform, the OpenCL 2.0/3.0 acquire/release atomics
+ * where the device has them, else OpenCL 1.2 atomics. */
+static void choose_device_scan(clscan_profile *p)
+{
+    p->scan_algo = p->max_loop_iterations ? CLSCAN_SCAN_MULTI_LEVEL : CLSCAN_SCAN_SINGLE_PASS;
+    p->scan_algo_source = p->max_loop_iterations
+                              ? "a work-item's loop iterations are limited: multi-level"
+                              : "default: single-pass";
+    if (!lb_atomics_unavailable(p, CLSCAN_LB_PTX)) {
+        p->lb_atomics = CLSCAN_LB_PTX;
+        p->lb_atomics_source = "NVIDIA platform";
+    } else if (!lb_atomics_unavailable(p, CLSCAN_LB_C11)) {
+        p->lb_atomics = CLSCAN_LB_C11;
+        p->lb_atomics_source = "device-scope acquire/release";
+    } else {
+        p->lb_atomics = CLSCAN_LB_CL12;
+        p->lb_atomics_source = "OpenCL 1.2 atomics";
+    }
+    /* GPUs: a predecessor that has not published after this many reads (about a
+     * microsecond each) is stalled, not slow; CPUs run a started group to its end. */
+    p->lb_spins = 256;
+    p->lb_test = 0;
+}
+
+/* After the overrides: checks a forced atomics mode and picks the status word width
+ * (64 bits with 64-bit atomics, which C11 mode needs in their extended form too). */
+static clscan_status finish_lookback(const clscan_context *ctx, clscan_profile *p, int forced)
+{
+    const char *why = lb_atomics_unavailable(p, p->lb_atomics);
+    if (why && forced)
+        return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
+                            "CLSCAN_LOOKBACK_ATOMICS=%s cannot be used: %s",
+                            clscan__lb_atomics_name(p->lb_atomics), why);
+    if (why) { /* a fact override took the default's ground away */
+        p->lb_atomics = CLSCAN_LB_CL12;
+        p->lb_atomics_source = "OpenCL 1.2 atomics";
+    } else if (forced) {
+        p->lb_atomics_source = "CLSCAN_LOOKBACK_ATOMICS";
+    }
+    p->lb_word_bits = p->int64_atomics ? 64 : 32;
+    if (p->lb_atomics == CLSCAN_LB_C11 &&
+        !clscan__has_token(p->extensions, "cl_khr_int64_extended_atomics"))
+        p->lb_word_bits = 32;
+    return CLSCAN_SUCCESS;
+}
+
 clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *p,
                                      clscan_getenv_fn getenv_fn, void *user)
 {
@@ -453,6 +552,9 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *
     p->single_group_tiles = t->single_group_tiles;
     p->padding = 1;
     p->tuning_source = t->source;
+    p->sp_wg_size = t->sp_wg_size;
+    p->sp_items = t->sp_items;
+    choose_device_scan(p);
 
     /* Sub-group capabilities follow the (possibly overridden) extension list. */
     p->sg_khr = clscan__has_token(p->extensions, "cl_khr_subgroups") ||
@@ -479,6 +581,9 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *
         if (s != CLSCAN_SUCCESS) return s;
     }
     if (getenv_fn && getenv_fn("CLSCAN_WG_SCAN", user)) p->wg_algo_source = "CLSCAN_WG_SCAN";
+    if (getenv_fn && getenv_fn("CLSCAN_SCAN_ALGO", user)) p->scan_algo_source = "CLSCAN_SCAN_ALGO";
+    s = finish_lookback(ctx, p, getenv_fn && getenv_fn("CLSCAN_LOOKBACK_ATOMICS", user));
+    if (s != CLSCAN_SUCCESS) return s;
     if (getenv_fn && getenv_fn("CLSCAN_LOCAL_MEM_BANKS", user))
         p->banks_source = "CLSCAN_LOCAL_MEM_BANKS";
     if (getenv_fn && getenv_fn("CLSCAN_WORK_GROUP_SIZE", user)) p->tuning_source = "overridden";
@@ -496,6 +601,18 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *
                                 p->wg_size, p->max_wg_size);
         p->wg_size >>= 1;
     }
+    if (!is_pow2(p->sp_wg_size))
+        return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
+                            "single-pass work-group size %zu is not a power of two",
+                            p->sp_wg_size);
+    while (p->sp_wg_size > p->max_wg_size && p->sp_wg_size > 1) {
+        if (getenv_fn && getenv_fn("CLSCAN_SP_WORK_GROUP_SIZE", user))
+            return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
+                                "CLSCAN_SP_WORK_GROUP_SIZE=%zu exceeds the device's maximum "
+                                "work-group size %zu",
+                                p->sp_wg_size, p->max_wg_size);
+        p->sp_wg_size >>= 1;
+    }
     if (p->local_banks && !is_pow2(p->local_banks)) p->padding = 0;
     if (p->compute_units == 0) p->compute_units = 1;
     return CLSCAN_SUCCESS;
@@ -505,10 +622,21 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *
 
 static cl_int device_string(cl_device_id d, cl_device_info what, char *buf, size_t size)
 {
-    size_t got = 0;
-    cl_int err = clGetDeviceInfo(d, what, size, buf, &got);
-    if (err == CL_INVALID_VALUE && got > size) err = CL_SUCCESS; /* truncated is fine */
-    if (err != CL_SUCCESS) buf[0] = '\0';
+    /* A buffer too small makes the query fail without writing anything (PoCL's device
+     * version is 66 bytes), so ask for the length first and keep what fits. */
+    size_t need = 0;
+    cl_int err = clGetDeviceInfo(d, what, 0, NULL, &need);
+    buf[0] = '\0';
+    if (err == CL_SUCCESS && need > size) {
+        char *full = malloc(need);
+        if (!full) return CL_OUT_OF_HOST_MEMORY;
+        err = clGetDeviceInfo(d, what, need, full, NULL);
+        if (err == CL_SUCCESS) memcpy(buf, full, size - 1);
+        free(full);
+    } else if (err == CL_SUCCESS) {
+        err = clGetDeviceInfo(d, what, size, buf, NULL);
+        if (err != CL_SUCCESS) buf[0] = '\0';
+    }
     buf[size - 1] = '\0';
     /* Drop trailing spaces some drivers add. */
     for (size_t n = strlen(buf); n && isspace((unsigned char)buf[n - 1]); --n) buf[n - 1] = 0;
@@ -764,6 +892,12 @@ size_t clscan__profile_describe(const clscan_profile *p, char *buf, size_t size)
     append(buf, size, &len, "scan layers:   %s work-group scan (%s), %s sub-groups of %u (%s)\n",
            clscan__wg_algo_name(p->wg_algo), p->wg_algo_source,
            clscan__sg_impl_name(p->sg_impl), p->sg_width, p->sg_source);
+    append(buf, size, &len, "device scan:   %s (%s); single-pass tiles %zu x %u, %u-bit "
+           "status words, %s atomics (%s), fallback after %u reads%s%s\n",
+           clscan__scan_algo_name(p->scan_algo), p->scan_algo_source, p->sp_wg_size,
+           p->sp_items, p->lb_word_bits, clscan__lb_atomics_name(p->lb_atomics),
+           p->lb_atomics_source, p->lb_spins, p->lb_test ? ", TEST MODE " : "",
+           p->lb_test ? lb_test_names[p->lb_test] : "");
     append(buf, size, &len, "capabilities:  fp64 %s, 64-bit atomics %s, max alloc %llu MiB\n",
            p->fp64 ? "yes" : "no", p->int64_atomics ? "yes" : "no",
            (unsigned long long)(p->max_alloc >> 20));

@@ -12,7 +12,8 @@
 /* The cl/ files a scan program is made of, in order; each guards its own #include of
  * the layer below, so concatenating them needs no include path. */
 static const char *const scan_files[] = {"clscan_common.cl", "clscan_subgroup.cl",
-                                         "clscan_workgroup.cl", "clscan_scan.cl"};
+                                         "clscan_workgroup.cl", "clscan_lookback.cl",
+                                         "clscan_scan.cl"};
 
 const char *clscan__embedded_source(const char *file_name, size_t *length)
 {
@@ -54,7 +55,12 @@ size_t clscan__scan_local_bytes(const clscan_scan_config *cfg, const clscan_prof
         size_t sg = cfg->sg_width < cfg->wg_size ? cfg->sg_width : cfg->wg_size;
         scratch = (sg_shuffles_in_local(cfg, p) ? cfg->wg_size : 0) + 2 * (cfg->wg_size / sg);
     }
-    return (tile + scratch) * clscan_type_size(cfg->type);
+    size_t bytes = (tile + scratch) * clscan_type_size(cfg->type);
+    if (cfg->algo == CLSCAN_SCAN_SINGLE_PASS) { /* clscan_lb_local and the ticket */
+        const size_t window = cfg->wg_size < 32 ? cfg->wg_size : 32;
+        bytes += window * (clscan_type_size(cfg->type) + 4) + 32;
+    }
+    return bytes;
 }
 
 cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg)
@@ -92,8 +98,14 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
     memset(&c, 0, sizeof c);
     c.type = type;
     c.op = op;
-    c.wg_size = p->wg_size;
-    c.items = p->items_per_thread;
+    c.algo = p->scan_algo;
+    c.wg_size = c.algo == CLSCAN_SCAN_SINGLE_PASS ? p->sp_wg_size : p->wg_size;
+    c.items = c.algo == CLSCAN_SCAN_SINGLE_PASS ? p->sp_items : p->items_per_thread;
+    if (c.algo == CLSCAN_SCAN_SINGLE_PASS) {
+        c.lb_atomics = p->lb_atomics;
+        c.lb_word_bits = p->lb_word_bits;
+        c.lb_test = p->lb_test;
+    }
     if (clscan_type_size(type) == 8 && c.items > 1) c.items /= 2;
     c.log_banks = p->padding && p->local_banks > 1 ? log2u(p->local_banks) : 0;
     config_subgroups(&c, p);
@@ -118,9 +130,12 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
 }
 
 /* The OpenCL C version to compile for: 3.0 where the sub-group built-ins come from the
- * __opencl_c_subgroups feature alone (1.2 has them only through cl_khr_subgroups). */
+ * __opencl_c_subgroups feature alone (1.2 has them only through cl_khr_subgroups), and
+ * 2.0 or 3.0 for the look-back's acquire/release atomics. */
 static const char *cl_std_option(const clscan_scan_config *cfg, const clscan_profile *p)
 {
+    if (cfg->algo == CLSCAN_SCAN_SINGLE_PASS && cfg->lb_atomics == CLSCAN_LB_C11)
+        return p->cl_major >= 3 ? "-cl-std=CL3.0" : "-cl-std=CL2.0";
     return cfg->sg_impl == CLSCAN_SG_KHR && !clscan__has_token(p->extensions, "cl_khr_subgroups")
                ? "-cl-std=CL3.0"
                : "-cl-std=CL1.2";
@@ -145,7 +160,14 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
          (unsigned long)(cfg->sg_impl == CLSCAN_SG_KHR && p->sg_khr_shuffle_relative)},
         {"CLSCAN_SG_REQUIRED_SIZE",
          (unsigned long)(cfg->sg_impl == CLSCAN_SG_INTEL && p->sg_intel_required_size)},
+        {"CLSCAN_SINGLE_PASS", (unsigned long)(cfg->algo == CLSCAN_SCAN_SINGLE_PASS)},
+        {"CLSCAN_LB_ATOMICS", (unsigned long)cfg->lb_atomics},
+        {"CLSCAN_LB_WORD_BITS", (unsigned long)(cfg->lb_word_bits ? cfg->lb_word_bits : 64)},
+        {"CLSCAN_LB_TEST", (unsigned long)cfg->lb_test},
     };
+    /* The look-back knobs mean nothing to a multi-level program: left out of it. */
+    const size_t ndefs = sizeof defs / sizeof defs[0] -
+                         (cfg->algo == CLSCAN_SCAN_SINGLE_PASS ? 0 : 3);
     size_t len = 0;
     int n;
     if (size) buf[0] = '\0';
@@ -158,13 +180,14 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
     if (as_options)
         CLSCAN_APPEND("%s", cl_std_option(cfg, p));
     else
-        CLSCAN_APPEND("/* libclscan %d.%d.%d: %s %s, %s work-group scan, %s sub-groups, for "
-                      "%s; built with %s */\n",
+        CLSCAN_APPEND("/* libclscan %d.%d.%d: %s %s, %s scan, %s work-group scan, %s "
+                      "sub-groups, for %s; built with %s */\n",
                       CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR, CLSCAN_VERSION_PATCH,
                       clscan_type_name(cfg->type), clscan_op_name(cfg->op),
+                      clscan__scan_algo_name(cfg->algo),
                       clscan__wg_algo_name(cfg->wg_algo), clscan__sg_impl_name(cfg->sg_impl),
                       p->device_name, cl_std_option(cfg, p));
-    for (size_t i = 0; i < sizeof defs / sizeof defs[0]; ++i)
+    for (size_t i = 0; i < ndefs; ++i)
         CLSCAN_APPEND(as_options ? " -D %s=%lu" : "#define %s %lu\n", defs[i].name,
                       defs[i].value);
 #undef CLSCAN_APPEND
@@ -241,14 +264,20 @@ static clscan_status build_shape(clscan_context *ctx, clscan_program *prog, size
     enum { NFILES = sizeof scan_files / sizeof scan_files[0] };
     const char *texts[NFILES + 1] = {defines};
     size_t lengths[NFILES + 1] = {dlen};
+    cl_uint count = 1;
     for (size_t i = 0; i < NFILES; ++i) {
-        texts[i + 1] = clscan__embedded_source(scan_files[i], &lengths[i + 1]);
-        if (!texts[i + 1])
+        /* The look-back's atomics only where its kernel is built. */
+        if (prog->config.algo != CLSCAN_SCAN_SINGLE_PASS &&
+            strcmp(scan_files[i], "clscan_lookback.cl") == 0)
+            continue;
+        texts[count] = clscan__embedded_source(scan_files[i], &lengths[count]);
+        if (!texts[count])
             return clscan__fail(ctx, CLSCAN_ERROR_BUILD_FAILED, "embedded source %s missing",
                                 scan_files[i]);
+        ++count;
     }
     cl_int err;
-    prog->program = clCreateProgramWithSource(ctx->cl_ctx, NFILES + 1, texts, lengths, &err);
+    prog->program = clCreateProgramWithSource(ctx->cl_ctx, count, texts, lengths, &err);
     if (err != CL_SUCCESS) return clscan__fail_cl(ctx, err, "clCreateProgramWithSource");
     err = clBuildProgram(prog->program, 1, &ctx->device,
                          cl_std_option(&prog->config, &ctx->profile), NULL, NULL);
@@ -261,6 +290,12 @@ static clscan_status build_shape(clscan_context *ctx, clscan_program *prog, size
                           max_wg);
     if (s == CLSCAN_SUCCESS)
         s = create_kernel(ctx, prog->program, "clscan_scan_tiles", &prog->k_scan, max_wg);
+    if (s == CLSCAN_SUCCESS && prog->config.algo == CLSCAN_SCAN_SINGLE_PASS)
+        s = create_kernel(ctx, prog->program, "clscan_scan_single", &prog->k_single, max_wg);
+    if (s == CLSCAN_SUCCESS && prog->config.algo == CLSCAN_SCAN_SINGLE_PASS) {
+        size_t any = (size_t)-1; /* the clear kernel runs with any work-group size */
+        s = create_kernel(ctx, prog->program, "clscan_lb_clear", &prog->k_clear, &any);
+    }
     return s;
 }
 
@@ -269,8 +304,10 @@ static void release_shape(clscan_program *prog)
     if (prog->k_reduce) clReleaseKernel(prog->k_reduce);
     if (prog->k_partials) clReleaseKernel(prog->k_partials);
     if (prog->k_scan) clReleaseKernel(prog->k_scan);
+    if (prog->k_single) clReleaseKernel(prog->k_single);
+    if (prog->k_clear) clReleaseKernel(prog->k_clear);
     if (prog->program) clReleaseProgram(prog->program);
-    prog->k_reduce = prog->k_partials = prog->k_scan = NULL;
+    prog->k_reduce = prog->k_partials = prog->k_scan = prog->k_single = prog->k_clear = NULL;
     prog->program = NULL;
 }
 
@@ -425,6 +462,11 @@ clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type,
         (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS)
         return s;
     clscan_scan_config c = prog->config;
+    /* The user's kernels get the tile functions; the look-back stays the library's. */
+    c.algo = CLSCAN_SCAN_MULTI_LEVEL;
+    c.lb_atomics = CLSCAN_LB_CL12;
+    c.lb_word_bits = 0;
+    c.lb_test = 0;
     if (max_work_group_size && c.wg_size > max_work_group_size) {
         while (c.wg_size > max_work_group_size && c.wg_size > 1) c.wg_size >>= 1;
         config_subgroups_fit(&c);

@@ -1,5 +1,6 @@
 /* scan.c - clscan_exclusive_scan and clscan_inclusive_scan: argument checks, then the
- * multi-level reduce-then-scan dispatch (one kernel for small n, three otherwise). */
+ * dispatch: the single-pass scan (one kernel) or the multi-level reduce-then-scan (one
+ * kernel for small n, three otherwise), as the device profile chose. */
 #include "clscan_internal.h"
 
 #include <stdint.h>
@@ -19,6 +20,10 @@ void clscan__trace_events(cl_event *trace, size_t cap, size_t *count)
     trace_count = count;
     if (count) *count = 0;
 }
+
+static _Thread_local cl_mem lookback_stats;
+
+void clscan__lookback_stats(cl_mem stats) { lookback_stats = stats; }
 
 static void trace(cl_event e)
 {
@@ -111,6 +116,8 @@ typedef struct launch {
     cl_event last;          /* event of the last kernel enqueued (owned) */
 } launch;
 
+static void launch_chain(launch *l, cl_event ev);
+
 /* Enqueues kernel k on groups work-groups of wg_size; the new event becomes l->last and,
  * on an out-of-order queue, the next kernel's wait list. */
 static clscan_status enqueue(launch *l, cl_kernel k, size_t groups, size_t wg_size,
@@ -121,6 +128,13 @@ static clscan_status enqueue(launch *l, cl_kernel k, size_t groups, size_t wg_si
     cl_int err = clEnqueueNDRangeKernel(l->queue, k, 1, NULL, &global, &wg_size, l->nwait,
                                         l->wait, &ev);
     if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, what);
+    launch_chain(l, ev);
+    return CLSCAN_SUCCESS;
+}
+
+/* Makes ev (owned) the launch's last command, which the next one waits for. */
+static void launch_chain(launch *l, cl_event ev)
+{
     trace(ev);
     if (l->last) clReleaseEvent(l->last);
     l->last = ev;
@@ -131,7 +145,6 @@ static clscan_status enqueue(launch *l, cl_kernel k, size_t groups, size_t wg_si
         l->nwait = 1;
         l->wait = &l->last;
     }
-    return CLSCAN_SUCCESS;
 }
 
 #define SET_ARG(k, i, v)                                                            \
@@ -240,6 +253,74 @@ static clscan_status enqueue_level(launch *l, clscan_program *prog, cl_mem src,
     return enqueue(l, prog->k_scan, (size_t)lp.groups, cfg->wg_size, "enqueue scan_tiles");
 }
 
+/* ---------------------------------------------------------------- single-pass -- */
+
+/* Bytes before the first status word (cl/clscan_lookback.cl: CLSCAN_LB_HEADER_WORDS);
+ * the tile counter is its first cl_uint, the statistics its cl_uints 8 to 10. */
+#define LB_HEADER_BYTES 128
+#define LB_STATS_OFFSET 8
+
+/* Whether n elements go through the single-pass kernel: its tile counter is 32 bits. */
+static int single_pass_fits(const clscan_scan_config *cfg, cl_ulong n)
+{
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    return cfg->algo == CLSCAN_SCAN_SINGLE_PASS && (n + tile - 1) / tile < 0xffffffffull;
+}
+
+/* Status bytes of an n-element single-pass scan: a header, then per tile the value
+ * split over words that each carry a tag (2 bytes of word per value byte, either width). */
+static size_t single_pass_bytes(const clscan_scan_config *cfg, cl_ulong n)
+{
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    return LB_HEADER_BYTES + (size_t)((n + tile - 1) / tile) * 2 * clscan_type_size(cfg->type);
+}
+
+/* Enqueues the single-pass kernel over the slot's status words, first clearing them
+ * where the slot's content is unknown or its epochs ran out (a kernel, ordered before
+ * the scan like any command of the launch). */
+static clscan_status enqueue_single(launch *l, clscan_program *prog, cl_mem src,
+                                   cl_ulong src_off, cl_mem dst, cl_ulong dst_off, cl_ulong n,
+                                   cl_int inclusive, clscan_scratch *slot)
+{
+    const clscan_scan_config *cfg = &prog->config;
+    const cl_uint max_epoch = (1u << (cfg->lb_word_bits / 2 - 2)) - 1;
+    cl_int err = CL_SUCCESS;
+    if (!slot->lb_clean || slot->lb_word_bits != cfg->lb_word_bits ||
+        slot->lb_epoch >= max_epoch) {
+        /* A kernel of its own rather than a fill: see clscan_lb_clear. */
+        const cl_ulong words = slot->size / 4;
+        size_t groups = (size_t)((words + cfg->wg_size - 1) / cfg->wg_size);
+        if (groups > 1024) groups = 1024;
+        SET_ARG(prog->k_clear, 0, slot->buffer);
+        SET_ARG(prog->k_clear, 1, words);
+        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(lb_clear)");
+        clscan_status s = enqueue(l, prog->k_clear, groups, cfg->wg_size, "enqueue lb_clear");
+        if (s != CLSCAN_SUCCESS) return s;
+        slot->lb_clean = 1;
+        slot->lb_word_bits = cfg->lb_word_bits;
+        slot->lb_epoch = 0;
+    }
+    const cl_uint epoch = ++slot->lb_epoch;
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    const cl_uint spins = l->ctx->profile.lb_spins;
+    cl_mem stats = lookback_stats ? lookback_stats : slot->buffer;
+    const cl_uint stats_off = lookback_stats ? 0 : LB_STATS_OFFSET;
+    cl_kernel k = prog->k_single;
+    SET_ARG(k, 0, src);
+    SET_ARG(k, 1, src_off);
+    SET_ARG(k, 2, dst);
+    SET_ARG(k, 3, dst_off);
+    SET_ARG(k, 4, n);
+    SET_ARG(k, 5, slot->buffer);
+    SET_ARG(k, 6, epoch);
+    SET_ARG(k, 7, spins);
+    SET_ARG(k, 8, inclusive);
+    SET_ARG(k, 9, stats);
+    SET_ARG(k, 10, stats_off);
+    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_single)");
+    return enqueue(l, k, (size_t)((n + tile - 1) / tile), cfg->wg_size, "enqueue scan_single");
+}
+
 static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem src,
                           size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,
                           clscan_type type, clscan_op op, int inclusive, cl_uint nwait,
@@ -279,7 +360,9 @@ static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem sr
     if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
     cfg = prog->config; /* the shape actually built */
 
-    const size_t scratch_bytes = (size_t)scratch_elements(&ctx->profile, &cfg, n) * elem;
+    const int single = single_pass_fits(&cfg, n);
+    const size_t scratch_bytes = single ? single_pass_bytes(&cfg, n)
+                                        : (size_t)scratch_elements(&ctx->profile, &cfg, n) * elem;
     launch l = {ctx, queue, in_order, nwait, wait, NULL};
     clscan_scratch *scratch = NULL;
     cl_event scratch_wait = NULL;
@@ -303,8 +386,13 @@ static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem sr
     }
 
     pthread_mutex_lock(&prog->lock);
-    s = enqueue_level(&l, prog, src, src_offset, dst, dst_offset, n, inclusive,
-                      scratch ? scratch->buffer : NULL, 0);
+    if (single) {
+        s = enqueue_single(&l, prog, src, src_offset, dst, dst_offset, n, inclusive, scratch);
+    } else {
+        if (scratch) scratch->lb_clean = 0; /* partials overwrite status words */
+        s = enqueue_level(&l, prog, src, src_offset, dst, dst_offset, n, inclusive,
+                          scratch ? scratch->buffer : NULL, 0);
+    }
     pthread_mutex_unlock(&prog->lock);
 
     if (scratch_wait) clReleaseEvent(scratch_wait);

@@ -25,7 +25,9 @@ static int use_completed(clscan_scratch *s)
     if (clGetEventInfo(s->last_use, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
                        NULL) != CL_SUCCESS)
         return 0;
-    /* A negative status is an error: the command is over, the buffer free again. */
+    /* A negative status is an error: the command is over, the buffer free again, but
+     * its look-back state is unknown (a tile counter left off zero). */
+    if (status < 0) s->lb_clean = 0;
     return status == CL_COMPLETE || status < 0;
 }
 
@@ -39,6 +41,7 @@ static clscan_status fit(clscan_context *ctx, clscan_scratch *s, size_t size)
     s->size = 0;
     cl_int err;
     size_t grown = size < 4096 ? 4096 : size;
+    s->lb_clean = 0; /* a new buffer holds anything */
     s->buffer = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, grown, NULL, &err);
     if (err != CL_SUCCESS) return clscan__fail_cl(ctx, err, "clCreateBuffer(scratch)");
     s->size = grown;

@@ -1,0 +1,329 @@
+/* clscan_lookback.cl - the tile status words of the single-pass scan and the decoupled
+ * look-back over them, with a bounded wait: after spin_limit fruitless reads of a
+ * predecessor, the work-group reduces that tile's input itself (decoupled fallback), so
+ * no scheduling can make it wait forever. docs/ALGORITHMS.md explains the protocol. */
+#ifndef CLSCAN_LOOKBACK_CL
+#define CLSCAN_LOOKBACK_CL
+#ifndef CLSCAN_WORKGROUP_CL
+#include "clscan_workgroup.cl"
+#endif
+
+/* How status words are read and written:
+ *   0 OpenCL C 1.2 atomics: reads are atomic read-modify-writes (atomic_add of 0), so a
+ *     stale cache line can never answer them; the fence is mem_fence.
+ *   1 OpenCL C 2.0/3.0 atomics: atomic_load/store at device scope, acquire/release, and
+ *     an acq_rel device-scope fence (where the device reports those features).
+ *   2 NVIDIA PTX: ld.relaxed.gpu / st.relaxed.gpu / atom.cas at GPU scope and
+ *     fence.acq_rel.gpu (the NVIDIA platform; sm_70 and newer). */
+#ifndef CLSCAN_LB_ATOMICS
+#define CLSCAN_LB_ATOMICS 0
+#endif
+/* Status word width: 64 bits needs cl_khr_int64_base_atomics (and, for mode 1, the
+ * extended ones); 32-bit words need nothing beyond OpenCL 1.1. Each word carries a tag
+ * (per-call epoch and a kind) in its upper half and CLSCAN_LB_HALF_BITS of the value in
+ * its lower half; a value takes CLSCAN_LB_PARTS words. */
+#ifndef CLSCAN_LB_WORD_BITS
+#define CLSCAN_LB_WORD_BITS 64
+#endif
+/* Predecessors one look-back step reads at once (one per work-item). */
+#ifndef CLSCAN_LB_WINDOW
+#define CLSCAN_LB_WINDOW (CLSCAN_WG_SIZE < 32 ? CLSCAN_WG_SIZE : 32)
+#endif
+/* Test modes, never on by default: 1 delays every third tile's first publication, 2
+ * makes every fourth tile publish nothing (out-of-place calls only: a silent tile still
+ * writes its output, which an in-place successor's fallback would then read). */
+#ifndef CLSCAN_LB_TEST
+#define CLSCAN_LB_TEST 0
+#endif
+#define CLSCAN_LB_TEST_DELAY 20000
+
+#if CLSCAN_LB_WORD_BITS == 64
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#if CLSCAN_LB_ATOMICS == 1
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#endif
+typedef ulong clscan_lb_word;
+#define CLSCAN_LB_HALF_BITS 32
+#define CLSCAN_LB_HALF_MASK 0xffffffffUL
+#elif CLSCAN_LB_WORD_BITS == 32
+typedef uint clscan_lb_word;
+#define CLSCAN_LB_HALF_BITS 16
+#define CLSCAN_LB_HALF_MASK 0xffffu
+#else
+#error "CLSCAN_LB_WORD_BITS must be 32 or 64"
+#endif
+#define CLSCAN_LB_PARTS (CLSCAN_T_BYTES * 8 / CLSCAN_LB_HALF_BITS)
+/* The epoch is a per-call number in the tag's upper bits; the host restarts it (and
+ * clears the words) before it would overflow. */
+#define CLSCAN_LB_EPOCH_BITS (CLSCAN_LB_HALF_BITS - 2)
+/* Words before the first tile's status: the tile counter lives in the first 32 bits. */
+#define CLSCAN_LB_HEADER_WORDS (128 / (CLSCAN_LB_WORD_BITS / 8))
+
+/* Kinds, in a tag's two low bits. 0 (or another call's epoch): nothing yet. */
+#define CLSCAN_LB_AGGREGATE 1u /* the owner's tile total */
+#define CLSCAN_LB_FALLBACK 2u  /* the tile total, computed by a waiting successor */
+#define CLSCAN_LB_PREFIX 3u    /* the combination of this tile and all before it */
+
+/* The element's bits as an unsigned integer of its size, and back. */
+#if CLSCAN_T_BYTES == 8
+typedef ulong clscan_lb_bits;
+#define CLSCAN_LB_TO_BITS(x) as_ulong(x)
+#else
+typedef uint clscan_lb_bits;
+#define CLSCAN_LB_TO_BITS(x) as_uint(x)
+#endif
+#if CLSCAN_TYPE_ID == CLSCAN_INT32
+#define CLSCAN_LB_FROM_BITS(b) as_int(b)
+#elif CLSCAN_TYPE_ID == CLSCAN_INT64
+#define CLSCAN_LB_FROM_BITS(b) as_long(b)
+#elif CLSCAN_TYPE_ID == CLSCAN_FLOAT
+#define CLSCAN_LB_FROM_BITS(b) as_float(b)
+#elif CLSCAN_TYPE_ID == CLSCAN_DOUBLE
+#define CLSCAN_LB_FROM_BITS(b) as_double(b)
+#else
+#define CLSCAN_LB_FROM_BITS(b) (b)
+#endif
+
+/* ---- the three ways to touch a status word: load, store, compare-and-swap ---- */
+#if CLSCAN_LB_ATOMICS == 0
+#if CLSCAN_LB_WORD_BITS == 64
+#define CLSCAN_LB_LOAD(p) atom_add((volatile __global ulong *)(p), 0UL)
+#define CLSCAN_LB_STORE(p, v) ((void)atom_xchg((volatile __global ulong *)(p), (v)))
+#define CLSCAN_LB_CAS(p, cmp, v) atom_cmpxchg((volatile __global ulong *)(p), (cmp), (v))
+#else
+#define CLSCAN_LB_LOAD(p) atomic_add((volatile __global uint *)(p), 0u)
+#define CLSCAN_LB_STORE(p, v) ((void)atomic_xchg((volatile __global uint *)(p), (v)))
+#define CLSCAN_LB_CAS(p, cmp, v) atomic_cmpxchg((volatile __global uint *)(p), (cmp), (v))
+#endif
+#define CLSCAN_LB_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+
+#elif CLSCAN_LB_ATOMICS == 1
+#if CLSCAN_LB_WORD_BITS == 64
+typedef atomic_ulong clscan_lb_atomic;
+#else
+typedef atomic_uint clscan_lb_atomic;
+#endif
+#define CLSCAN_LB_LOAD(p)                                                              \
+    atomic_load_explicit((volatile __global clscan_lb_atomic *)(p), memory_order_acquire, \
+                         memory_scope_device)
+#define CLSCAN_LB_STORE(p, v)                                                          \
+    atomic_store_explicit((volatile __global clscan_lb_atomic *)(p), (v),              \
+                          memory_order_release, memory_scope_device)
+clscan_lb_word clscan_lb_cas_(__global clscan_lb_word *p, clscan_lb_word cmp,
+                              clscan_lb_word v)
+{
+    atomic_compare_exchange_strong_explicit((volatile __global clscan_lb_atomic *)p, &cmp, v,
+                                            memory_order_acq_rel, memory_order_acquire,
+                                            memory_scope_device);
+    return cmp; /* the value found: equal to the old cmp exactly when the swap happened */
+}
+#define CLSCAN_LB_CAS(p, cmp, v) clscan_lb_cas_((p), (cmp), (v))
+#define CLSCAN_LB_FENCE()                                                              \
+    atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acq_rel, memory_scope_device)
+
+#elif CLSCAN_LB_ATOMICS == 2
+#if CLSCAN_LB_WORD_BITS != 64
+#error "the PTX status words are 64-bit"
+#endif
+/* Generic addressing: a __global pointer is a valid generic address on NVIDIA. */
+ulong clscan_lb_load_(__global ulong *p)
+{
+    ulong v;
+    __asm__ volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+void clscan_lb_store_(__global ulong *p, ulong v)
+{
+    __asm__ volatile("st.relaxed.gpu.u64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+}
+ulong clscan_lb_cas_(__global ulong *p, ulong cmp, ulong v)
+{
+    ulong old;
+    __asm__ volatile("atom.relaxed.gpu.cas.b64 %0, [%1], %2, %3;"
+                     : "=l"(old)
+                     : "l"(p), "l"(cmp), "l"(v)
+                     : "memory");
+    return old;
+}
+#define CLSCAN_LB_LOAD(p) clscan_lb_load_(p)
+#define CLSCAN_LB_STORE(p, v) clscan_lb_store_((p), (v))
+#define CLSCAN_LB_CAS(p, cmp, v) clscan_lb_cas_((p), (cmp), (v))
+#define CLSCAN_LB_FENCE() __asm__ volatile("fence.acq_rel.gpu;" : : : "memory")
+#else
+#error "CLSCAN_LB_ATOMICS must be 0, 1 or 2"
+#endif
+
+/* The tag a word of this call carries for `kind`. */
+#define CLSCAN_LB_TAG(epoch, kind) ((clscan_lb_word)(((epoch) << 2) | (kind)))
+/* The kind a word read in call `epoch` shows (0: another call's word, or none). */
+uint clscan_lb_kind_(clscan_lb_word w, uint epoch)
+{
+    const uint tag = (uint)(w >> CLSCAN_LB_HALF_BITS);
+    return (tag >> 2) == epoch ? (tag & 3u) : 0u;
+}
+/* Word `part` of value bits b with kind `kind`. */
+clscan_lb_word clscan_lb_word_(clscan_lb_bits b, uint part, uint epoch, uint kind)
+{
+    const clscan_lb_word low =
+        (clscan_lb_word)(b >> (part * CLSCAN_LB_HALF_BITS)) & CLSCAN_LB_HALF_MASK;
+    return (CLSCAN_LB_TAG(epoch, kind) << CLSCAN_LB_HALF_BITS) | low;
+}
+
+/* Reads a tile's status words: returns the kind, 0 unless every word shows this call
+ * and the same kind (the words are written one at a time), and sets *value. */
+uint clscan_lb_read(__global clscan_lb_word *st, uint epoch, CLSCAN_T *value)
+{
+    clscan_lb_bits bits = 0;
+    uint kind = 0;
+    /* Unrolled: PoCL 3.1 fails to compile this loop around OpenCL C 3.0 atomic loads
+     * ("Could not find a dominating alternative variable"; docs/DEVICES.md). */
+#pragma unroll
+    for (uint p = 0; p < CLSCAN_LB_PARTS; ++p) {
+        const clscan_lb_word w = CLSCAN_LB_LOAD(st + p);
+        const uint k = clscan_lb_kind_(w, epoch);
+        kind = p == 0 ? k : (k == kind ? kind : 0u);
+        bits |= (clscan_lb_bits)(w & CLSCAN_LB_HALF_MASK) << (p * CLSCAN_LB_HALF_BITS);
+    }
+    *value = CLSCAN_LB_FROM_BITS(bits);
+    return kind;
+}
+
+/* Publishes value with `kind` (the owner: aggregate, then prefix). */
+void clscan_lb_publish(__global clscan_lb_word *st, uint epoch, uint kind,
+                              CLSCAN_T value)
+{
+    const clscan_lb_bits bits = CLSCAN_LB_TO_BITS(value);
+#pragma unroll
+    for (uint p = 0; p < CLSCAN_LB_PARTS; ++p)
+        CLSCAN_LB_STORE(st + p, clscan_lb_word_(bits, p, epoch, kind));
+}
+
+/* Publishes a fallback total into the words that show no word of this call yet, never
+ * over the owner's (a failed swap means a writer of this call got there first; its
+ * word is at least as good, so two tries suffice). Returns 1 if every word took it. */
+int clscan_lb_publish_fallback(__global clscan_lb_word *st, uint epoch,
+                                      CLSCAN_T value)
+{
+    const clscan_lb_bits bits = CLSCAN_LB_TO_BITS(value);
+    int all = 1;
+    for (uint p = 0; p < CLSCAN_LB_PARTS; ++p) {
+        const clscan_lb_word mine = clscan_lb_word_(bits, p, epoch, CLSCAN_LB_FALLBACK);
+        clscan_lb_word seen = CLSCAN_LB_LOAD(st + p);
+        int took = 0;
+        for (uint tries = 0; tries < 2 && !took && clscan_lb_kind_(seen, epoch) == 0; ++tries) {
+            const clscan_lb_word found = CLSCAN_LB_CAS(st + p, seen, mine);
+            took = found == seen;
+            seen = found;
+        }
+        all &= took;
+    }
+    return all;
+}
+
+/* What the look-back shares through local memory. */
+typedef struct clscan_lb_local {
+    CLSCAN_T value[CLSCAN_LB_WINDOW];
+    uint kind[CLSCAN_LB_WINDOW];
+    CLSCAN_T acc;  /* work-item 0's running combination, handed to all at the end */
+    long cursor;   /* the next predecessor to look at */
+    uint step;     /* what the group does next */
+} clscan_lb_local;
+
+#define CLSCAN_LB_STEP_READ 0u
+#define CLSCAN_LB_STEP_FALLBACK 1u
+#define CLSCAN_LB_STEP_DONE 2u
+
+/* The combination of every element before tile t (t >= 1), returned to every
+ * work-item: the window of CLSCAN_LB_WINDOW predecessors below `cursor` is read at once,
+ * work-item 0 folds it from the nearest tile down to the first not ready or to an
+ * inclusive prefix (which ends the look-back). After more than spin_limit reads that
+ * made no progress, the group reduces the waited-for tile's input (src, whole tiles of
+ * CLSCAN_TILE) itself and goes on below it. stats[0] counts those reductions, stats[1]
+ * the ones whose result this group published. Called by the whole work-group; ends
+ * with a barrier. */
+CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, uint epoch,
+                                    uint spin_limit, __global const CLSCAN_T *src,
+                                    __local clscan_lb_local *lb, __local CLSCAN_T *scratch,
+                                    __global uint *stats)
+{
+    const uint lid = get_local_id(0);
+    CLSCAN_T acc = CLSCAN_IDENTITY; /* work-item 0's: tiles (cursor, t) combined */
+    long cursor = (long)t - 1;
+    uint spins = 0;
+    if (lid == 0) lb->cursor = cursor;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (;;) {
+        if (lid < CLSCAN_LB_WINDOW) {
+            const long j = lb->cursor - (long)lid;
+            CLSCAN_T v = CLSCAN_IDENTITY;
+            uint k = CLSCAN_LB_PREFIX; /* before tile 0: the identity, final */
+            if (j >= 0) k = clscan_lb_read(status + (ulong)j * CLSCAN_LB_PARTS, epoch, &v);
+            lb->kind[lid] = k;
+            lb->value[lid] = v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            uint step = CLSCAN_LB_STEP_READ, used = 0;
+            for (; used < CLSCAN_LB_WINDOW; ++used) {
+                const uint k = lb->kind[used];
+                if (k == 0) break;
+                const CLSCAN_T v = lb->value[used];
+                acc = CLSCAN_OP(v, acc);
+                if (k == CLSCAN_LB_PREFIX) {
+                    step = CLSCAN_LB_STEP_DONE;
+                    break;
+                }
+            }
+            cursor -= (long)used;
+            spins = used ? 0u : spins + 1u;
+            if (step != CLSCAN_LB_STEP_DONE && spins > spin_limit) step = CLSCAN_LB_STEP_FALLBACK;
+            lb->cursor = cursor;
+            lb->step = step;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint step = lb->step;
+        if (step == CLSCAN_LB_STEP_DONE) break;
+        if (step == CLSCAN_LB_STEP_FALLBACK) {
+            /* Tile `cursor` has published nothing usable for too long: reduce its input. */
+            const ulong base = (ulong)lb->cursor * CLSCAN_TILE;
+            CLSCAN_T x = CLSCAN_IDENTITY;
+            for (uint i = 0; i < CLSCAN_ITEMS; ++i) {
+                const CLSCAN_T e = src[base + i * CLSCAN_WG_SIZE + lid];
+                x = CLSCAN_OP(x, e);
+            }
+            const CLSCAN_T total = clscan_wg_reduce_value(x, scratch);
+            if (lid == 0) {
+                /* The reads above happened before this fence; the owner writes its output
+                 * only after publishing its prefix in every word, and a fence. So if any
+                 * word still lacks the prefix, the input read was the input. */
+                CLSCAN_LB_FENCE();
+                CLSCAN_T published;
+                const uint k =
+                    clscan_lb_read(status + (ulong)cursor * CLSCAN_LB_PARTS, epoch, &published);
+                atomic_inc(stats);
+                if (k == CLSCAN_LB_PREFIX) {
+                    acc = CLSCAN_OP(published, acc);
+                    lb->step = CLSCAN_LB_STEP_DONE;
+                } else {
+                    acc = CLSCAN_OP(total, acc);
+                    if (clscan_lb_publish_fallback(status + (ulong)cursor * CLSCAN_LB_PARTS,
+                                                   epoch, total))
+                        atomic_inc(stats + 1);
+                    cursor -= 1;
+                    lb->cursor = cursor;
+                    lb->step = cursor < 0 ? CLSCAN_LB_STEP_DONE : CLSCAN_LB_STEP_READ;
+                }
+                spins = 0;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lb->step == CLSCAN_LB_STEP_DONE) break;
+        }
+    }
+    if (lid == 0) lb->acc = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const CLSCAN_T result = lb->acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return result;
+}
+
+#endif /* CLSCAN_LOOKBACK_CL */
