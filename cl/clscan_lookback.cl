@@ -35,7 +35,7 @@
 #ifndef CLSCAN_LB_TEST
 #define CLSCAN_LB_TEST 0
 #endif
-#define CLSCAN_LB_TEST_DELAY 20000
+#define CLSCAN_LB_TEST_DELAY 2000
 
 #if CLSCAN_LB_WORD_BITS == 64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable

@@ -1,6 +1,6 @@
 /* test_scan.c - Check suite for the public scan API on real devices: every type x op x mode
  * against the host reference, exact error statuses, events, out-of-order queues, threads. */
-#include "clscan.h"
+#include "clscan_internal.h"
 #include "verify.h"
 
 #include <check.h>
@@ -200,6 +200,61 @@ START_TEST(test_matrix)
                 skip ? " (skipped: device has no fp64)" : "");
         ck_assert_msg(fail == 0, "%s: %u failed; first: %s", d->name, fail, first);
         ck_assert_msg(pass > 0 || skip > 0, "%s: no case ran", d->name);
+    }
+}
+END_TEST
+
+/* The single-pass scan's look-back, where the profile chose it: scans of some 40 tiles
+ * (int32 and int64, whose values take two status words, out of place and in place) with
+ * the fallback counters read back. In the silent test mode (CLSCAN_LOOKBACK_TEST=silent:
+ * every fourth tile publishes nothing) successors must have reduced those tiles
+ * themselves, on any scheduler; otherwise the counts are reported. Then the status
+ * epochs are made to run out, so the status words are cleared between calls. */
+START_TEST(test_lookback)
+{
+    for (int di = 0; di < clscan_ndevs; di++) {
+        clscan_test_dev *d = &clscan_devs[di];
+        const clscan_profile *p = &d->ctx->profile;
+        if (p->scan_algo != CLSCAN_SCAN_SINGLE_PASS) {
+            fprintf(stderr, "%s: look-back: the profile chose the multi-level scan\n", d->name);
+            continue;
+        }
+        cl_int err;
+        cl_mem stats = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE, 16, NULL, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        char msg[1024];
+        for (int rep = 0; rep < 6; rep++) {
+            if (rep == 3) { /* the epochs of every scratch slot run out in the next calls */
+                for (clscan_scratch *sl = d->ctx->scratch; sl; sl = sl->next)
+                    if (sl->lb_clean) sl->lb_epoch = (1u << (sl->lb_word_bits / 2 - 2)) - 2;
+            }
+            const clscan_type type = rep % 2 ? CLSCAN_INT64 : CLSCAN_INT32;
+            const size_t tile = p->sp_wg_size * p->sp_items / clscan_type_size(type) * 4;
+            const int in_place = rep == 2 || rep == 5;
+            clscan_verify_case c = {type, CLSCAN_OP_ADD, rep % 3 == 0, 40 * tile + 7,
+                                    in_place ? 5 : 0, in_place ? 5 : 3, in_place,
+                                    clscan_verify_mix(777, (uint64_t)rep)};
+            const cl_uint zero[4] = {0};
+            cl_uint count[4];
+            ck_assert_int_eq(clEnqueueWriteBuffer(d->queue, stats, CL_TRUE, 0, 16, zero, 0,
+                                                  NULL, NULL), CL_SUCCESS);
+            clscan__lookback_stats(stats);
+            clscan_verify_result r =
+                clscan_verify_run_case(d->ctx, d->cl_ctx, d->queue, &c, msg, sizeof msg);
+            clscan__lookback_stats(NULL);
+            ck_assert_msg(r == CLSCAN_VERIFY_PASS, "%s: look-back %s n=%zu%s: %s", d->name,
+                          clscan_type_name(type), c.n, in_place ? " in place" : "", msg);
+            ck_assert_int_eq(clEnqueueReadBuffer(d->queue, stats, CL_TRUE, 0, 16, count, 0,
+                                                 NULL, NULL), CL_SUCCESS);
+            fprintf(stderr, "%s: look-back %s n=%zu%s: %u fallback reductions, %u published "
+                    "(spins %u, test mode %d)\n", d->name, clscan_type_name(type), c.n,
+                    in_place ? " in place" : "", count[0], count[1], p->lb_spins, p->lb_test);
+            if (p->lb_test == 2 && !in_place)
+                ck_assert_msg(count[0] > 0 && count[1] > 0,
+                              "%s: silent tiles, yet no fallback ran (%u, %u)", d->name,
+                              count[0], count[1]);
+        }
+        clReleaseMemObject(stats);
     }
 }
 END_TEST
@@ -779,6 +834,7 @@ static Suite *clscan_suite(void)
     tcase_set_timeout(dev, 1700);
     tcase_add_loop_test(dev, test_matrix, 0, CLSCAN_TYPE_COUNT);
     tcase_add_test(dev, test_nan_minmax);
+    tcase_add_test(dev, test_lookback);
     tcase_add_test(dev, test_invalid_arguments);
     tcase_add_test(dev, test_context_api);
     tcase_add_test(dev, test_kernel_build_options);

@@ -114,6 +114,7 @@ static void fake_h100(clscan_profile *p)
     p->subgroup_queried = 1;
     p->nvidia_platform = 1;
     p->fp64 = 1;
+    p->int64_atomics = 1;
 }
 
 /* PoCL on a CPU: local memory is global memory. */
@@ -256,6 +257,19 @@ START_TEST(test_scan_defines)
     fake_h100(&p);
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
     clscan_scan_config c;
+    /* The single-pass shape (the default), then the multi-level one. */
+    ck_assert_int_eq(p.scan_algo, CLSCAN_SCAN_SINGLE_PASS);
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_INT32, CLSCAN_OP_ADD, &c),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(c.wg_size, p.sp_wg_size);
+    ck_assert_uint_eq(c.items, p.sp_items);
+    char sp[2048];
+    ck_assert(clscan__kernel_defines(&c, &p, 0, sp, sizeof sp) < sizeof sp);
+    ck_assert(strstr(sp, "#define CLSCAN_SINGLE_PASS 1\n"));
+    ck_assert(strstr(sp, "#define CLSCAN_LB_ATOMICS 0\n")); /* NVIDIA: OpenCL 1.2 atomics */
+    ck_assert(strstr(sp, "#define CLSCAN_LB_WORD_BITS 64\n"));
+    ck_assert(strstr(sp, "#define CLSCAN_LB_TEST 0\n"));
+    p.scan_algo = CLSCAN_SCAN_MULTI_LEVEL;
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_INT32, CLSCAN_OP_ADD, &c),
                      CLSCAN_SUCCESS);
     ck_assert_uint_eq(c.wg_size, 256);
@@ -268,6 +282,8 @@ START_TEST(test_scan_defines)
     ck_assert(strstr(a, "#define CLSCAN_WG_SIZE 256\n"));
     ck_assert(strstr(a, "#define CLSCAN_ITEMS 8\n"));
     ck_assert(strstr(a, "#define CLSCAN_LOG_BANKS 5\n"));
+    ck_assert(strstr(a, "#define CLSCAN_SINGLE_PASS 0\n"));
+    ck_assert(!strstr(a, "CLSCAN_LB_")); /* look-back knobs only in single-pass programs */
     ck_assert(strstr(a, "#define CLSCAN_SG_IMPL 2\n"));
     ck_assert(strstr(a, "#define CLSCAN_SG_WIDTH 32\n"));
     ck_assert(strstr(a, "#define CLSCAN_WG_ALGO 1\n"));
@@ -338,6 +354,71 @@ START_TEST(test_bank_probe_applied)
 END_TEST
 
 /* Which sub-group implementation and work-group scan each kind of device gets. */
+/* The device-wide scan and the look-back's atomics: defaults, overrides, refusals. */
+START_TEST(test_device_scan_choice)
+{
+    clscan_profile p;
+    fake_cpu(&p); /* PoCL-like: OpenCL 3.0 with device-scope acquire/release */
+    p.cl_major = 3;
+    p.features = CLSCAN_FEAT_ATOMIC_ACQ_REL | CLSCAN_FEAT_ATOMIC_SCOPE_DEVICE;
+    p.int64_atomics = 1;
+    free(p.extensions);
+    p.extensions = strdup("cl_khr_int64_base_atomics cl_khr_int64_extended_atomics");
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.scan_algo, CLSCAN_SCAN_SINGLE_PASS);
+    ck_assert_int_eq(p.lb_atomics, CLSCAN_LB_C11);
+    ck_assert_uint_eq(p.lb_word_bits, 64);
+    ck_assert_int_eq(p.lb_test, 0);
+    clscan_scan_config c;
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_INT32, CLSCAN_OP_ADD, &c),
+                     CLSCAN_SUCCESS);
+    char d[2048];
+    ck_assert(clscan__kernel_defines(&c, &p, 0, d, sizeof d) < sizeof d);
+    ck_assert(strstr(d, "built with -cl-std=CL3.0"));
+    ck_assert(strstr(d, "#define CLSCAN_LB_ATOMICS 1\n"));
+    /* Without 64-bit atomics: 32-bit words (16-bit value halves). */
+    const char *no64[] = {"CLSCAN_INT64_ATOMICS", "0", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, no64), CLSCAN_SUCCESS);
+    ck_assert_uint_eq(p.lb_word_bits, 32);
+    /* Overrides. */
+    const char *forced[] = {"CLSCAN_SCAN_ALGO", "multi-level", "CLSCAN_LOOKBACK_ATOMICS",
+                            "cl12", "CLSCAN_LOOKBACK_SPINS", "0", "CLSCAN_LOOKBACK_TEST",
+                            "silent", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, forced), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.scan_algo, CLSCAN_SCAN_MULTI_LEVEL);
+    ck_assert_int_eq(p.lb_atomics, CLSCAN_LB_CL12);
+    ck_assert_uint_eq(p.lb_spins, 0);
+    ck_assert_int_eq(p.lb_test, 2);
+    ck_assert_str_eq(p.scan_algo_source, "CLSCAN_SCAN_ALGO");
+    /* Refusals, with a message naming the choices or the reason. */
+    const char *bad_algo[] = {"CLSCAN_SCAN_ALGO", "one-pass", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, bad_algo),
+                     CLSCAN_ERROR_INVALID_ENVIRONMENT);
+    ck_assert(strstr(clscan_context_last_error(NULL), "multi-level or single-pass"));
+    const char *ptx[] = {"CLSCAN_LOOKBACK_ATOMICS", "ptx", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, ptx),
+                     CLSCAN_ERROR_INVALID_ENVIRONMENT);
+    ck_assert(strstr(clscan_context_last_error(NULL), "not NVIDIA's"));
+    const char *bad_wg[] = {"CLSCAN_SP_WORK_GROUP_SIZE", "96", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, bad_wg),
+                     CLSCAN_ERROR_INVALID_ENVIRONMENT);
+    clscan__profile_free(&p);
+    /* An OpenCL 1.2 device gets 1.2 atomics; a forced C11 mode is refused. */
+    fake_cpu(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.lb_atomics, CLSCAN_LB_CL12);
+    ck_assert_uint_eq(p.lb_word_bits, 32); /* fake_cpu has no 64-bit atomics */
+    const char *c11[] = {"CLSCAN_LOOKBACK_ATOMICS", "c11", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, c11),
+                     CLSCAN_ERROR_INVALID_ENVIRONMENT);
+    /* Loop-limited devices (llvmpipe) default to the multi-level scan. */
+    const char *limited[] = {"CLSCAN_MAX_LOOP_ITERATIONS", "65535", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, limited), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.scan_algo, CLSCAN_SCAN_MULTI_LEVEL);
+    clscan__profile_free(&p);
+}
+END_TEST
+
 START_TEST(test_subgroup_choice)
 {
     clscan_profile p;
@@ -428,6 +509,7 @@ START_TEST(test_config_fits_local_memory)
     clscan_profile p;
     fake_h100(&p);
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    p.scan_algo = CLSCAN_SCAN_MULTI_LEVEL;
     clscan_scan_config c;
     /* 8-byte types take half the items, so the tile stays within the same bytes. */
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_DOUBLE, CLSCAN_OP_ADD, &c),
@@ -635,6 +717,7 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_profile_describe);
     tcase_add_test(tc, test_scan_defines);
     tcase_add_test(tc, test_subgroup_choice);
+    tcase_add_test(tc, test_device_scan_choice);
     tcase_add_test(tc, test_bank_probe_applied);
     tcase_add_test(tc, test_config_fits_local_memory);
     tcase_add_test(tc, test_embedded_sources);

@@ -20,8 +20,8 @@
 typedef struct options {
     long platform, device; /* -1: default */
     int list;
-    int types[MAX_ITEMS], ops[MAX_ITEMS], modes[MAX_ITEMS];
-    size_t ntypes, nops, nmodes, nsizes;
+    int types[MAX_ITEMS], ops[MAX_ITEMS], modes[MAX_ITEMS], algos[MAX_ITEMS];
+    size_t ntypes, nops, nmodes, nalgos, nsizes;
     size_t sizes[MAX_ITEMS];
     unsigned repeats, warmup;
     const char *csv, *json;
@@ -35,7 +35,9 @@ typedef struct row {
     clscan_type type;
     clscan_op op;
     int inclusive;
+    clscan_scan_algo algo;
     size_t n, k;
+    unsigned long long fallbacks; /* single-pass fallback reductions, all timed calls */
     unsigned repeats, kernels; /* kernels: most events traced in one call */
     stats dev, wall, copy, copy_wall;
     int clock_ok;              /* device timestamps advance from command to command */
@@ -53,6 +55,7 @@ typedef struct bench {
     cl_ulong global_mem, max_alloc;
     int fp64, unified; /* unified: device memory is host memory (a CPU device) */
     char *describe;
+    cl_mem stats;      /* the single-pass scans' fallback counters */
 } bench;
 
 static void usage(FILE *f)
@@ -65,6 +68,8 @@ static void usage(FILE *f)
           "  --type LIST               int32,uint32,int64,uint64,float,double (default int32)\n"
           "  --op LIST                 add,mul,min,max,and,or,xor (default add)\n"
           "  --mode LIST               exclusive,inclusive (default exclusive)\n"
+          "  --algo LIST               device scans: multi-level,single-pass (default: the\n"
+          "                            profile's choice)\n"
           "  --sizes LIST              element counts: 2^20, 1000000, 64K, ... (default\n"
           "                            2^16,2^20,2^24)\n"
           "  --repeats R               timed calls per row (default 50; fewer where their scan\n"
@@ -91,6 +96,7 @@ static int usage_error(const char *what, const char *opt, const char *val)
 static const char *mode_name(int inclusive) { return inclusive ? "inclusive" : "exclusive"; }
 static const char *type_name(int i) { return clscan_type_name((clscan_type)i); }
 static const char *op_name(int i) { return clscan_op_name((clscan_op)i); }
+static const char *algo_name(int i) { return clscan__scan_algo_name((clscan_scan_algo)i); }
 
 /* Parses "2^K" or a number with an optional K, M or G suffix; 0 on success. */
 static int parse_count(const char *s, unsigned long long *out)
@@ -146,7 +152,8 @@ static int parse_args(options *o, int argc, char **argv)
             continue;
         }
         static const char *const valued[] = {"--platform", "--device", "--type", "--op",
-                                             "--mode", "--sizes", "--repeats", "--warmup",
+                                             "--mode", "--algo", "--sizes", "--repeats",
+                                             "--warmup",
                                              "--csv", "--json"};
         size_t known = 0;
         while (known < sizeof valued / sizeof *valued && strcmp(a, valued[known])) known++;
@@ -158,6 +165,8 @@ static int parse_args(options *o, int argc, char **argv)
         else if (!strcmp(a, "--op"))
             bad = parse_list(v, op_name, CLSCAN_OP_COUNT, o->ops, &o->nops);
         else if (!strcmp(a, "--mode")) bad = parse_list(v, mode_name, 2, o->modes, &o->nmodes);
+        else if (!strcmp(a, "--algo"))
+            bad = parse_list(v, algo_name, CLSCAN_SCAN_ALGO_COUNT, o->algos, &o->nalgos);
         else if (!strcmp(a, "--sizes")) bad = parse_list(v, NULL, 0, o->sizes, &o->nsizes);
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--json")) o->json = v;
@@ -288,6 +297,11 @@ static int open_bench(bench *b)
                 clscan_status_string(s), clscan_context_last_error(NULL));
         return -1;
     }
+    b->stats = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, 16, NULL, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clscan-bench: clCreateBuffer: %s\n", clscan_status_string(err));
+        return -1;
+    }
     char tiny[1];
     size_t len = clscan_context_describe(b->ctx, tiny, sizeof tiny);
     if (!(b->describe = malloc(len + 1))) return -1;
@@ -298,6 +312,7 @@ static int open_bench(bench *b)
 static void close_bench(bench *b)
 {
     clscan_context_release(b->ctx);
+    if (b->stats) clReleaseMemObject(b->stats);
     if (b->queue) clReleaseCommandQueue(b->queue);
     if (b->cl_ctx) clReleaseContext(b->cl_ctx);
     free(b->describe);
@@ -564,6 +579,7 @@ static int run_row(bench *b, const options *o, row *r)
 
     r->check = "PASS";
     r->clock_ok = 1;
+    b->ctx->profile.scan_algo = r->algo; /* this thread alone uses the context */
     if (is_float(r->type) && r->op >= CLSCAN_OP_AND)
         ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
     if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
@@ -608,8 +624,16 @@ static int run_row(bench *b, const options *o, row *r)
                  "bytes: %s", k + 1, bytes, clscan_status_string(err));
 
     /* Scans: call c reads in[(c - w) mod k], so the first timed call (checked) reads in[0]. */
+    const cl_uint zeros[4] = {0};
     for (unsigned c = 0; c < w + r->repeats; c++) {
         cl_mem src = in[(c + k - w % k) % k];
+        if (c == w) { /* count fallbacks over the timed calls */
+            err = clEnqueueWriteBuffer(b->queue, b->stats, CL_TRUE, 0, sizeof zeros, zeros, 0,
+                                       NULL, NULL);
+            if (err != CL_SUCCESS)
+                ROW_FAIL("ERROR", "clEnqueueWriteBuffer: %s", clscan_status_string(err));
+        }
+        clscan__lookback_stats(b->stats);
         cl_event done = NULL;
         size_t count = 0;
         double t0 = now_ns(), span;
@@ -617,6 +641,7 @@ static int run_row(bench *b, const options *o, row *r)
         clscan_status s = (r->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
             b->ctx, b->queue, src, 0, out, 0, n, r->type, r->op, 0, NULL, &done);
         clscan__trace_events(NULL, 0, NULL);
+        clscan__lookback_stats(NULL);
         if (s == CLSCAN_SUCCESS) err = clWaitForEvents(1, &done);
         double t1 = now_ns();
         if (done) clReleaseEvent(done);
@@ -647,6 +672,12 @@ static int run_row(bench *b, const options *o, row *r)
                 r->check = "FAIL";
         }
     }
+
+    cl_uint counted[4];
+    err = clEnqueueReadBuffer(b->queue, b->stats, CL_TRUE, 0, sizeof counted, counted, 0, NULL,
+                              NULL);
+    if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
+    r->fallbacks = counted[0];
 
     /* Copies of the same bytes, same rotation and count, timed by their own events. */
     for (unsigned c = 0; c < w + r->repeats; c++) {
@@ -716,24 +747,25 @@ static void print_table(const bench *b, const row *rows, size_t count)
            "Inputs rotate over min(64, 256 MiB / (n*size))\nbuffers (at least 1, as memory "
            "allows), all into one output buffer.\n",
            b->device_name, b->platform_name, b->driver);
-    printf("%-7s %-4s %-9s %10s %4s %10s %10s %9s %10s %9s %7s  %s\n", "type", "op", "mode", "n",
-           "reps", "scan us", "wall us", "scan GB/s", "copy us", "copy GB/s", "ratio %", "check");
+    printf("%-7s %-4s %-9s %-11s %10s %4s %10s %10s %9s %10s %9s %7s %6s  %s\n", "type", "op",
+           "mode", "algo", "n", "reps", "scan us", "wall us", "scan GB/s", "copy us", "copy GB/s",
+           "ratio %", "fb", "check");
     for (size_t i = 0; i < count; i++) {
         const row *r = &rows[i];
         char n[32];
         size_text(r->n, n, sizeof n);
-        printf("%-7s %-4s %-9s %10s ", clscan_type_name(r->type), clscan_op_name(r->op),
-               mode_name(r->inclusive), n);
+        printf("%-7s %-4s %-9s %-11s %10s ", clscan_type_name(r->type), clscan_op_name(r->op),
+               mode_name(r->inclusive), algo_name(r->algo), n);
         if (measured(r) && r->clock_ok)
-            printf("%4u %10.1f %10.1f %9.1f %10.1f %9.1f %7.1f  %s\n", r->repeats,
+            printf("%4u %10.1f %10.1f %9.1f %10.1f %9.1f %7.1f %6llu  %s\n", r->repeats,
                    r->dev.med / 1e3, r->wall.med / 1e3, gbps(r, r->dev.med), r->copy.med / 1e3,
-                   gbps(r, r->copy.med), ratio_pct(r), r->check);
+                   gbps(r, r->copy.med), ratio_pct(r), r->fallbacks, r->check);
         else if (measured(r)) /* wall time only */
-            printf("%4u %10s %10.1f %9s %10s %9s %7s  %s (no device times)\n", r->repeats, "n/a",
-                   r->wall.med / 1e3, "n/a", "n/a", "n/a", "n/a", r->check);
+            printf("%4u %10s %10.1f %9s %10s %9s %7s %6llu  %s (no device times)\n", r->repeats,
+                   "n/a", r->wall.med / 1e3, "n/a", "n/a", "n/a", "n/a", r->fallbacks, r->check);
         else
-            printf("%4s %10s %10s %9s %10s %9s %7s  %s\n", "-", "-", "-", "-", "-", "-", "-",
-                   r->check);
+            printf("%4s %10s %10s %9s %10s %9s %7s %6s  %s\n", "-", "-", "-", "-", "-", "-", "-",
+                   "-", r->check);
     }
 }
 
@@ -754,15 +786,15 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                       size_t count, int csv)
 {
     static const char *const fields[] = {
-        "type", "op", "mode", "n", "elem_bytes", "bytes_moved", "rotations", "warmup", "repeats",
+        "type", "op", "mode", "algo", "n", "elem_bytes", "bytes_moved", "rotations", "warmup", "repeats",
         "kernels", "device_time_usable", "scan_min_us", "scan_median_us", "scan_max_us",
         "wall_min_us", "wall_median_us", "wall_max_us", "scan_gbps", "copy_min_us",
         "copy_median_us", "copy_max_us", "copy_wall_min_us", "copy_wall_median_us",
-        "copy_wall_max_us", "copy_gbps", "ratio_pct", "check", "note"};
+        "copy_wall_max_us", "copy_gbps", "ratio_pct", "fallbacks", "check", "note"};
     /* Each field: t text, a number, m a number if measured, d a number if measured with
      * usable device times (else empty in CSV, null in JSON), s a string. */
-    static const char kind[] = "ttt" "aaa" "mmmmm" "ddd" "mmm" "d" "ddd" "mmm" "dd" "ss";
-    enum { NF = sizeof fields / sizeof *fields, NNUM = NF - 5 };
+    static const char kind[] = "tttt" "aaa" "mmmmm" "ddd" "mmm" "d" "ddd" "mmm" "dd" "m" "ss";
+    enum { NT = 4, NF = sizeof fields / sizeof *fields, NNUM = NF - NT - 2 };
     _Static_assert(sizeof kind - 1 == NF, "one kind per field");
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -798,9 +830,11 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                           r->wall.med / 1e3, r->wall.max / 1e3, gbps(r, r->dev.med),
                           r->copy.min / 1e3, r->copy.med / 1e3, r->copy.max / 1e3,
                           r->copy_wall.min / 1e3, r->copy_wall.med / 1e3,
-                          r->copy_wall.max / 1e3, gbps(r, r->copy.med), ratio_pct(r)};
-        const char *text[5] = {clscan_type_name(r->type), clscan_op_name(r->op),
-                               mode_name(r->inclusive), r->check, r->note};
+                          r->copy_wall.max / 1e3, gbps(r, r->copy.med), ratio_pct(r),
+                          (double)r->fallbacks};
+        const char *text[NT + 2] = {clscan_type_name(r->type), clscan_op_name(r->op),
+                                    mode_name(r->inclusive), algo_name(r->algo), r->check,
+                                    r->note};
         if (csv) {
             put_string(f, b->platform_name, 1);
             fputc(',', f);
@@ -813,9 +847,9 @@ static int write_file(const char *path, const bench *b, const options *o, const 
         for (int j = 0; j < NF; j++) {
             if (!csv) fprintf(f, "%s\"%s\": ", j ? ", " : "", fields[j]);
             else fputc(',', f);
-            if (kind[j] == 't' || kind[j] == 's') put_string(f, text[j < 3 ? j : j - NNUM], csv);
+            if (kind[j] == 't' || kind[j] == 's') put_string(f, text[j < NT ? j : j - NNUM], csv);
             else if (kind[j] == 'a' || (kind[j] == 'm' && m) || (kind[j] == 'd' && d))
-                fprintf(f, "%.10g", v[j - 3]);
+                fprintf(f, "%.10g", v[j - NT]);
             else fputs(csv ? "" : "null", f);
         }
         if (csv) fputc('\n', f);
@@ -856,7 +890,8 @@ int main(int argc, char **argv)
            b.describe);
     fflush(stdout);
 
-    size_t total = o.ntypes * o.nops * o.nmodes * o.nsizes, count = 0, bad = 0;
+    if (!o.nalgos) o.algos[o.nalgos++] = (int)b.ctx->profile.scan_algo;
+    size_t total = o.ntypes * o.nops * o.nmodes * o.nalgos * o.nsizes, count = 0, bad = 0;
     row *rows = calloc(total, sizeof *rows);
     if (!rows) {
         fprintf(stderr, "clscan-bench: out of memory for %zu rows\n", total);
@@ -867,18 +902,19 @@ int main(int argc, char **argv)
     for (size_t t = 0; t < o.ntypes && !stop; t++)
         for (size_t p = 0; p < o.nops && !stop; p++)
             for (size_t m = 0; m < o.nmodes && !stop; m++)
-                for (size_t s = 0; s < o.nsizes && !stop; s++) {
+                for (size_t g = 0; g < o.nalgos * o.nsizes && !stop; g++) {
                     row *r = &rows[count++];
                     char n[32];
                     r->type = (clscan_type)o.types[t];
                     r->op = (clscan_op)o.ops[p];
                     r->inclusive = o.modes[m];
-                    r->n = o.sizes[s];
+                    r->algo = (clscan_scan_algo)o.algos[g / o.nsizes];
+                    r->n = o.sizes[g % o.nsizes];
                     stop = run_row(&b, &o, r) != 0;
                     size_text(r->n, n, sizeof n);
-                    fprintf(stderr, "[%zu/%zu] %s %s %s %s: %s", count, total,
+                    fprintf(stderr, "[%zu/%zu] %s %s %s %s %s: %s", count, total,
                             clscan_type_name(r->type), clscan_op_name(r->op),
-                            mode_name(r->inclusive), n, r->check);
+                            mode_name(r->inclusive), algo_name(r->algo), n, r->check);
                     if (measured(r))
                         fprintf(stderr, ", %u reps, %zu inputs, %u kernel(s)/call, %s %.1f us, "
                                 "copy %.1f us", r->repeats, r->k, r->kernels,

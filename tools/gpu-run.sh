@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# gpu-run.sh - one call on the lent GPU machine: build, selftest of every work-group and
-# sub-group variant that can run there, the test suite, the example, and clscan-bench of
-# the work-group scan variants with and without padding; logs under $OUT, a short table
-# last. Run from the repository root as
-#   source .gpu-kit/env.sh && bash tools/gpu-run.sh [check|bench|all]
-# The device tool brings back at most 8 files: logs travel as one logs.tgz.
+# gpu-run.sh - one call on the lent GPU machine: build, then
+#   check: clscan-selftest of the device scans (single-pass with each atomics mode and
+#          each look-back test mode, multi-level) and the test suite;
+#   tune:  clscan-bench of single-pass tile shapes and atomics modes (int32 exclusive add);
+#   bench: the issue-4 figures: int32 exclusive and float inclusive add, both device
+#          scans, int64 exclusive add, and the look-back test modes (fallback counts);
+# logs under $OUT, a short table last. Run from the repository root as
+#   source .gpu-kit/env.sh && bash tools/gpu-run.sh check,tune,bench
+# The device tool brings back at most 8 files: logs travel as one logs.tgz, and the
+# benchmark rows as one bench.csv with the variant name first.
 set -uo pipefail
-mode=${1:-all}
+modes=${1:-check,bench}
+has() { [[ ",$modes," == *",$1,"* ]]; }
 OUT=${OUT:-/tmp/clscan-out}
 mkdir -p "$OUT"
 b=build-gpu
@@ -17,78 +22,85 @@ step build
     { tail -40 "$OUT/build.log"; exit 1; }
 { clinfo -l; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; } \
     >"$OUT/clinfo.log" 2>&1
-
-# The variants: name, then environment settings ("-" for none).
-variants=(
-    "subgroup-nvidia -"
-    "blelloch CLSCAN_WG_SCAN=blelloch"
-    "subgroup-local CLSCAN_WG_SCAN=subgroup,CLSCAN_SUBGROUP_IMPL=local"
-    "subgroup-local64 CLSCAN_WG_SCAN=subgroup,CLSCAN_SUBGROUP_IMPL=local,CLSCAN_SUBGROUP_WIDTH=64"
-)
 envof() { [ "$1" = - ] && return; echo "$1" | tr ',' ' '; }
 
-if [ "$mode" != bench ]; then
+# Selftest variants: name, environment ("-" for none).
+checks=(
+    "default -"
+    "sp-cl12 CLSCAN_LOOKBACK_ATOMICS=cl12"
+    "sp-giveup CLSCAN_LOOKBACK_SPINS=0"
+    "sp-delay CLSCAN_LOOKBACK_TEST=delay,CLSCAN_LOOKBACK_SPINS=8"
+    "sp-silent CLSCAN_LOOKBACK_TEST=silent"
+    "multi-level CLSCAN_SCAN_ALGO=multi-level"
+)
+if has check; then
     step selftest and meson test, in parallel
     pids=()
-    for v in "${variants[@]}"; do
+    for v in "${checks[@]}"; do
         set -- $v
-        # The default gets the full size list, the others the quick one.
         quick=--quick
-        [ "$1" = subgroup-nvidia ] && quick=
-        ( timeout 450 env $(envof "$2") $b/clscan-selftest --seed 20261122 $quick >"$OUT/selftest-$1.log" 2>&1
+        [ "$1" = default ] && quick=
+        ( timeout 400 env $(envof "$2") $b/clscan-selftest --seed 20261122 $quick >"$OUT/selftest-$1.log" 2>&1
           echo "### exit $?" >>"$OUT/selftest-$1.log" ) &
         pids+=($!)
     done
-    timeout 480 meson test -C $b --print-errorlogs --num-processes 8 >"$OUT/test.log" 2>&1
+    timeout 420 meson test -C $b --print-errorlogs --num-processes 8 >"$OUT/test.log" 2>&1
     test_rc=$?
     wait "${pids[@]}"
 fi
 
-if [ "$mode" != check ]; then
-step bench
-sizes=2^16,2^20,2^24,2^28
 : >"$OUT/bench.log"
-bench_one() { # name env [extra bench args]
-    local name=$1 e=$2
-    shift 2
+bench_one() { # name env sizes [extra bench args]
+    local name=$1 e=$2 sizes=$3
+    shift 3
     echo "### $name ($e)" >>"$OUT/bench.log"
-    timeout 150 env $(envof "$e") $b/clscan-bench --sizes $sizes --repeats 30 "$@" \
+    timeout ${BENCH_TIMEOUT:-150} env $(envof "$e") $b/clscan-bench --sizes $sizes --repeats 30 "$@" \
         --csv "$OUT/bench-$name.part" >>"$OUT/bench.log" 2>&1
     echo "### $name exit $?" >>"$OUT/bench.log"
-    # One CSV for all variants (the variant first), since few files come back.
     [ -s "$OUT/bench.csv" ] || grep -m1 '^platform' "$OUT/bench-$name.part" |
         sed 's/^/variant,/' >"$OUT/bench.csv"
     grep -vE '^(#|platform)' "$OUT/bench-$name.part" | sed "s/^/$name,/" >>"$OUT/bench.csv"
     rm -f "$OUT/bench-$name.part"
 }
-for v in "${variants[@]}"; do
-    set -- $v
-    bench_one "$1" "$2" --type int32 --op add --mode exclusive
-    bench_one "$1-nopad" "$( [ "$2" = - ] && echo CLSCAN_PADDING=0 || echo "$2,CLSCAN_PADDING=0")" \
-        --type int32 --op add --mode exclusive
-done
-bench_one "float-incl-subgroup-nvidia" - --type float --op add --mode inclusive
-bench_one "float-incl-blelloch" CLSCAN_WG_SCAN=blelloch --type float --op add --mode inclusive
-sizes=2^16,2^20,2^24,2^27
-bench_one "int64-subgroup-nvidia" - --type int64 --op add --mode exclusive
-bench_one "int64-blelloch" CLSCAN_WG_SCAN=blelloch --type int64 --op add --mode exclusive
+big=2^16,2^20,2^24,2^28
+int32="--type int32 --op add --mode exclusive"
+if has tune; then
+    step tune
+    for shape in 128x16 128x32 256x8 256x16 256x32 512x8 512x16; do
+        w=${shape%x*} i=${shape#*x}
+        bench_one "sp-$shape" CLSCAN_SP_WORK_GROUP_SIZE=$w,CLSCAN_SP_ITEMS_PER_THREAD=$i \
+            $big $int32 --algo single-pass
+    done
+    bench_one "sp-ptx" CLSCAN_LOOKBACK_ATOMICS=ptx $big $int32 --algo single-pass
+fi
+if has bench; then
+    step bench
+    bench_one int32 - $big $int32 --algo single-pass,multi-level
+    bench_one float-incl - $big --type float --op add --mode inclusive --algo single-pass,multi-level
+    BENCH_TIMEOUT=300 bench_one int64 - 2^16,2^20,2^24,2^27,2^28 --type int64 --op add \
+        --mode exclusive --algo single-pass --repeats 20
+    bench_one int64 - 2^24,2^27 --type int64 --op add --mode exclusive --algo multi-level \
+        --repeats 20
+    bench_one giveup CLSCAN_LOOKBACK_SPINS=0 2^20,2^24 $int32 --algo single-pass
+    bench_one delay CLSCAN_LOOKBACK_TEST=delay,CLSCAN_LOOKBACK_SPINS=8 2^20,2^24 $int32 \
+        --algo single-pass
 fi
 
 (cd "$OUT" && tar czf logs.tgz *.log && rm -f *.log)
 echo
-if [ "$mode" != bench ]; then
-    for v in "${variants[@]}"; do
+if has check; then
+    for v in "${checks[@]}"; do
         set -- $v
         echo "selftest $1: $(tar xzf "$OUT/logs.tgz" -O "selftest-$1.log" | grep -E 'passed, |### exit' | tr '\n' ' ')"
     done
     echo "meson test: $(tar xzf "$OUT/logs.tgz" -O test.log | grep -E '^(Ok|Fail|Timeout):' | tr '\n' ' ') (exit $test_rc)"
     tar xzf "$OUT/logs.tgz" -O test.log | grep -E "^ *[0-9]+/[0-9]+ " | grep -v " OK " || true
-    tar xzf "$OUT/logs.tgz" -O selftest-subgroup-nvidia.log | grep -m3 -E "bank probe|scan layers|local memory"
+    tar xzf "$OUT/logs.tgz" -O selftest-default.log | grep -m3 -E "device scan|scan layers|versions"
 fi
-if [ "$mode" != check ]; then
-    echo "n:median device us/median wall us(copy us)check, by variant (bench.csv):"
-    awk -F, 'NR>1 { if ($1 != last) { printf "\n%-28s", $1; last = $1 }
-                    printf " %s:%s/%s(%s)%s", $8, $17, $20, $24, $31 } END { print "" }' \
+if [ -s "$OUT/bench.csv" ]; then
+    echo "algo n:median device us/median wall us(copy us)fallbacks check, by variant (bench.csv):"
+    awk -F, 'NR>1 { key = $1 " " $8; if (key != last) { printf "\n%-24s", key; last = key }
+                    printf " %s:%s/%s(%s)%s%s", $9, $18, $21, $25, $32, $33 } END { print "" }' \
         "$OUT/bench.csv"
     grep "exit [1-9]" <(tar xzf "$OUT/logs.tgz" -O bench.log) || true
 fi
