@@ -94,7 +94,7 @@ run_oclgrind() {
     fi
 }
 
-# Every emulated profile of tests/profiles.txt under Oclgrind, on the types and
+# Every line "name CLSCAN_SETTINGS..." of stdin (tests/profiles.txt) under Oclgrind, on the types and
 # operators that take different paths (built-in-able ADD, shuffled MUL, bitwise XOR; 4-
 # and 8-byte integers) and sizes up to a few tiles; two at a time (Oclgrind uses one
 # core). The full type and operator matrix of each profile runs on PoCL and rusticl.
@@ -107,8 +107,19 @@ run_oclgrind_profiles() {
         pids+=($!)
         names+=("$name")
         if [ ${#pids[@]} = 2 ]; then wait_oclgrind; fi
-    done <tests/profiles.txt
+    done
     wait_oclgrind
+}
+
+# The device scans under Oclgrind (which takes the single-pass scan by default): the
+# multi-level one, and the single-pass one on 64 x 2 tiles with the wait giving up at
+# once and with silent tiles (their successors reduce them), with 64- and 32-bit words.
+lookback_runs() {
+    local sp="CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=2"
+    echo "multi-level CLSCAN_SCAN_ALGO=multi-level"
+    echo "sp-giveup $sp CLSCAN_LOOKBACK_SPINS=0"
+    echo "sp-silent $sp CLSCAN_LOOKBACK_TEST=silent"
+    echo "sp-silent-32 $sp CLSCAN_LOOKBACK_TEST=silent CLSCAN_INT64_ATOMICS=0"
 }
 
 # Waits for the background Oclgrind runs and counts them from their summaries.
@@ -158,7 +169,8 @@ test)
         # The example: user kernels built from the installed-style headers.
         run_oclgrind example "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl" \
             "$build/examples/fused_map_scan" 20000 "$(date +%s)"
-        run_oclgrind_profiles
+        run_oclgrind_profiles <tests/profiles.txt
+        run_oclgrind_profiles < <(lookback_runs)
     else
         echo "dev.sh: oclgrind not installed: kernel race checks not run" >&2
         failed=$((failed + 1))
