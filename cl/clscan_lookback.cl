@@ -8,13 +8,14 @@
 #include "clscan_workgroup.cl"
 #endif
 
-/* How status words are read and written:
+/* How status words are read and written (a word carries its value with its flag, so
+ * no other memory needs ordering by them):
  *   0 OpenCL C 1.2 atomics: reads are atomic read-modify-writes (atomic_add of 0), so a
- *     stale cache line can never answer them; the fence is mem_fence.
- *   1 OpenCL C 2.0/3.0 atomics: atomic_load/store at device scope, acquire/release, and
- *     an acq_rel device-scope fence (where the device reports those features).
- *   2 NVIDIA PTX: ld.relaxed.gpu / st.relaxed.gpu / atom.cas at GPU scope and
- *     fence.acq_rel.gpu (the NVIDIA platform; sm_70 and newer). */
+ *     stale cache line can never answer them.
+ *   1 OpenCL C 2.0/3.0 atomics: atomic_load/store at device scope, acquire/release
+ *     (where the device reports those features).
+ *   2 NVIDIA PTX: ld.relaxed.gpu / st.relaxed.gpu / atom.cas at GPU scope (the NVIDIA
+ *     platform; sm_70 and newer). */
 #ifndef CLSCAN_LB_ATOMICS
 #define CLSCAN_LB_ATOMICS 0
 #endif
@@ -30,8 +31,7 @@
 #define CLSCAN_LB_WINDOW (CLSCAN_WG_SIZE < 32 ? CLSCAN_WG_SIZE : 32)
 #endif
 /* Test modes, never on by default: 1 delays every third tile's first publication, 2
- * makes every fourth tile publish nothing (out-of-place calls only: a silent tile still
- * writes its output, which an in-place successor's fallback would then read). */
+ * makes every fourth tile publish nothing, so its successors must reduce it. */
 #ifndef CLSCAN_LB_TEST
 #define CLSCAN_LB_TEST 0
 #endif
@@ -95,7 +95,6 @@ typedef uint clscan_lb_bits;
 #define CLSCAN_LB_STORE(p, v) ((void)atomic_xchg((volatile __global uint *)(p), (v)))
 #define CLSCAN_LB_CAS(p, cmp, v) atomic_cmpxchg((volatile __global uint *)(p), (cmp), (v))
 #endif
-#define CLSCAN_LB_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
 
 #elif CLSCAN_LB_ATOMICS == 1
 #if CLSCAN_LB_WORD_BITS == 64
@@ -118,8 +117,6 @@ clscan_lb_word clscan_lb_cas_(__global clscan_lb_word *p, clscan_lb_word cmp,
     return cmp; /* the value found: equal to the old cmp exactly when the swap happened */
 }
 #define CLSCAN_LB_CAS(p, cmp, v) clscan_lb_cas_((p), (cmp), (v))
-#define CLSCAN_LB_FENCE()                                                              \
-    atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acq_rel, memory_scope_device)
 
 #elif CLSCAN_LB_ATOMICS == 2
 #if CLSCAN_LB_WORD_BITS != 64
@@ -148,7 +145,6 @@ ulong clscan_lb_cas_(__global ulong *p, ulong cmp, ulong v)
 #define CLSCAN_LB_LOAD(p) clscan_lb_load_(p)
 #define CLSCAN_LB_STORE(p, v) clscan_lb_store_((p), (v))
 #define CLSCAN_LB_CAS(p, cmp, v) clscan_lb_cas_((p), (cmp), (v))
-#define CLSCAN_LB_FENCE() __asm__ volatile("fence.acq_rel.gpu;" : : : "memory")
 #else
 #error "CLSCAN_LB_ATOMICS must be 0, 1 or 2"
 #endif
@@ -293,10 +289,9 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
             }
             const CLSCAN_T total = clscan_wg_reduce_value(x, scratch);
             if (lid == 0) {
-                /* The reads above happened before this fence; the owner writes its output
-                 * only after publishing its prefix in every word, and a fence. So if any
-                 * word still lacks the prefix, the input read was the input. */
-                CLSCAN_LB_FENCE();
+                /* The owner may have published meanwhile: an inclusive prefix ends the
+                 * look-back at once (src is never written during the scan: the total
+                 * just computed is right either way). */
                 CLSCAN_T published;
                 const uint k =
                     clscan_lb_read(status + (ulong)cursor * CLSCAN_LB_PARTS, epoch, &published);

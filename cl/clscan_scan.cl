@@ -84,8 +84,9 @@ void clscan_scan_tiles(__global const CLSCAN_T *src, ulong src_off, __global CLS
 #include "clscan_lookback.cl"
 #endif
 
-/* Single-pass scan of src[src_off, +n) into dst[dst_off, +n) (the same range allowed),
- * one tile per work-group, launched with exactly ceil(n / CLSCAN_TILE) groups. Tiles
+/* Single-pass scan of src[src_off, +n) into dst[dst_off, +n), which must not overlap
+ * (a fallback reads other tiles' input while their owners write output; in-place calls
+ * take the multi-level scan), one tile per work-group, launched with exactly ceil(n / CLSCAN_TILE) groups. Tiles
  * are numbered by an atomic ticket (state's first word, which the last ticket resets
  * to 0), not by group id, so a tile waits only on tiles whose groups have started.
  * state holds the status words after its header, tagged with `epoch`, which the host
@@ -135,8 +136,7 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
     }
 #endif
 #if CLSCAN_LB_TEST == 2
-    /* Silent tiles: only out of place (see CLSCAN_LB_TEST). */
-    const int silent = t % 4 == 1 && (__global const CLSCAN_T *)(dst + dst_off) != in;
+    const int silent = t % 4 == 1; /* they publish nothing (see CLSCAN_LB_TEST) */
 #else
     const int silent = 0;
 #endif
@@ -159,10 +159,7 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
             clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, prefix);
         }
     }
-    /* The output may overwrite the input (in place): only after the prefix is out in
-     * every word (a fallback that sees it uses it, not the input it read). */
-    if (lid == 0) CLSCAN_LB_FENCE();
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE);
 #if CLSCAN_WG_SIZE > 1
     clscan_wg_store(dst + dst_off, base, count, tile, carry);
 #else

@@ -360,7 +360,10 @@ static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem sr
     if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
     cfg = prog->config; /* the shape actually built */
 
-    const int single = single_pass_fits(&cfg, n);
+    /* In place, a look-back fallback would read tiles their owners are overwriting:
+     * those calls take the multi-level scan, whose kernels never share a range. */
+    const int in_place = src == dst && src_offset == dst_offset;
+    const int single = single_pass_fits(&cfg, n) && !in_place;
     const size_t scratch_bytes = single ? single_pass_bytes(&cfg, n)
                                         : (size_t)scratch_elements(&ctx->profile, &cfg, n) * elem;
     launch l = {ctx, queue, in_order, nwait, wait, NULL};

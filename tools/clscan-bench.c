@@ -548,11 +548,14 @@ static int alloc_error(cl_int err)
            err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE;
 }
 
-/* Fills buf with 0xa5 bytes (no valid scan output everywhere) and waits. */
+/* Fills buf with 0xa5 bytes (no valid scan output everywhere) and waits. The pattern is
+ * 4 bytes wide (every element size is a multiple): NVIDIA's driver 580 never finishes a
+ * 1-byte-pattern fill of 2 GiB or more (docs/DEVICES.md). */
 static cl_int poison(cl_command_queue queue, cl_mem buf, size_t bytes)
 {
-    const cl_uchar pattern = 0xa5;
-    cl_int err = clEnqueueFillBuffer(queue, buf, &pattern, 1, 0, bytes, 0, NULL, NULL);
+    const cl_uint pattern = 0xa5a5a5a5u;
+    cl_int err = clEnqueueFillBuffer(queue, buf, &pattern, sizeof pattern, 0, bytes, 0, NULL,
+                                     NULL);
     return err == CL_SUCCESS ? clFinish(queue) : err;
 }
 
