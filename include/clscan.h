@@ -167,9 +167,18 @@ CLSCAN_API size_t clscan_context_describe(const clscan_context *ctx, char *buf, 
  *
  * The call returns once the work is enqueued: it never blocks on the device and never
  * calls clFinish. The first call for a (type, op) pair builds its program (once per
- * context). Integer results are exact. Floating-point results are reproducible on the
- * same device for the same n, but differ from a serial loop by rounding, since
- * elements are combined in a tree.
+ * context). Where the device profile allows (docs/DEVICES.md), the scan is one kernel,
+ * single-pass with decoupled look-back: tiles find their prefix from their
+ * predecessors' published totals, and a tile that waits too long computes what it
+ * waits for itself, so the scan finishes whatever the device's scheduling; otherwise,
+ * and for every in-place call, it is the multi-level scan (one to three kernels).
+ * Temporaries live in scratch buffers owned by the context.
+ *
+ * Integer results are exact. Floating-point results differ from a serial loop by
+ * rounding, since elements are combined in a tree; with the single-pass scan the order
+ * in which tile totals are combined depends on timing, so two calls on the same input
+ * may differ in the last bits (the multi-level scan, CLSCAN_SCAN_ALGO=multi-level,
+ * gives the same bits every time on the same device).
  *
  * Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for a NULL context, queue or
  * buffer, a bad type or op, a range past the end of a buffer (CL_MEM_SIZE), offset
