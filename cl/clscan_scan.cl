@@ -86,11 +86,12 @@ void clscan_scan_tiles(__global const CLSCAN_T *src, ulong src_off, __global CLS
 
 /* Single-pass scan of src[src_off, +n) into dst[dst_off, +n), which must not overlap
  * (a fallback reads other tiles' input while their owners write output; in-place calls
- * take the multi-level scan), one tile per work-group, launched with exactly ceil(n / CLSCAN_TILE) groups. Tiles
- * are numbered by an atomic ticket (state's first word, which the last ticket resets
- * to 0), not by group id, so a tile waits only on tiles whose groups have started.
- * state holds the status words after its header, tagged with `epoch`, which the host
- * makes new for every call. stats: see clscan_lb_exclusive_prefix. */
+ * take the multi-level scan), one tile per work-group, launched with exactly
+ * ceil(n / CLSCAN_TILE) groups. Tiles are numbered by an atomic ticket (state's first
+ * word, which the last ticket resets to 0), not by group id, so a tile waits only on
+ * tiles whose groups have started. state holds the status words after its header,
+ * tagged with `epoch`, which the host makes new for every call. stats: see
+ * clscan_lb_exclusive_prefix (stats[2] is the delay test mode's busy-wait target). */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CLSCAN_T *dst,
                         ulong dst_off, ulong n, __global clscan_lb_word *state, uint epoch,

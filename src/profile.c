@@ -209,7 +209,8 @@ static const struct override {
     {"CLSCAN_OPENCL_VERSION", PHASE_FACT, KIND_VERSION, FIELD(cl_major), 0, 0, NULL},
     {"CLSCAN_OPENCL_C_VERSION", PHASE_FACT, KIND_VERSION, FIELD(c_major), 0, 0, NULL},
     {"CLSCAN_EXTENSIONS", PHASE_FACT, KIND_STRING, FIELD(extensions), 0, 0, NULL},
-    {"CLSCAN_LOCAL_MEM_SIZE", PHASE_FACT, KIND_ULONG, FIELD(local_mem_size), 1024, 1ull << 40, NULL},
+    {"CLSCAN_LOCAL_MEM_SIZE", PHASE_FACT, KIND_ULONG, FIELD(local_mem_size), 1024, 1ull << 40,
+     NULL},
     {"CLSCAN_LOCAL_MEM_TYPE", PHASE_FACT, KIND_MEMTYPE, FIELD(local_mem_is_global), 0, 0, NULL},
     {"CLSCAN_MAX_WORK_GROUP_SIZE", PHASE_FACT, KIND_SIZE, FIELD(max_wg_size), 1, 1u << 16, NULL},
     {"CLSCAN_COMPUTE_UNITS", PHASE_FACT, KIND_UINT, FIELD(compute_units), 1, 1u << 20, NULL},
@@ -305,9 +306,9 @@ static clscan_status apply_one(const clscan_context *ctx, clscan_profile *p,
                 *(int *)field = (int)i;
                 return CLSCAN_SUCCESS;
             }
-            len += (size_t)snprintf(expected + len, len < sizeof expected ? sizeof expected - len : 0,
-                                    "%s%s", i == 0 ? "" : i + 1 == o->max ? " or " : ", ",
-                                    o->names[i]);
+            const size_t room = len < sizeof expected ? sizeof expected - len : 0;
+            len += (size_t)snprintf(expected + len, room, "%s%s",
+                                    i == 0 ? "" : i + 1 == o->max ? " or " : ", ", o->names[i]);
             if (len >= sizeof expected) len = sizeof expected - 1;
         }
         return bad_env(ctx, o, v, expected);

@@ -790,7 +790,8 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                       size_t count, int csv)
 {
     static const char *const fields[] = {
-        "type", "op", "mode", "algo", "n", "elem_bytes", "bytes_moved", "rotations", "warmup", "repeats",
+        "type", "op", "mode", "algo", "n", "elem_bytes", "bytes_moved", "rotations", "warmup",
+        "repeats",
         "kernels", "device_time_usable", "scan_min_us", "scan_median_us", "scan_max_us",
         "wall_min_us", "wall_median_us", "wall_max_us", "scan_gbps", "copy_min_us",
         "copy_median_us", "copy_max_us", "copy_wall_min_us", "copy_wall_median_us",

@@ -116,11 +116,13 @@ run_oclgrind_profiles() {
 
 # The device scans under Oclgrind (which takes the single-pass scan by default): the
 # multi-level one, and the single-pass one on 64 x 2 tiles with the wait giving up at
-# once and with silent tiles (their successors reduce them), with 64- and 32-bit words.
+# once, with delayed tiles, and with silent tiles (their successors reduce them), with
+# 64- and 32-bit words.
 lookback_runs() {
     local sp="CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=2"
     echo "multi-level CLSCAN_SCAN_ALGO=multi-level"
     echo "sp-giveup $sp CLSCAN_LOOKBACK_SPINS=0"
+    echo "sp-delay $sp CLSCAN_LOOKBACK_TEST=delay CLSCAN_LOOKBACK_SPINS=8"
     echo "sp-silent $sp CLSCAN_LOOKBACK_TEST=silent"
     echo "sp-silent-32 $sp CLSCAN_LOOKBACK_TEST=silent CLSCAN_INT64_ATOMICS=0"
 }
