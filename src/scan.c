@@ -353,17 +353,19 @@ static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem sr
         return CLSCAN_SUCCESS;
     }
 
+    /* In place, a look-back fallback would read tiles their owners are overwriting:
+     * those calls take the multi-level scan (with its own tile shape), whose kernels
+     * never share a range. */
+    const int in_place = src == dst && src_offset == dst_offset;
+    clscan_profile shape = ctx->profile; /* read-only copy: only scan_algo differs */
+    if (in_place) shape.scan_algo = CLSCAN_SCAN_MULTI_LEVEL;
     clscan_scan_config cfg;
-    if ((s = clscan__scan_config_choose(ctx, &ctx->profile, type, op, &cfg)) != CLSCAN_SUCCESS)
+    if ((s = clscan__scan_config_choose(ctx, &shape, type, op, &cfg)) != CLSCAN_SUCCESS)
         return s;
     clscan_program *prog;
     if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
     cfg = prog->config; /* the shape actually built */
-
-    /* In place, a look-back fallback would read tiles their owners are overwriting:
-     * those calls take the multi-level scan, whose kernels never share a range. */
-    const int in_place = src == dst && src_offset == dst_offset;
-    const int single = single_pass_fits(&cfg, n) && !in_place;
+    const int single = single_pass_fits(&cfg, n);
     const size_t scratch_bytes = single ? single_pass_bytes(&cfg, n)
                                         : (size_t)scratch_elements(&ctx->profile, &cfg, n) * elem;
     launch l = {ctx, queue, in_order, nwait, wait, NULL};
