@@ -244,11 +244,12 @@ typedef struct clscan_program {
  * Returns the length it needs (like snprintf). */
 size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profile *p,
                               int as_options, char *buf, size_t size);
-/* Picks the launch shape for `type` on this profile: the largest work-group size and
- * items per work-item that fit the device's local memory and limits. */
+/* Picks the launch shape of device scan `algo` for `type` on this profile (the tile
+ * from its table row): the largest work-group size and items per work-item that fit
+ * the device's local memory and limits. */
 clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan_profile *p,
-                                         clscan_type type, clscan_op op,
-                                         clscan_scan_config *out);
+                                         clscan_scan_algo algo, clscan_type type,
+                                         clscan_op op, clscan_scan_config *out);
 /* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
 cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */

@@ -91,14 +91,14 @@ static void config_subgroups(clscan_scan_config *c, const clscan_profile *p)
 }
 
 clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan_profile *p,
-                                         clscan_type type, clscan_op op,
-                                         clscan_scan_config *out)
+                                         clscan_scan_algo algo, clscan_type type,
+                                         clscan_op op, clscan_scan_config *out)
 {
     clscan_scan_config c;
     memset(&c, 0, sizeof c);
     c.type = type;
     c.op = op;
-    c.algo = p->scan_algo;
+    c.algo = algo;
     c.wg_size = c.algo == CLSCAN_SCAN_SINGLE_PASS ? p->sp_wg_size : p->wg_size;
     c.items = c.algo == CLSCAN_SCAN_SINGLE_PASS ? p->sp_items : p->items_per_thread;
     if (c.algo == CLSCAN_SCAN_SINGLE_PASS) {
@@ -458,7 +458,8 @@ clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type,
     if (s != CLSCAN_SUCCESS) return s;
     clscan_scan_config cfg;
     clscan_program *prog;
-    if ((s = clscan__scan_config_choose(ctx, &ctx->profile, type, op, &cfg)) != CLSCAN_SUCCESS ||
+    if ((s = clscan__scan_config_choose(ctx, &ctx->profile, ctx->profile.scan_algo, type, op,
+                                           &cfg)) != CLSCAN_SUCCESS ||
         (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS)
         return s;
     clscan_scan_config c = prog->config;

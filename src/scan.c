@@ -357,10 +357,10 @@ static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem sr
      * those calls take the multi-level scan (with its own tile shape), whose kernels
      * never share a range. */
     const int in_place = src == dst && src_offset == dst_offset;
-    clscan_profile shape = ctx->profile; /* read-only copy: only scan_algo differs */
-    if (in_place) shape.scan_algo = CLSCAN_SCAN_MULTI_LEVEL;
+    const clscan_scan_algo algo = in_place ? CLSCAN_SCAN_MULTI_LEVEL : ctx->profile.scan_algo;
     clscan_scan_config cfg;
-    if ((s = clscan__scan_config_choose(ctx, &shape, type, op, &cfg)) != CLSCAN_SUCCESS)
+    if ((s = clscan__scan_config_choose(ctx, &ctx->profile, algo, type, op, &cfg)) !=
+        CLSCAN_SUCCESS)
         return s;
     clscan_program *prog;
     if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;

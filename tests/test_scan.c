@@ -205,8 +205,9 @@ START_TEST(test_matrix)
 END_TEST
 
 /* The single-pass scan's look-back, where the profile chose it: scans of some 40 tiles
- * (int32 and int64, whose values take two status words, out of place and in place) with
- * the fallback counters read back. In the silent test mode (CLSCAN_LOOKBACK_TEST=silent:
+ * (int32 and int64, whose values take two status words; in place, which must take the
+ * multi-level scan and count no fallback, and out of place) with the fallback counters
+ * read back. In the silent test mode (CLSCAN_LOOKBACK_TEST=silent:
  * every fourth tile publishes nothing) successors must have reduced those tiles
  * themselves, on any scheduler; otherwise the counts are reported. Then the status
  * epochs are made to run out, so the status words are cleared between calls. */
@@ -249,7 +250,10 @@ START_TEST(test_lookback)
             fprintf(stderr, "%s: look-back %s n=%zu%s: %u fallback reductions, %u published "
                     "(spins %u, test mode %d)\n", d->name, clscan_type_name(type), c.n,
                     in_place ? " in place" : "", count[0], count[1], p->lb_spins, p->lb_test);
-            if (p->lb_test == 2 && !in_place)
+            if (in_place)
+                ck_assert_msg(count[0] == 0, "%s: an in-place call ran the look-back (%u "
+                              "fallbacks)", d->name, count[0]);
+            else if (p->lb_test == 2)
                 ck_assert_msg(count[0] > 0 && count[1] > 0,
                               "%s: silent tiles, yet no fallback ran (%u, %u)", d->name,
                               count[0], count[1]);

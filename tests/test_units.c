@@ -259,7 +259,8 @@ START_TEST(test_scan_defines)
     clscan_scan_config c;
     /* The single-pass shape (the default), then the multi-level one. */
     ck_assert_int_eq(p.scan_algo, CLSCAN_SCAN_SINGLE_PASS);
-    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_INT32, CLSCAN_OP_ADD, &c),
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_INT32, CLSCAN_OP_ADD,
+                                                &c),
                      CLSCAN_SUCCESS);
     ck_assert_uint_eq(c.wg_size, p.sp_wg_size);
     ck_assert_uint_eq(c.items, p.sp_items);
@@ -270,7 +271,8 @@ START_TEST(test_scan_defines)
     ck_assert(strstr(sp, "#define CLSCAN_LB_WORD_BITS 64\n"));
     ck_assert(strstr(sp, "#define CLSCAN_LB_TEST 0\n"));
     p.scan_algo = CLSCAN_SCAN_MULTI_LEVEL;
-    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_INT32, CLSCAN_OP_ADD, &c),
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_INT32, CLSCAN_OP_ADD,
+                                                &c),
                      CLSCAN_SUCCESS);
     ck_assert_uint_eq(c.wg_size, 256);
     ck_assert_uint_eq(c.items, 8);
@@ -370,7 +372,8 @@ START_TEST(test_device_scan_choice)
     ck_assert_uint_eq(p.lb_word_bits, 64);
     ck_assert_int_eq(p.lb_test, 0);
     clscan_scan_config c;
-    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_INT32, CLSCAN_OP_ADD, &c),
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_INT32, CLSCAN_OP_ADD,
+                                                &c),
                      CLSCAN_SUCCESS);
     char d[2048];
     ck_assert(clscan__kernel_defines(&c, &p, 0, d, sizeof d) < sizeof d);
@@ -512,13 +515,15 @@ START_TEST(test_config_fits_local_memory)
     p.scan_algo = CLSCAN_SCAN_MULTI_LEVEL;
     clscan_scan_config c;
     /* 8-byte types take half the items, so the tile stays within the same bytes. */
-    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_DOUBLE, CLSCAN_OP_ADD, &c),
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_DOUBLE, CLSCAN_OP_ADD,
+                                                &c),
                      CLSCAN_SUCCESS);
     ck_assert_uint_eq(c.items, 4);
     ck_assert(clscan__scan_local_bytes(&c, &p) <= p.local_mem_size);
     /* 4 KiB of local memory: the shape shrinks until it fits. */
     p.local_mem_size = 4096;
-    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_UINT64, CLSCAN_OP_ADD, &c),
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_UINT64, CLSCAN_OP_ADD,
+                                                &c),
                      CLSCAN_SUCCESS);
     ck_assert(clscan__scan_local_bytes(&c, &p) <= 4096 - 256);
     ck_assert(c.wg_size * c.items >= 64);
@@ -541,7 +546,8 @@ START_TEST(test_config_fits_local_memory)
     ck_assert_uint_eq(clscan__scan_local_bytes(&c, &p), (2048 + 256 + 16) * 4);
     /* Too little local memory for any tile is an error, not a crash. */
     p.local_mem_size = 4; /* one int and its sum need 8 */
-    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN_INT32, CLSCAN_OP_ADD, &c),
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_INT32, CLSCAN_OP_ADD,
+                                                &c),
                      CLSCAN_ERROR_OUT_OF_RESOURCES);
     clscan__profile_free(&p);
 }
