@@ -1,5 +1,6 @@
 /* clscan.h - the whole public API of libclscan, and its manual.
- * Parallel prefix scans for OpenCL 1.2+ devices, built at run time for the device. */
+ * Parallel prefix scans and stream compaction for OpenCL 1.2+ devices, built at run time
+ * for the device. */
 #ifndef CLSCAN_H
 #define CLSCAN_H
 
@@ -202,6 +203,94 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
                                                clscan_op op, cl_uint num_events_in_wait_list,
                                                const cl_event *event_wait_list,
                                                cl_event *event);
+
+/* ------------------------------------------------------------------------------
+ * Stream compaction: select, partition, unique.
+ *
+ * Each of these keeps some elements of src[src_offset, +n), in their order, writes them
+ * to dst from dst_offset on, and writes how many it kept as one cl_ulong at byte 0 of
+ * `count` (a device buffer of at least 8 bytes: the call never reads it back, so a
+ * pipeline can go on without a round trip to the host). Indices are relative to the
+ * offsets: element i is src[src_offset + i].
+ *
+ *   clscan_select_flagged  keeps element i where flags[flags_offset + i] (one cl_uchar
+ *                          per element) is nonzero.
+ *   clscan_select_if       keeps element i where `predicate` is true (nonzero).
+ *   clscan_partition_if    writes all n elements: those where `predicate` is true first,
+ *                          in order, at dst[0, kept); then the others in REVERSE order,
+ *                          at dst[kept, n) (the last rejected element at dst[kept], the
+ *                          first at dst[n - 1]), as CUB's DevicePartition does: one pass
+ *                          cannot know where the rejected ones would start in order.
+ *   clscan_unique          keeps element 0 and each element not equal (OpenCL C `!=`)
+ *                          to the one before it in src: runs of equal elements shrink to
+ *                          their first. For float types a NaN equals nothing (every NaN
+ *                          is kept) and -0.0 equals +0.0.
+ *
+ * The predicate is an OpenCL C expression over `x`, the element (const, of `type`: int,
+ * uint, long, ulong, float or double), and `i`, its index (const ulong, counted from
+ * src_offset), for example "x > 0", "(x & 1) == 0" or "i % 3 == 0 && !isnan(x)". It may
+ * call OpenCL C built-in functions. It must be pure: it may be evaluated more than once
+ * per element. Each distinct predicate text is compiled once per context and type and
+ * cached; one that does not compile gives CLSCAN_ERROR_BUILD_FAILED, with the
+ * compiler's log (which calls the predicate's text "predicate", line 1) in
+ * clscan_context_last_error().
+ *
+ * Selects and unique write only dst[dst_offset, dst_offset + kept); the rest of
+ * [dst_offset, dst_offset + n) is left as it was. Partition writes all n. Nothing
+ * outside [dst_offset, dst_offset + n) and count's first 8 bytes is written.
+ *
+ * In place (src == dst, src_offset == dst_offset) is allowed for all four: the call then
+ * copies the input into a temporary device buffer of n elements first (released by the
+ * library once the call's commands finish), because tiles of a compaction write where
+ * other tiles may still be reading. Any other overlap of src, dst, flags and count's 8
+ * bytes within one buffer is refused. (Overlap through sub-buffers of one buffer is not
+ * detected and gives undefined results.)
+ *
+ * Where the device runs the single-pass scan (docs/DEVICES.md), each call is one
+ * kernel: every tile loads its elements, evaluates the predicate, scans the keep flags
+ * in the work-group, finds how many earlier tiles kept by the decoupled look-back, and
+ * writes its kept elements; the last tile writes the count. Elsewhere it is two or
+ * three kernels (count per work-group, scan of the counts, write). Integer and float
+ * results are exact either way: elements are moved, never combined. n == 0 is valid:
+ * the count (0) is still written, by a kernel.
+ *
+ * Events, wait lists, queues and threads as for the scans. Returns CLSCAN_SUCCESS;
+ * CLSCAN_ERROR_INVALID_ARGUMENT for a NULL context, queue, buffer or predicate, an empty
+ * predicate, a bad type, a range past the end of a buffer, a count buffer smaller than
+ * 8 bytes, overlapping ranges, or a wait list that does not match its count;
+ * CLSCAN_ERROR_UNSUPPORTED for DOUBLE without fp64; CLSCAN_ERROR_BUILD_FAILED; or the
+ * OpenCL error of the call that failed. On failure *event is left untouched and, unless
+ * an enqueue itself failed part way, nothing is enqueued.
+ * ------------------------------------------------------------------------------ */
+CLSCAN_API clscan_status clscan_select_flagged(clscan_context *ctx, cl_command_queue queue,
+                                               cl_mem src, size_t src_offset, cl_mem flags,
+                                               size_t flags_offset, cl_mem dst,
+                                               size_t dst_offset, cl_mem count, size_t n,
+                                               clscan_type type,
+                                               cl_uint num_events_in_wait_list,
+                                               const cl_event *event_wait_list,
+                                               cl_event *event);
+
+CLSCAN_API clscan_status clscan_select_if(clscan_context *ctx, cl_command_queue queue,
+                                          cl_mem src, size_t src_offset, cl_mem dst,
+                                          size_t dst_offset, cl_mem count, size_t n,
+                                          clscan_type type, const char *predicate,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event);
+
+CLSCAN_API clscan_status clscan_partition_if(clscan_context *ctx, cl_command_queue queue,
+                                             cl_mem src, size_t src_offset, cl_mem dst,
+                                             size_t dst_offset, cl_mem count, size_t n,
+                                             clscan_type type, const char *predicate,
+                                             cl_uint num_events_in_wait_list,
+                                             const cl_event *event_wait_list,
+                                             cl_event *event);
+
+CLSCAN_API clscan_status clscan_unique(clscan_context *ctx, cl_command_queue queue,
+                                       cl_mem src, size_t src_offset, cl_mem dst,
+                                       size_t dst_offset, cl_mem count, size_t n,
+                                       clscan_type type, cl_uint num_events_in_wait_list,
+                                       const cl_event *event_wait_list, cl_event *event);
 
 /* ------------------------------------------------------------------------------
  * The library's scans inside your own kernels.
