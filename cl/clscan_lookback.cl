@@ -216,6 +216,26 @@ int clscan_lb_publish_fallback(__global clscan_lb_word *st, uint epoch,
     return all;
 }
 
+/* What a fallback reduces. By default the scan's input, elements of CLSCAN_T; a program
+ * whose tile totals come from something else (compaction: counts of kept elements)
+ * defines CLSCAN_LB_SOURCE as its own argument type, and clscan_lb_tile_part for it,
+ * before this file. */
+#ifndef CLSCAN_LB_SOURCE
+#define CLSCAN_LB_SOURCE __global const CLSCAN_T *
+/* This work-item's share of the total of the whole tile that starts at element base:
+ * its elements base + i * CLSCAN_WG_SIZE + lid, combined. */
+CLSCAN_T clscan_lb_tile_part(__global const CLSCAN_T *src, ulong base)
+{
+    const uint lid = get_local_id(0);
+    CLSCAN_T x = CLSCAN_IDENTITY;
+    for (uint i = 0; i < CLSCAN_ITEMS; ++i) {
+        const CLSCAN_T e = src[base + i * CLSCAN_WG_SIZE + lid];
+        x = CLSCAN_OP(x, e);
+    }
+    return x;
+}
+#endif
+
 /* What the look-back shares through local memory. */
 typedef struct clscan_lb_local {
     CLSCAN_T value[CLSCAN_LB_WINDOW];
@@ -229,16 +249,16 @@ typedef struct clscan_lb_local {
 #define CLSCAN_LB_STEP_FALLBACK 1u
 #define CLSCAN_LB_STEP_DONE 2u
 
-/* The combination of every element before tile t (t >= 1), returned to every
- * work-item: the window of CLSCAN_LB_WINDOW predecessors below `cursor` is read at once,
+/* The combination of every element before tile t, returned to every work-item (for
+ * t == 0 the identity, after one round): the window of CLSCAN_LB_WINDOW predecessors below `cursor` is read at once,
  * work-item 0 folds it from the nearest tile down to the first not ready or to an
  * inclusive prefix (which ends the look-back). After more than spin_limit reads that
- * made no progress, the group reduces the waited-for tile's input (src, whole tiles of
- * CLSCAN_TILE) itself and goes on below it. stats[0] counts those reductions, stats[1]
+ * made no progress, the group reduces the waited-for tile's input (src, through
+ * clscan_lb_tile_part) itself and goes on below it. stats[0] counts those reductions, stats[1]
  * the ones whose result this group published. Called by the whole work-group; ends
  * with a barrier. */
 CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, uint epoch,
-                                    uint spin_limit, __global const CLSCAN_T *src,
+                                    uint spin_limit, CLSCAN_LB_SOURCE src,
                                     __local clscan_lb_local *lb, __local CLSCAN_T *scratch,
                                     __global uint *stats)
 {
@@ -281,12 +301,7 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
         if (step == CLSCAN_LB_STEP_DONE) break;
         if (step == CLSCAN_LB_STEP_FALLBACK) {
             /* Tile `cursor` has published nothing usable for too long: reduce its input. */
-            const ulong base = (ulong)lb->cursor * CLSCAN_TILE;
-            CLSCAN_T x = CLSCAN_IDENTITY;
-            for (uint i = 0; i < CLSCAN_ITEMS; ++i) {
-                const CLSCAN_T e = src[base + i * CLSCAN_WG_SIZE + lid];
-                x = CLSCAN_OP(x, e);
-            }
+            const CLSCAN_T x = clscan_lb_tile_part(src, (ulong)lb->cursor * CLSCAN_TILE);
             const CLSCAN_T total = clscan_wg_reduce_value(x, scratch);
             if (lid == 0) {
                 /* The owner may have published meanwhile: an inclusive prefix ends the
@@ -319,6 +334,69 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
     const CLSCAN_T result = lb->acc;
     barrier(CLK_LOCAL_MEM_FENCE);
     return result;
+}
+
+/* Tile t's side of the protocol, given its total: publishes the total (tile 0: as its
+ * inclusive prefix), looks back for the combination of all earlier tiles, publishes
+ * that combined with the total, and returns the combination (the identity for tile 0,
+ * whose look-back ends at once) to every work-item. Called by the whole work-group;
+ * its last use of local memory is behind a barrier. stats: see
+ * clscan_lb_exclusive_prefix; stats[2] is the delay
+ * test's busy-wait target. (The look-back runs for tile 0 too: PoCL 3.1's compiler
+ * fails on a call of it under a branch in this function, docs/IMPLEMENTATION-ISSUES.md.) */
+CLSCAN_T clscan_lb_tile_prefix(__global clscan_lb_word *status, ulong t, uint epoch,
+                               uint spin_limit, CLSCAN_T total, CLSCAN_LB_SOURCE src,
+                               __local clscan_lb_local *lb, __local CLSCAN_T *scratch,
+                               __global uint *stats)
+{
+    const uint lid = get_local_id(0);
+    __global clscan_lb_word *mine = status + t * CLSCAN_LB_PARTS;
+#if CLSCAN_LB_TEST == 2
+    const int silent = t % 4 == 1; /* they publish nothing (see CLSCAN_LB_TEST) */
+#else
+    const int silent = 0;
+#endif
+    if (lid == 0 && !silent) {
+#if CLSCAN_LB_TEST == 1
+        if (t % 3 == 1) /* delay the aggregate; later tiles must not wait for it */
+            for (uint i = 0; i < CLSCAN_LB_TEST_DELAY; ++i)
+                if (atomic_add(stats + 2, 0u) == 0xffffffffu) break;
+#endif
+        clscan_lb_publish(mine, epoch, t == 0 ? CLSCAN_LB_PREFIX : CLSCAN_LB_AGGREGATE, total);
+    }
+    const CLSCAN_T carry =
+        clscan_lb_exclusive_prefix(status, t, epoch, spin_limit, src, lb, scratch, stats);
+    if (lid == 0 && !silent && t != 0) {
+        const CLSCAN_T prefix = CLSCAN_OP(carry, total);
+        clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, prefix);
+    }
+    return carry;
+}
+
+/* The tile this work-group scans, for a kernel launched with exactly ntiles groups:
+ * the next ticket from the counter in state's first 32 bits, so a tile only ever waits
+ * on tiles whose groups have started. The last ticket resets the counter to 0 for the
+ * next call. Called by the whole work-group (ticket: local scratch). */
+ulong clscan_lb_ticket(__global clscan_lb_word *state, ulong ntiles, __local uint *ticket)
+{
+    if (get_local_id(0) == 0) {
+        volatile __global uint *counter = (volatile __global uint *)state;
+        const uint got = atomic_inc(counter);
+        if (got == (uint)(ntiles - 1)) atomic_xchg(counter, 0u); /* every ticket is out */
+        *ticket = got;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* (The modulo only matters if a failed earlier call left the counter off zero:
+     * every tile still gets exactly one group and nothing is written out of range.) */
+    return (ulong)*ticket % ntiles;
+}
+
+/* Zeroes state[0, words): the tile counter and every status word (the host runs it
+ * before a buffer's first single-pass call and when the epochs run out). A kernel, not
+ * clEnqueueFillBuffer: Oclgrind 21.10 treats filled memory as uninitialised. */
+__kernel void clscan_lb_clear(__global uint *state, ulong words)
+{
+    for (ulong i = get_global_id(0); i < words; i += get_global_size(0)) state[i] = 0u;
 }
 
 #endif /* CLSCAN_LOOKBACK_CL */

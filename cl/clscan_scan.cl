@@ -91,7 +91,7 @@ void clscan_scan_tiles(__global const CLSCAN_T *src, ulong src_off, __global CLS
  * word, which the last ticket resets to 0), not by group id, so a tile waits only on
  * tiles whose groups have started. state holds the status words after its header,
  * tagged with `epoch`, which the host makes new for every call. stats: see
- * clscan_lb_exclusive_prefix (stats[2] is the delay test mode's busy-wait target). */
+ * clscan_lb_tile_prefix. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CLSCAN_T *dst,
                         ulong dst_off, ulong n, __global clscan_lb_word *state, uint epoch,
@@ -105,21 +105,9 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     __local clscan_lb_local lb;
     __local uint ticket;
-    const uint lid = get_local_id(0);
-    const ulong ntiles = (n + CLSCAN_TILE - 1) / CLSCAN_TILE;
-    if (lid == 0) {
-        volatile __global uint *counter = (volatile __global uint *)state;
-        const uint got = atomic_inc(counter);
-        if (got == (uint)(ntiles - 1)) atomic_xchg(counter, 0u); /* every ticket is out */
-        ticket = got;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* (The modulo only matters if a failed earlier call left the counter off zero:
-     * every tile still gets exactly one group and nothing is written out of range.) */
-    const ulong t = (ulong)ticket % ntiles;
+    const ulong t = clscan_lb_ticket(state, (n + CLSCAN_TILE - 1) / CLSCAN_TILE, &ticket);
     __global const CLSCAN_T *in = src + src_off;
     __global clscan_lb_word *status = state + CLSCAN_LB_HEADER_WORDS;
-    __global clscan_lb_word *mine = status + t * CLSCAN_LB_PARTS;
     const ulong base = t * CLSCAN_TILE;
     const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
 #if CLSCAN_WG_SIZE > 1
@@ -136,31 +124,8 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
         total = CLSCAN_OP(total, x);
     }
 #endif
-#if CLSCAN_LB_TEST == 2
-    const int silent = t % 4 == 1; /* they publish nothing (see CLSCAN_LB_TEST) */
-#else
-    const int silent = 0;
-#endif
-    CLSCAN_T carry = CLSCAN_IDENTITY;
-    if (t == 0) {
-        if (lid == 0 && !silent) clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, total);
-    } else {
-        if (lid == 0 && !silent) {
-#if CLSCAN_LB_TEST == 1
-            if (t % 3 == 1) /* delay the aggregate; later tiles must not wait for it */
-                for (uint i = 0; i < CLSCAN_LB_TEST_DELAY; ++i)
-                    if (atomic_add(stats + 2, 0u) == 0xffffffffu) break;
-#endif
-            clscan_lb_publish(mine, epoch, CLSCAN_LB_AGGREGATE, total);
-        }
-        carry = clscan_lb_exclusive_prefix(status, t, epoch, spin_limit, in, &lb, scratch,
-                                           stats);
-        if (lid == 0 && !silent) {
-            const CLSCAN_T prefix = CLSCAN_OP(carry, total);
-            clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, prefix);
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    const CLSCAN_T carry = clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, in, &lb,
+                                                 scratch, stats);
 #if CLSCAN_WG_SIZE > 1
     clscan_wg_store(dst + dst_off, base, count, tile, carry);
 #else
@@ -180,13 +145,6 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
         }
     }
 #endif
-}
-/* Zeroes state[0, words): the tile counter and every status word (the host runs it
- * before a buffer's first single-pass call and when the epochs run out). A kernel, not
- * clEnqueueFillBuffer: Oclgrind 21.10 treats filled memory as uninitialised. */
-__kernel void clscan_lb_clear(__global uint *state, ulong words)
-{
-    for (ulong i = get_global_id(0); i < words; i += get_global_size(0)) state[i] = 0u;
 }
 #endif /* CLSCAN_SINGLE_PASS */
 

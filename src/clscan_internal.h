@@ -207,7 +207,18 @@ int clscan__parse_size(const char *text, unsigned long long *out);
 
 /* ---------------------------------------------------------------- programs -- */
 
-/* What a scan program is specialised on. */
+/* What decides which elements a compaction keeps; CLSCAN_SEL_MODE of
+ * cl/clscan_select_tile.cl is the value less one. */
+typedef enum clscan_select_mode {
+    CLSCAN_SELECT_NONE = 0, /* a scan program */
+    CLSCAN_SELECT_FLAGGED,
+    CLSCAN_SELECT_IF,
+    CLSCAN_SELECT_PARTITION,
+    CLSCAN_SELECT_UNIQUE
+} clscan_select_mode;
+const char *clscan__select_mode_name(clscan_select_mode mode);
+
+/* What a scan or compaction program is specialised on. */
 typedef struct clscan_scan_config {
     clscan_type type;
     clscan_op op;
@@ -221,6 +232,11 @@ typedef struct clscan_scan_config {
     clscan_lb_atomics lb_atomics; /* single-pass only, like the two below */
     cl_uint lb_word_bits;
     int lb_test;
+    /* Compaction programs: type and op are then the count type (UINT32, or UINT64 for
+     * ranges of 2^32 elements or more) and ADD; the elements are of elem_type. */
+    clscan_select_mode select;
+    clscan_type elem_type;
+    const char *predicate; /* IF and PARTITION: the user's expression (not owned) */
 } clscan_scan_config;
 
 /* A built scan program and its kernels. Kernel arguments are set and the kernels
@@ -235,11 +251,17 @@ typedef struct clscan_program {
     cl_kernel k_scan;           /* clscan_scan_tiles */
     cl_kernel k_single;         /* clscan_scan_single (single-pass programs only) */
     cl_kernel k_clear;          /* clscan_lb_clear (single-pass programs only) */
+    cl_kernel k_sel_count;      /* compaction programs: clscan_sel_count_tiles, */
+    cl_kernel k_sel_write;      /* clscan_sel_write_tiles, */
+    cl_kernel k_sel_zero;       /* clscan_sel_count_zero */
+    cl_kernel k_sel_single;     /* and, single-pass, clscan_sel_single */
+    char *predicate;            /* owned copy of config.predicate */
     pthread_mutex_t lock;
 } clscan_program;
 
 /* Writes the specialisation of a program for `cfg`: as the #define block prepended to
- * the embedded sources (as_options 0; also the program cache key), or as clBuildProgram
+ * the embedded sources (as_options 0; with a compaction's predicate, the program cache
+ * key), or as clBuildProgram
  * options "-cl-std=CL1.2 -D CLSCAN_TYPE_ID=0 ..." for a user's kernel (as_options 1).
  * Returns the length it needs (like snprintf). */
 size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profile *p,
@@ -250,6 +272,12 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
 clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan_profile *p,
                                          clscan_scan_algo algo, clscan_type type,
                                          clscan_op op, clscan_scan_config *out);
+/* The launch shape of a compaction of elements of elem_type by `mode` (predicate: the
+ * user's text for IF and PARTITION) with counts of count_type, for device scan algo. */
+clscan_status clscan__select_config_choose(const clscan_context *ctx, const clscan_profile *p,
+                                           clscan_scan_algo algo, clscan_select_mode mode,
+                                           clscan_type elem_type, clscan_type count_type,
+                                           const char *predicate, clscan_scan_config *out);
 /* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
 cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */
@@ -306,6 +334,99 @@ struct clscan_context {
     unsigned scratch_count;
 };
 
+/* --------------------------------------------------------------- dispatch --- */
+
+/* Argument checks every enqueueing call shares (launch.c). clscan__check_call validates
+ * ctx, queue (of ctx's context and device), type and op, and the wait list, and says
+ * whether the queue is in order. */
+clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue queue,
+                                 clscan_type type, clscan_op op, cl_uint nwait,
+                                 const cl_event *wait, int *in_order);
+/* Checks that `mem` is a buffer of ctx holding elements [offset, offset + n) of `elem`
+ * bytes each; messages call it `name`. */
+clscan_status clscan__check_range(const clscan_context *ctx, cl_mem mem, const char *name,
+                                  size_t offset, size_t n, size_t elem);
+/* Refuses src and dst ranges of n elements that overlap without being the same range. */
+clscan_status clscan__check_in_place(const clscan_context *ctx, cl_mem src, size_t src_offset,
+                                     cl_mem dst, size_t dst_offset, size_t n);
+/* Refuses byte ranges [a_off, +a_len) of a and [b_off, +b_len) of b that share a byte
+ * of one buffer; messages call them a_name and b_name. */
+clscan_status clscan__check_disjoint(const clscan_context *ctx, cl_mem a, const char *a_name,
+                                     size_t a_off, size_t a_len, cl_mem b, const char *b_name,
+                                     size_t b_off, size_t b_len);
+
+/* The commands of one call: each waits for the one before (through the wait list on an
+ * out-of-order queue), the first for the caller's wait list and, where needed, the
+ * scratch slot's last use. */
+typedef struct clscan_launch {
+    clscan_context *ctx;
+    cl_command_queue queue;
+    int in_order;
+    cl_uint nwait;          /* wait list for the next command */
+    const cl_event *wait;
+    cl_event last;          /* event of the last command enqueued (owned) */
+    clscan_scratch *scratch;/* the call's scratch slot, or NULL */
+    cl_event scratch_wait;  /* owned: the slot's earlier use the first command waits for */
+    cl_event *first_wait;   /* owned: the first command's wait list, when extended */
+} clscan_launch;
+
+/* Starts a launch; with scratch_bytes > 0 it holds a scratch slot of that size. */
+clscan_status clscan__launch_begin(clscan_launch *l, clscan_context *ctx,
+                                   cl_command_queue queue, int in_order, cl_uint nwait,
+                                   const cl_event *wait, size_t scratch_bytes);
+/* Ends it with status s: hands the last command's event to *event (if s is success and
+ * event is not NULL), gives the scratch slot back, frees the rest. Returns s. */
+clscan_status clscan__launch_end(clscan_launch *l, clscan_status s, cl_event *event);
+/* Enqueues kernel k on `groups` work-groups of wg_size as the launch's next command. */
+clscan_status clscan__enqueue(clscan_launch *l, cl_kernel k, size_t groups, size_t wg_size,
+                              const char *what);
+/* Makes ev (owned) the launch's last command, which the next one waits for. */
+void clscan__launch_chain(clscan_launch *l, cl_event ev);
+/* An empty call: a marker after the wait list, if an event or a wait list asks for it. */
+clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
+                                     cl_uint nwait, const cl_event *wait, cl_event *event);
+
+/* Sets argument i of kernel k to v unless err already holds an error. */
+#define CLSCAN_SET_ARG(err, k, i, v)                                                \
+    do {                                                                            \
+        if ((err) == CL_SUCCESS) (err) = clSetKernelArg((k), (i), sizeof(v), &(v)); \
+    } while (0)
+
+/* How one level of the multi-level scan splits n elements (scan.c). */
+typedef struct clscan_level_plan {
+    cl_ulong groups;     /* work-groups; 1: a single kernel does the level */
+    cl_ulong per_group;  /* tiles each work-group owns */
+} clscan_level_plan;
+clscan_level_plan clscan__plan_level(const clscan_profile *p, const clscan_scan_config *cfg,
+                                     cl_ulong n);
+/* Elements of scratch the partials of all levels below an n-element scan need. */
+cl_ulong clscan__scan_scratch_elements(const clscan_profile *p, const clscan_scan_config *cfg,
+                                       cl_ulong n);
+/* Enqueues the multi-level scan of src[src_off, +n) into dst[dst_off, +n) with prog's
+ * scan kernels (prog->lock held), keeping this level's partials at scratch[part_off,
+ * +groups) and deeper levels' after them. */
+clscan_status clscan__enqueue_scan_level(clscan_launch *l, clscan_program *prog, cl_mem src,
+                                         cl_ulong src_off, cl_mem dst, cl_ulong dst_off,
+                                         cl_ulong n, cl_int inclusive, cl_mem scratch,
+                                         cl_ulong part_off);
+
+/* The single-pass look-back over a scratch slot (scan.c). fits: whether n elements go
+ * through a single-pass program with cfg (its tile counter is 32 bits); bytes: the
+ * status buffer it needs; begin: clears the slot's status words where their content is
+ * unknown or the epochs ran out (a kernel of the launch) and returns the kernel
+ * arguments of this call. */
+typedef struct clscan_lookback_args {
+    cl_mem state;           /* the status buffer */
+    cl_uint epoch;          /* this call's tag */
+    cl_uint spins;          /* fruitless reads before a fallback */
+    cl_mem stats;           /* fallback counters: the slot's header, or the test hook's */
+    cl_uint stats_off;
+} clscan_lookback_args;
+int clscan__lookback_fits(const clscan_scan_config *cfg, cl_ulong n);
+size_t clscan__lookback_bytes(const clscan_scan_config *cfg, cl_ulong n);
+clscan_status clscan__lookback_begin(clscan_launch *l, clscan_program *prog,
+                                     clscan_lookback_args *out);
+
 /* --------------------------------------------------------------- tracing ---- */
 
 /* For clscan-bench and tests: while set on the calling thread, every kernel the
@@ -316,6 +437,8 @@ void clscan__trace_events(cl_event *trace, size_t cap, size_t *count);
  * scans count into buffer `stats` (cl_uint [0]: fallback reductions, [1]: fallbacks
  * published) instead of their scratch header. */
 void clscan__lookback_stats(cl_mem stats);
+/* The calling thread's stats buffer set by clscan__lookback_stats, or NULL. */
+cl_mem clscan__lookback_stats_buffer(void);
 
 /* ---------------------------------------------------------------- banks ----- */
 

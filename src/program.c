@@ -9,11 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The cl/ files a scan program is made of, in order; each guards its own #include of
- * the layer below, so concatenating them needs no include path. */
-static const char *const scan_files[] = {"clscan_common.cl", "clscan_subgroup.cl",
-                                         "clscan_workgroup.cl", "clscan_lookback.cl",
-                                         "clscan_scan.cl"};
+/* The cl/ files a program is made of, in order; each guards its own #include of the
+ * layer below, so concatenating them needs no include path. A scan program takes those
+ * marked for scans, a compaction program those marked for compaction (the scan kernels
+ * scan its counts; its look-back comes after the tile layer, which tells the look-back
+ * what a fallback reads); the look-back only where the program is single-pass. */
+static const struct {
+    const char *name;
+    int scan, select, lookback;
+} program_files[] = {
+    {"clscan_common.cl", 1, 1, 0},      {"clscan_subgroup.cl", 1, 1, 0},
+    {"clscan_workgroup.cl", 1, 1, 0},   {"clscan_lookback.cl", 1, 0, 1},
+    {"clscan_scan.cl", 1, 1, 0},        {"clscan_select_tile.cl", 0, 1, 0},
+    {"clscan_lookback.cl", 0, 1, 1},    {"clscan_select.cl", 0, 1, 0},
+};
 
 const char *clscan__embedded_source(const char *file_name, size_t *length)
 {
@@ -129,6 +138,25 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
     return CLSCAN_SUCCESS;
 }
 
+clscan_status clscan__select_config_choose(const clscan_context *ctx, const clscan_profile *p,
+                                           clscan_scan_algo algo, clscan_select_mode mode,
+                                           clscan_type elem_type, clscan_type count_type,
+                                           const char *predicate, clscan_scan_config *out)
+{
+    clscan_status s =
+        clscan__scan_config_choose(ctx, p, algo, count_type, CLSCAN_OP_ADD, out);
+    if (s != CLSCAN_SUCCESS) return s;
+    out->select = mode;
+    out->elem_type = elem_type;
+    out->predicate =
+        mode == CLSCAN_SELECT_IF || mode == CLSCAN_SELECT_PARTITION ? predicate : NULL;
+    /* Each work-item holds its elements in registers between the two phases: 8-byte
+     * elements halve the items, as 8-byte counts already did. */
+    if (clscan_type_size(elem_type) == 8 && clscan_type_size(count_type) == 4 && out->items > 1)
+        out->items /= 2;
+    return CLSCAN_SUCCESS;
+}
+
 /* The OpenCL C version to compile for: 3.0 where the sub-group built-ins come from the
  * __opencl_c_subgroups feature alone (1.2 has them only through cl_khr_subgroups), and
  * 2.0 or 3.0 for the look-back's acquire/release atomics. */
@@ -144,30 +172,37 @@ static const char *cl_std_option(const clscan_scan_config *cfg, const clscan_pro
 size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profile *p,
                               int as_options, char *buf, size_t size)
 {
+    const int single = cfg->algo == CLSCAN_SCAN_SINGLE_PASS, sel = cfg->select != 0;
     const struct {
         const char *name;
         unsigned long value;
+        int on; /* written only where the program uses it */
     } defs[] = {
-        {"CLSCAN_TYPE_ID", (unsigned long)cfg->type},
-        {"CLSCAN_OP_ID", (unsigned long)cfg->op},
-        {"CLSCAN_WG_SIZE", (unsigned long)cfg->wg_size},
-        {"CLSCAN_ITEMS", (unsigned long)cfg->items},
-        {"CLSCAN_LOG_BANKS", (unsigned long)cfg->log_banks},
-        {"CLSCAN_WG_ALGO", (unsigned long)cfg->wg_algo},
-        {"CLSCAN_SG_IMPL", (unsigned long)cfg->sg_impl},
-        {"CLSCAN_SG_WIDTH", (unsigned long)cfg->sg_width},
+        {"CLSCAN_TYPE_ID", (unsigned long)cfg->type, 1},
+        {"CLSCAN_OP_ID", (unsigned long)cfg->op, 1},
+        {"CLSCAN_WG_SIZE", (unsigned long)cfg->wg_size, 1},
+        {"CLSCAN_ITEMS", (unsigned long)cfg->items, 1},
+        {"CLSCAN_LOG_BANKS", (unsigned long)cfg->log_banks, 1},
+        {"CLSCAN_WG_ALGO", (unsigned long)cfg->wg_algo, 1},
+        {"CLSCAN_SG_IMPL", (unsigned long)cfg->sg_impl, 1},
+        {"CLSCAN_SG_WIDTH", (unsigned long)cfg->sg_width, 1},
         {"CLSCAN_SG_SHUFFLE_RELATIVE",
-         (unsigned long)(cfg->sg_impl == CLSCAN_SG_KHR && p->sg_khr_shuffle_relative)},
+         (unsigned long)(cfg->sg_impl == CLSCAN_SG_KHR && p->sg_khr_shuffle_relative), 1},
         {"CLSCAN_SG_REQUIRED_SIZE",
-         (unsigned long)(cfg->sg_impl == CLSCAN_SG_INTEL && p->sg_intel_required_size)},
-        {"CLSCAN_SINGLE_PASS", (unsigned long)(cfg->algo == CLSCAN_SCAN_SINGLE_PASS)},
-        {"CLSCAN_LB_ATOMICS", (unsigned long)cfg->lb_atomics},
-        {"CLSCAN_LB_WORD_BITS", (unsigned long)(cfg->lb_word_bits ? cfg->lb_word_bits : 64)},
-        {"CLSCAN_LB_TEST", (unsigned long)cfg->lb_test},
+         (unsigned long)(cfg->sg_impl == CLSCAN_SG_INTEL && p->sg_intel_required_size), 1},
+        /* A compaction program's scan kernels are the multi-level ones. */
+        {"CLSCAN_SINGLE_PASS", (unsigned long)(single && !sel), 1},
+        {"CLSCAN_SEL_SINGLE_PASS", (unsigned long)single, sel},
+        {"CLSCAN_SEL_MODE", (unsigned long)(cfg->select - 1), sel},
+        {"CLSCAN_SEL_TYPE_ID", (unsigned long)cfg->elem_type, sel},
+        {"CLSCAN_SEL_PREDICATE_GIVEN", 1, sel && cfg->predicate},
+        /* The look-back knobs mean nothing to a multi-level program. */
+        {"CLSCAN_LB_ATOMICS", (unsigned long)cfg->lb_atomics, single},
+        {"CLSCAN_LB_WORD_BITS", (unsigned long)(cfg->lb_word_bits ? cfg->lb_word_bits : 64),
+         single},
+        {"CLSCAN_LB_TEST", (unsigned long)cfg->lb_test, single},
     };
-    /* The look-back knobs mean nothing to a multi-level program: left out of it. */
-    const size_t ndefs = sizeof defs / sizeof defs[0] -
-                         (cfg->algo == CLSCAN_SCAN_SINGLE_PASS ? 0 : 3);
+    const size_t ndefs = sizeof defs / sizeof defs[0];
     size_t len = 0;
     int n;
     if (size) buf[0] = '\0';
@@ -179,6 +214,14 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
     } while (0)
     if (as_options)
         CLSCAN_APPEND("%s", cl_std_option(cfg, p));
+    else if (sel)
+        CLSCAN_APPEND("/* libclscan %d.%d.%d: %s of %s (counts %s), %s, %s work-group scan, "
+                      "%s sub-groups, for %s; built with %s */\n",
+                      CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR, CLSCAN_VERSION_PATCH,
+                      clscan__select_mode_name(cfg->select), clscan_type_name(cfg->elem_type),
+                      clscan_type_name(cfg->type), clscan__scan_algo_name(cfg->algo),
+                      clscan__wg_algo_name(cfg->wg_algo), clscan__sg_impl_name(cfg->sg_impl),
+                      p->device_name, cl_std_option(cfg, p));
     else
         CLSCAN_APPEND("/* libclscan %d.%d.%d: %s %s, %s scan, %s work-group scan, %s "
                       "sub-groups, for %s; built with %s */\n",
@@ -188,10 +231,29 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
                       clscan__wg_algo_name(cfg->wg_algo), clscan__sg_impl_name(cfg->sg_impl),
                       p->device_name, cl_std_option(cfg, p));
     for (size_t i = 0; i < ndefs; ++i)
-        CLSCAN_APPEND(as_options ? " -D %s=%lu" : "#define %s %lu\n", defs[i].name,
-                      defs[i].value);
+        if (defs[i].on)
+            CLSCAN_APPEND(as_options ? " -D %s=%lu" : "#define %s %lu\n", defs[i].name,
+                          defs[i].value);
 #undef CLSCAN_APPEND
     return len;
+}
+
+/* The definition of a compaction's predicate, appended after the kernels (which
+ * declare it): the user's expression on a line of its own, which compiler messages
+ * call line 1 of "predicate". Returns a malloc'd string, or NULL when out of memory. */
+static char *predicate_source(const char *predicate)
+{
+    static const char head[] = "\nint clscan_sel_predicate(const CLSCAN_E x, const ulong i)\n"
+                               "{\n    (void)x;\n    (void)i;\n    return (\n"
+                               "#line 1 \"predicate\"\n";
+    static const char tail[] = "\n    ) != 0;\n}\n";
+    const size_t len = strlen(predicate);
+    char *text = malloc(sizeof head - 1 + len + sizeof tail);
+    if (!text) return NULL;
+    memcpy(text, head, sizeof head - 1);
+    memcpy(text + sizeof head - 1, predicate, len);
+    memcpy(text + sizeof head - 1 + len, tail, sizeof tail);
+    return text;
 }
 
 static void release_shape(clscan_program *prog);
@@ -202,6 +264,7 @@ static void program_free(clscan_program *prog)
     release_shape(prog);
     pthread_mutex_destroy(&prog->lock);
     free(prog->key);
+    free(prog->predicate);
     free(prog);
 }
 
@@ -261,53 +324,74 @@ static clscan_status build_shape(clscan_context *ctx, clscan_program *prog, size
                                          sizeof defines);
     if (dlen == 0 || dlen >= sizeof defines)
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "kernel options too long");
-    enum { NFILES = sizeof scan_files / sizeof scan_files[0] };
-    const char *texts[NFILES + 1] = {defines};
-    size_t lengths[NFILES + 1] = {dlen};
+    enum { NFILES = sizeof program_files / sizeof program_files[0] };
+    const clscan_scan_config *cfg = &prog->config;
+    const char *texts[NFILES + 2] = {defines};
+    size_t lengths[NFILES + 2] = {dlen};
     cl_uint count = 1;
     for (size_t i = 0; i < NFILES; ++i) {
-        /* The look-back's atomics only where its kernel is built. */
-        if (prog->config.algo != CLSCAN_SCAN_SINGLE_PASS &&
-            strcmp(scan_files[i], "clscan_lookback.cl") == 0)
+        if (!(cfg->select ? program_files[i].select : program_files[i].scan) ||
+            (program_files[i].lookback && cfg->algo != CLSCAN_SCAN_SINGLE_PASS))
             continue;
-        texts[count] = clscan__embedded_source(scan_files[i], &lengths[count]);
+        texts[count] = clscan__embedded_source(program_files[i].name, &lengths[count]);
         if (!texts[count])
             return clscan__fail(ctx, CLSCAN_ERROR_BUILD_FAILED, "embedded source %s missing",
-                                scan_files[i]);
+                                program_files[i].name);
         ++count;
+    }
+    char *predicate = NULL;
+    if (cfg->predicate) {
+        if (!(predicate = predicate_source(cfg->predicate)))
+            return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+        texts[count] = predicate;
+        lengths[count++] = strlen(predicate);
     }
     cl_int err;
     prog->program = clCreateProgramWithSource(ctx->cl_ctx, count, texts, lengths, &err);
+    free(predicate);
     if (err != CL_SUCCESS) return clscan__fail_cl(ctx, err, "clCreateProgramWithSource");
-    err = clBuildProgram(prog->program, 1, &ctx->device,
-                         cl_std_option(&prog->config, &ctx->profile), NULL, NULL);
+    err = clBuildProgram(prog->program, 1, &ctx->device, cl_std_option(cfg, &ctx->profile),
+                         NULL, NULL);
     if (err != CL_SUCCESS) return build_failed(ctx, prog->program, err, defines);
-    *max_wg = prog->config.wg_size;
-    clscan_status s = create_kernel(ctx, prog->program, "clscan_reduce_tiles", &prog->k_reduce,
-                                    max_wg);
-    if (s == CLSCAN_SUCCESS)
-        s = create_kernel(ctx, prog->program, "clscan_scan_partials", &prog->k_partials,
-                          max_wg);
-    if (s == CLSCAN_SUCCESS)
-        s = create_kernel(ctx, prog->program, "clscan_scan_tiles", &prog->k_scan, max_wg);
-    if (s == CLSCAN_SUCCESS && prog->config.algo == CLSCAN_SCAN_SINGLE_PASS)
-        s = create_kernel(ctx, prog->program, "clscan_scan_single", &prog->k_single, max_wg);
-    if (s == CLSCAN_SUCCESS && prog->config.algo == CLSCAN_SCAN_SINGLE_PASS) {
-        size_t any = (size_t)-1; /* the clear kernel runs with any work-group size */
-        s = create_kernel(ctx, prog->program, "clscan_lb_clear", &prog->k_clear, &any);
+    /* Kernels with a tile shape must allow the configured work-group size; the others
+     * (one work-item, or any size) are asked nothing. */
+    const int single = cfg->algo == CLSCAN_SCAN_SINGLE_PASS;
+    const struct {
+        const char *name;
+        cl_kernel *kernel;
+        int wanted, shaped;
+    } kernels[] = {
+        {"clscan_reduce_tiles", &prog->k_reduce, 1, 1},
+        {"clscan_scan_partials", &prog->k_partials, 1, 1},
+        {"clscan_scan_tiles", &prog->k_scan, 1, 1},
+        {"clscan_scan_single", &prog->k_single, single && !cfg->select, 1},
+        {"clscan_lb_clear", &prog->k_clear, single, 0},
+        {"clscan_sel_count_tiles", &prog->k_sel_count, cfg->select != 0, 1},
+        {"clscan_sel_write_tiles", &prog->k_sel_write, cfg->select != 0, 1},
+        {"clscan_sel_count_zero", &prog->k_sel_zero, cfg->select != 0, 0},
+        {"clscan_sel_single", &prog->k_sel_single, single && cfg->select, 1},
+    };
+    *max_wg = cfg->wg_size;
+    clscan_status s = CLSCAN_SUCCESS;
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0] && s == CLSCAN_SUCCESS; ++i) {
+        size_t any = (size_t)-1;
+        if (kernels[i].wanted)
+            s = create_kernel(ctx, prog->program, kernels[i].name, kernels[i].kernel,
+                              kernels[i].shaped ? max_wg : &any);
     }
     return s;
 }
 
 static void release_shape(clscan_program *prog)
 {
-    if (prog->k_reduce) clReleaseKernel(prog->k_reduce);
-    if (prog->k_partials) clReleaseKernel(prog->k_partials);
-    if (prog->k_scan) clReleaseKernel(prog->k_scan);
-    if (prog->k_single) clReleaseKernel(prog->k_single);
-    if (prog->k_clear) clReleaseKernel(prog->k_clear);
+    cl_kernel *const kernels[] = {&prog->k_reduce,    &prog->k_partials,  &prog->k_scan,
+                                  &prog->k_single,    &prog->k_clear,     &prog->k_sel_count,
+                                  &prog->k_sel_write, &prog->k_sel_zero,  &prog->k_sel_single};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) {
+        if (*kernels[i]) clReleaseKernel(*kernels[i]);
+        *kernels[i] = NULL;
+    }
     if (prog->program) clReleaseProgram(prog->program);
-    prog->k_reduce = prog->k_partials = prog->k_scan = prog->k_single = prog->k_clear = NULL;
     prog->program = NULL;
 }
 
@@ -363,13 +447,16 @@ static clscan_status program_build(clscan_context *ctx, const clscan_scan_config
     clscan_program *prog = calloc(1, sizeof *prog);
     if (!prog) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     prog->config = *cfg;
-    prog->key = malloc(strlen(key) + 1);
-    if (!prog->key || pthread_mutex_init(&prog->lock, NULL) != 0) {
+    prog->key = strdup(key);
+    prog->predicate = cfg->predicate ? strdup(cfg->predicate) : NULL;
+    if (!prog->key || (cfg->predicate && !prog->predicate) ||
+        pthread_mutex_init(&prog->lock, NULL) != 0) {
         free(prog->key);
+        free(prog->predicate);
         free(prog);
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     }
-    strcpy(prog->key, key);
+    prog->config.predicate = prog->predicate;
     int width_rebuilds = 0;
     for (;;) {
         size_t max_wg = 0;
@@ -403,13 +490,33 @@ static clscan_status program_build(clscan_context *ctx, const clscan_scan_config
     return CLSCAN_SUCCESS;
 }
 
+static clscan_status program_find_or_build(clscan_context *ctx, const clscan_scan_config *cfg,
+                                           const char *key, clscan_program **out);
+
 clscan_status clscan__program_get(clscan_context *ctx, const clscan_scan_config *cfg,
                                   clscan_program **out)
 {
-    char key[2048];
-    size_t len = clscan__kernel_defines(cfg, &ctx->profile, 0, key, sizeof key);
-    if (len == 0 || len >= sizeof key)
+    /* The key: the #define block, and a compaction's predicate after it. */
+    char defines[2048];
+    size_t len = clscan__kernel_defines(cfg, &ctx->profile, 0, defines, sizeof defines);
+    if (len == 0 || len >= sizeof defines)
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "kernel options too long");
+    const size_t plen = cfg->predicate ? strlen(cfg->predicate) : 0;
+    char *key = malloc(len + plen + 2);
+    if (!key) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    memcpy(key, defines, len);
+    key[len] = '\n';
+    memcpy(key + len + 1, plen ? cfg->predicate : "", plen + 1);
+    clscan_status s = program_find_or_build(ctx, cfg, key, out);
+    free(key);
+    return s;
+}
+
+/* The cached program under key, built (without holding the context's lock) if there is
+ * none. */
+static clscan_status program_find_or_build(clscan_context *ctx, const clscan_scan_config *cfg,
+                                           const char *key, clscan_program **out)
+{
 
     pthread_mutex_lock(&ctx->lock);
     for (clscan_program *p = ctx->programs; p; p = p->next)
@@ -423,7 +530,7 @@ clscan_status clscan__program_get(clscan_context *ctx, const clscan_scan_config 
     /* Not cached: build without holding the lock. Two threads may build the same
      * program at once; the first to finish is kept and the other discarded. */
     clscan_program *built;
-    clscan_status s = program_build(ctx, cfg, key, &built);
+    const clscan_status s = program_build(ctx, cfg, key, &built);
     if (s != CLSCAN_SUCCESS) return s;
     pthread_mutex_lock(&ctx->lock);
     for (clscan_program *p = ctx->programs; p; p = p->next)

@@ -1,44 +1,279 @@
 /* select.c - stream compaction: clscan_select_flagged, clscan_select_if,
- * clscan_partition_if and clscan_unique. (Being written: returns UNSUPPORTED.) */
+ * clscan_partition_if and clscan_unique. Argument checks, then one single-pass kernel
+ * (the look-back over kept counts) where the device profile runs the single-pass scan,
+ * else count per work-group, scan of the counts, write. */
 #include "clscan_internal.h"
 
-#define STUB(...) return clscan__fail(ctx, CLSCAN_ERROR_UNSUPPORTED, "compaction not yet built")
+#include <string.h>
+
+#define SET_ARG(k, i, v) CLSCAN_SET_ARG(err, k, i, v)
+
+const char *clscan__select_mode_name(clscan_select_mode mode)
+{
+    static const char *const names[] = {"scan", "select-flagged", "select-if", "partition-if",
+                                        "unique"};
+    return (unsigned)mode < sizeof names / sizeof names[0] ? names[mode] : "invalid";
+}
+
+/* One compaction call's arguments. */
+typedef struct select_call {
+    clscan_select_mode mode;
+    cl_mem src, flags, dst, count;
+    size_t src_offset, flags_offset, dst_offset, n;
+    clscan_type type;
+    const char *predicate;
+} select_call;
+
+/* Every check that needs no OpenCL object created. */
+static clscan_status check_select(const clscan_context *ctx, cl_command_queue queue,
+                                  const select_call *c, cl_uint nwait, const cl_event *wait,
+                                  int *in_order)
+{
+    clscan_status s = clscan__check_call(ctx, queue, c->type, CLSCAN_OP_ADD, nwait, wait,
+                                         in_order);
+    if (s != CLSCAN_SUCCESS) return s;
+    const size_t elem = clscan_type_size(c->type);
+    if ((s = clscan__check_range(ctx, c->src, "src", c->src_offset, c->n, elem)) !=
+            CLSCAN_SUCCESS ||
+        (s = clscan__check_range(ctx, c->dst, "dst", c->dst_offset, c->n, elem)) !=
+            CLSCAN_SUCCESS ||
+        (s = clscan__check_range(ctx, c->count, "count (one cl_ulong)", 0, 1,
+                                 sizeof(cl_ulong))) != CLSCAN_SUCCESS ||
+        (s = clscan__check_in_place(ctx, c->src, c->src_offset, c->dst, c->dst_offset, c->n)) !=
+            CLSCAN_SUCCESS)
+        return s;
+    /* (Offsets times sizes cannot overflow once the ranges checked out.) */
+    const size_t src_bytes = c->src_offset * elem, dst_bytes = c->dst_offset * elem;
+    const size_t len = c->n * elem;
+    if ((s = clscan__check_disjoint(ctx, c->count, "count", 0, sizeof(cl_ulong), c->src, "src",
+                                    src_bytes, len)) != CLSCAN_SUCCESS ||
+        (s = clscan__check_disjoint(ctx, c->count, "count", 0, sizeof(cl_ulong), c->dst, "dst",
+                                    dst_bytes, len)) != CLSCAN_SUCCESS)
+        return s;
+    if (c->mode == CLSCAN_SELECT_FLAGGED) {
+        if ((s = clscan__check_range(ctx, c->flags, "flags", c->flags_offset, c->n, 1)) !=
+                CLSCAN_SUCCESS ||
+            (s = clscan__check_disjoint(ctx, c->flags, "flags", c->flags_offset, c->n, c->dst,
+                                        "dst", dst_bytes, len)) != CLSCAN_SUCCESS ||
+            (s = clscan__check_disjoint(ctx, c->flags, "flags", c->flags_offset, c->n,
+                                        c->count, "count", 0, sizeof(cl_ulong))) !=
+                CLSCAN_SUCCESS)
+            return s;
+    }
+    if (c->mode == CLSCAN_SELECT_IF || c->mode == CLSCAN_SELECT_PARTITION) {
+        CLSCAN_RETURN_IF(ctx, c->predicate == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "predicate is NULL");
+        CLSCAN_RETURN_IF(ctx, c->predicate[strspn(c->predicate, " \t\r\n")] == '\0',
+                         CLSCAN_ERROR_INVALID_ARGUMENT, "predicate is empty");
+    }
+    return CLSCAN_SUCCESS;
+}
+
+/* Enqueues the single-pass kernel. */
+static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, const select_call *c,
+                                    cl_mem src, cl_ulong src_off)
+{
+    const clscan_scan_config *cfg = &prog->config;
+    clscan_lookback_args lb;
+    clscan_status s = clscan__lookback_begin(l, prog, &lb);
+    if (s != CLSCAN_SUCCESS) return s;
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    const cl_ulong flags_off = c->flags_offset, dst_off = c->dst_offset, n = c->n;
+    /* Without flags the kernel still needs a valid buffer for the argument. */
+    cl_mem flags = c->flags ? c->flags : src;
+    cl_kernel k = prog->k_sel_single;
+    cl_int err = CL_SUCCESS;
+    SET_ARG(k, 0, src);
+    SET_ARG(k, 1, src_off);
+    SET_ARG(k, 2, flags);
+    SET_ARG(k, 3, flags_off);
+    SET_ARG(k, 4, c->dst);
+    SET_ARG(k, 5, dst_off);
+    SET_ARG(k, 6, n);
+    SET_ARG(k, 7, lb.state);
+    SET_ARG(k, 8, lb.epoch);
+    SET_ARG(k, 9, lb.spins);
+    SET_ARG(k, 10, c->count);
+    SET_ARG(k, 11, lb.stats);
+    SET_ARG(k, 12, lb.stats_off);
+    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sel_single)");
+    return clscan__enqueue(l, k, (size_t)((n + tile - 1) / tile), cfg->wg_size,
+                           "enqueue sel_single");
+}
+
+/* Enqueues the multi-level compaction: kept counts per work-group into the scratch slot,
+ * their exclusive scan (one work-group, or the scan levels), then the writes. */
+static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const select_call *c,
+                                   cl_mem src, cl_ulong src_off)
+{
+    const clscan_scan_config *cfg = &prog->config;
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    const clscan_level_plan lp = clscan__plan_level(&l->ctx->profile, cfg, c->n);
+    const cl_int use_partials = lp.groups > 1;
+    const cl_ulong flags_off = c->flags_offset, dst_off = c->dst_offset, n = c->n;
+    const cl_ulong part_off = 0;
+    cl_mem flags = c->flags ? c->flags : src;
+    cl_mem partials = l->scratch ? l->scratch->buffer : src; /* (unused with one group) */
+    cl_int err = CL_SUCCESS;
+    clscan_status s;
+    if (use_partials) {
+        l->scratch->lb_clean = 0; /* partials overwrite status words */
+        cl_kernel k = prog->k_sel_count;
+        SET_ARG(k, 0, src);
+        SET_ARG(k, 1, src_off);
+        SET_ARG(k, 2, flags);
+        SET_ARG(k, 3, flags_off);
+        SET_ARG(k, 4, n);
+        SET_ARG(k, 5, lp.per_group);
+        SET_ARG(k, 6, partials);
+        SET_ARG(k, 7, part_off);
+        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sel_count)");
+        s = clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue sel_count_tiles");
+        if (s != CLSCAN_SUCCESS) return s;
+        if (lp.groups <= tile) {
+            const cl_uint groups = (cl_uint)lp.groups;
+            SET_ARG(prog->k_partials, 0, partials);
+            SET_ARG(prog->k_partials, 1, part_off);
+            SET_ARG(prog->k_partials, 2, groups);
+            if (err != CL_SUCCESS)
+                return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_partials)");
+            s = clscan__enqueue(l, prog->k_partials, 1, cfg->wg_size, "enqueue scan_partials");
+        } else {
+            s = clscan__enqueue_scan_level(l, prog, partials, part_off, partials, part_off,
+                                           lp.groups, 0, partials, part_off + lp.groups);
+        }
+        if (s != CLSCAN_SUCCESS) return s;
+    }
+    cl_kernel k = prog->k_sel_write;
+    SET_ARG(k, 0, src);
+    SET_ARG(k, 1, src_off);
+    SET_ARG(k, 2, flags);
+    SET_ARG(k, 3, flags_off);
+    SET_ARG(k, 4, c->dst);
+    SET_ARG(k, 5, dst_off);
+    SET_ARG(k, 6, n);
+    SET_ARG(k, 7, lp.per_group);
+    SET_ARG(k, 8, partials);
+    SET_ARG(k, 9, part_off);
+    SET_ARG(k, 10, use_partials);
+    SET_ARG(k, 11, c->count);
+    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sel_write)");
+    return clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue sel_write_tiles");
+}
+
+/* n == 0: only the count, 0, by a one-work-item kernel (a kernel rather than a fill,
+ * so that tools such as Oclgrind see it as written). */
+static clscan_status enqueue_zero(clscan_launch *l, clscan_program *prog, const select_call *c)
+{
+    cl_int err = CL_SUCCESS;
+    SET_ARG(prog->k_sel_zero, 0, c->count);
+    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sel_zero)");
+    return clscan__enqueue(l, prog->k_sel_zero, 1, 1, "enqueue sel_count_zero");
+}
+
+/* In place: copies the input into a new buffer, which the launch's commands then read;
+ * released at once (OpenCL frees it when the commands using it have finished). */
+static clscan_status copy_input(clscan_launch *l, const select_call *c, cl_mem *copy)
+{
+    const size_t elem = clscan_type_size(c->type);
+    cl_int err;
+    *copy = clCreateBuffer(l->ctx->cl_ctx, CL_MEM_READ_WRITE, c->n * elem, NULL, &err);
+    if (err != CL_SUCCESS)
+        return clscan__fail_cl(l->ctx, err, "clCreateBuffer (the in-place input's copy)");
+    cl_event ev = NULL;
+    err = clEnqueueCopyBuffer(l->queue, c->src, *copy, c->src_offset * elem, 0, c->n * elem,
+                              l->nwait, l->wait, &ev);
+    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clEnqueueCopyBuffer");
+    clscan__launch_chain(l, ev);
+    return CLSCAN_SUCCESS;
+}
+
+static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const select_call *c,
+                             cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    int in_order = 1;
+    clscan_status s = check_select(ctx, queue, c, nwait, wait, &in_order);
+    if (s != CLSCAN_SUCCESS) return s;
+
+    /* Counts of 32 bits while they cannot overflow; the look-back then moves half as
+     * many status words. */
+    const clscan_type count_type = c->n > 0xffffffffu ? CLSCAN_UINT64 : CLSCAN_UINT32;
+    clscan_scan_config cfg;
+    clscan_program *prog;
+    if ((s = clscan__select_config_choose(ctx, &ctx->profile, ctx->profile.scan_algo, c->mode,
+                                          c->type, count_type, c->predicate, &cfg)) !=
+            CLSCAN_SUCCESS ||
+        (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS)
+        return s;
+    cfg = prog->config; /* the shape actually built */
+    const int single = c->n > 0 && clscan__lookback_fits(&cfg, c->n);
+    size_t scratch_bytes = 0;
+    if (single)
+        scratch_bytes = clscan__lookback_bytes(&cfg, c->n);
+    else if (c->n > 0) /* the partials: as many as a scan of n elements keeps */
+        scratch_bytes = (size_t)clscan__scan_scratch_elements(&ctx->profile, &cfg, c->n) *
+                        clscan_type_size(count_type);
+    clscan_launch l;
+    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch_bytes)) !=
+        CLSCAN_SUCCESS)
+        return s;
+    cl_mem src = c->src, copy = NULL;
+    cl_ulong src_off = c->src_offset;
+    if (c->n > 0 && c->src == c->dst && c->src_offset == c->dst_offset) {
+        s = copy_input(&l, c, &copy);
+        src = copy;
+        src_off = 0;
+    }
+    if (s == CLSCAN_SUCCESS) {
+        pthread_mutex_lock(&prog->lock);
+        if (c->n == 0) s = enqueue_zero(&l, prog, c);
+        else if (single) s = enqueue_single(&l, prog, c, src, src_off);
+        else s = enqueue_multi(&l, prog, c, src, src_off);
+        pthread_mutex_unlock(&prog->lock);
+    }
+    if (copy) clReleaseMemObject(copy);
+    return clscan__launch_end(&l, s, event);
+}
 
 clscan_status clscan_select_flagged(clscan_context *ctx, cl_command_queue queue, cl_mem src,
                                     size_t src_offset, cl_mem flags, size_t flags_offset,
                                     cl_mem dst, size_t dst_offset, cl_mem count, size_t n,
-                                    clscan_type type, cl_uint nwait, const cl_event *wait,
-                                    cl_event *event)
+                                    clscan_type type, cl_uint num_events_in_wait_list,
+                                    const cl_event *event_wait_list, cl_event *event)
 {
-    (void)queue; (void)src; (void)src_offset; (void)flags; (void)flags_offset; (void)dst;
-    (void)dst_offset; (void)count; (void)n; (void)type; (void)nwait; (void)wait; (void)event;
-    STUB();
+    const select_call c = {CLSCAN_SELECT_FLAGGED, src, flags, dst, count,
+                           src_offset, flags_offset, dst_offset, n, type, NULL};
+    return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }
+
 clscan_status clscan_select_if(clscan_context *ctx, cl_command_queue queue, cl_mem src,
                                size_t src_offset, cl_mem dst, size_t dst_offset, cl_mem count,
-                               size_t n, clscan_type type, const char *predicate, cl_uint nwait,
-                               const cl_event *wait, cl_event *event)
+                               size_t n, clscan_type type, const char *predicate,
+                               cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                               cl_event *event)
 {
-    (void)queue; (void)src; (void)src_offset; (void)predicate; (void)dst;
-    (void)dst_offset; (void)count; (void)n; (void)type; (void)nwait; (void)wait; (void)event;
-    STUB();
+    const select_call c = {CLSCAN_SELECT_IF, src, NULL, dst, count,
+                           src_offset, 0, dst_offset, n, type, predicate};
+    return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }
+
 clscan_status clscan_partition_if(clscan_context *ctx, cl_command_queue queue, cl_mem src,
                                   size_t src_offset, cl_mem dst, size_t dst_offset,
                                   cl_mem count, size_t n, clscan_type type,
-                                  const char *predicate, cl_uint nwait, const cl_event *wait,
-                                  cl_event *event)
+                                  const char *predicate, cl_uint num_events_in_wait_list,
+                                  const cl_event *event_wait_list, cl_event *event)
 {
-    (void)queue; (void)src; (void)src_offset; (void)predicate; (void)dst;
-    (void)dst_offset; (void)count; (void)n; (void)type; (void)nwait; (void)wait; (void)event;
-    STUB();
+    const select_call c = {CLSCAN_SELECT_PARTITION, src, NULL, dst, count,
+                           src_offset, 0, dst_offset, n, type, predicate};
+    return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }
+
 clscan_status clscan_unique(clscan_context *ctx, cl_command_queue queue, cl_mem src,
                             size_t src_offset, cl_mem dst, size_t dst_offset, cl_mem count,
-                            size_t n, clscan_type type, cl_uint nwait, const cl_event *wait,
-                            cl_event *event)
+                            size_t n, clscan_type type, cl_uint num_events_in_wait_list,
+                            const cl_event *event_wait_list, cl_event *event)
 {
-    (void)queue; (void)src; (void)src_offset; (void)dst;
-    (void)dst_offset; (void)count; (void)n; (void)type; (void)nwait; (void)wait; (void)event;
-    STUB();
+    const select_call c = {CLSCAN_SELECT_UNIQUE, src, NULL, dst, count,
+                           src_offset, 0, dst_offset, n, type, NULL};
+    return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }

@@ -1,0 +1,128 @@
+/* clscan_select.cl - device-wide stream compaction over tiles of
+ * cl/clscan_select_tile.cl. Single-pass (CLSCAN_SEL_SINGLE_PASS=1): one kernel, each
+ * tile finding how many earlier tiles kept by the decoupled look-back. Multi-level: the
+ * kept count of each work-group's tiles, their exclusive scan (the scan kernels of
+ * cl/clscan_scan.cl on the count type), then the writes. The count ends up in
+ * count[0], a ulong, written by the work-group of the last tile. */
+#ifndef CLSCAN_SELECT_CL
+#define CLSCAN_SELECT_CL
+#ifndef CLSCAN_SELECT_TILE_CL
+#include "clscan_select_tile.cl"
+#endif
+#ifndef CLSCAN_SCAN_CL
+#include "clscan_scan.cl"
+#endif
+
+/* Writes count[0] = 0: the count of an empty range (one work-item). */
+__kernel void clscan_sel_count_zero(__global ulong *count) { count[0] = 0; }
+
+/* partials[part_off + group] = the number of elements the group's tiles of the range
+ * [0, n) keep. */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_sel_count_tiles(__global const CLSCAN_E *src, ulong src_off,
+                            __global const uchar *flags, ulong flags_off, ulong n,
+                            ulong tiles_per_group, __global CLSCAN_T *partials, ulong part_off)
+{
+    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
+    const clscan_sel_source s = {src + src_off, flags + flags_off};
+    CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
+    CLSCAN_T mine = 0;
+    for (ulong t = first; t < end; ++t) {
+        const ulong base = t * CLSCAN_TILE;
+        mine += clscan_sel_count_part(s, base, (uint)min((ulong)CLSCAN_TILE, n - base));
+    }
+    const CLSCAN_T total = clscan_wg_reduce_value(mine, scratch);
+    if (get_local_id(0) == 0) partials[part_off + get_group_id(0)] = total;
+}
+
+/* Writes the kept elements of the group's tiles, the group's first kept element going
+ * to dst[partials[part_off + group]] (to dst[0] when use_partials is 0: one group). The
+ * last group writes the count. */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
+                            __global const uchar *flags, ulong flags_off,
+                            __global CLSCAN_E *dst, ulong dst_off, ulong n,
+                            ulong tiles_per_group, __global const CLSCAN_T *partials,
+                            ulong part_off, int use_partials, __global ulong *count)
+{
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
+    CLSCAN_E x[CLSCAN_SEL_HELD];
+    uchar keep[CLSCAN_SEL_HELD];
+    const clscan_sel_source s = {src + src_off, flags + flags_off};
+    CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
+    CLSCAN_T carry = use_partials ? partials[part_off + get_group_id(0)] : 0;
+    for (ulong t = first; t < end; ++t) {
+        const ulong base = t * CLSCAN_TILE;
+        const uint in_tile = (uint)min((ulong)CLSCAN_TILE, n - base);
+        /* (Each work-item reads only its own slots of the tile in clscan_sel_write, the
+         * slots it writes first in the next clscan_sel_rank: no barrier needed.) */
+        const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, keep, tile, scratch);
+        clscan_sel_write(s, dst + dst_off, n, base, in_tile, x, keep, tile, carry);
+        carry += total;
+    }
+    if (get_local_id(0) == 0 && end == ntiles_) count[0] = (ulong)carry;
+}
+
+#ifndef CLSCAN_SEL_SINGLE_PASS
+#define CLSCAN_SEL_SINGLE_PASS 0
+#endif
+#if CLSCAN_SEL_SINGLE_PASS
+#ifndef CLSCAN_LOOKBACK_CL
+#include "clscan_lookback.cl"
+#endif
+
+/* Single-pass compaction of src[src_off, +n) into dst[dst_off, +n) (which must not
+ * overlap it: a fallback reads other tiles' input), one tile per work-group, launched
+ * with exactly ceil(n / CLSCAN_TILE) groups; the tile protocol, state, epoch and stats
+ * are those of clscan_scan_single (cl/clscan_scan.cl), with kept counts as the values. */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
+                       __global const uchar *flags, ulong flags_off, __global CLSCAN_E *dst,
+                       ulong dst_off, ulong n, __global clscan_lb_word *state, uint epoch,
+                       uint spin_limit, __global ulong *count, __global uint *stats_base,
+                       uint stats_off)
+{
+    __global uint *stats = stats_base + stats_off;
+    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
+    __local clscan_lb_local lb;
+    __local uint ticket;
+    const ulong ntiles = (n + CLSCAN_TILE - 1) / CLSCAN_TILE;
+    const ulong t = clscan_lb_ticket(state, ntiles, &ticket);
+    const clscan_sel_source s = {src + src_off, flags + flags_off};
+    __global CLSCAN_E *out = dst + dst_off;
+    __global clscan_lb_word *status = state + CLSCAN_LB_HEADER_WORDS;
+    const ulong base = t * CLSCAN_TILE;
+    const uint in_tile = (uint)min((ulong)CLSCAN_TILE, n - base);
+#if CLSCAN_WG_SIZE > 1
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    CLSCAN_E x[CLSCAN_SEL_HELD];
+    uchar keep[CLSCAN_SEL_HELD];
+    const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, keep, tile, scratch);
+    const CLSCAN_T carry =
+        clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, s, &lb, scratch, stats);
+    clscan_sel_write(s, out, n, base, in_tile, x, keep, tile, carry);
+#else
+    /* One work-item per group (CPU devices): count the tile's kept elements straight
+     * from global memory, then walk it again (from the cache) writing them. */
+    const CLSCAN_T total = clscan_sel_count_part(s, base, in_tile);
+    const CLSCAN_T carry =
+        clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, s, &lb, scratch, stats);
+    ulong pos = (ulong)carry;
+    for (uint k = 0; k < in_tile; ++k) {
+        const ulong i = base + k;
+        CLSCAN_E v;
+        const int kept = clscan_sel_decide(s, i, 1, &v);
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_PARTITION
+        out[kept ? pos : n - 1 - (i - pos)] = v;
+#else
+        if (kept) out[pos] = v;
+#endif
+        pos += (ulong)kept;
+    }
+#endif
+    if (get_local_id(0) == 0 && t == ntiles - 1) count[0] = (ulong)(carry + total);
+}
+#endif /* CLSCAN_SEL_SINGLE_PASS */
+
+#endif /* CLSCAN_SELECT_CL */

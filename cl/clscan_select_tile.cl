@@ -1,0 +1,181 @@
+/* clscan_select_tile.cl - one tile of stream compaction: which elements it keeps (by
+ * flags, by a predicate, or by differing from the element before), their ranks among the
+ * tile's kept elements from a work-group scan of the keep flags, and the writes. The
+ * scan layers run on the count type CLSCAN_T (uint, or ulong where a range holds 2^32
+ * elements or more, with CLSCAN_OP_ID add); the elements have their own type CLSCAN_E. */
+#ifndef CLSCAN_SELECT_TILE_CL
+#define CLSCAN_SELECT_TILE_CL
+#ifndef CLSCAN_WORKGROUP_CL
+#include "clscan_workgroup.cl"
+#endif
+
+/* What decides that an element is kept (the host's clscan_select_mode). */
+#define CLSCAN_SEL_FLAGGED 0   /* flags[i] != 0 */
+#define CLSCAN_SEL_IF 1        /* the predicate */
+#define CLSCAN_SEL_PARTITION 2 /* the predicate; rejected elements go to the end, reversed */
+#define CLSCAN_SEL_UNIQUE 3    /* i == 0 or src[i] != src[i - 1] */
+#ifndef CLSCAN_SEL_MODE
+#define CLSCAN_SEL_MODE CLSCAN_SEL_IF
+#endif
+
+/* The element type, numbered as CLSCAN_TYPE_ID. */
+#ifndef CLSCAN_SEL_TYPE_ID
+#define CLSCAN_SEL_TYPE_ID CLSCAN_INT32
+#endif
+#if CLSCAN_SEL_TYPE_ID == CLSCAN_INT32
+#define CLSCAN_E int
+#elif CLSCAN_SEL_TYPE_ID == CLSCAN_UINT32
+#define CLSCAN_E uint
+#elif CLSCAN_SEL_TYPE_ID == CLSCAN_INT64
+#define CLSCAN_E long
+#elif CLSCAN_SEL_TYPE_ID == CLSCAN_UINT64
+#define CLSCAN_E ulong
+#elif CLSCAN_SEL_TYPE_ID == CLSCAN_FLOAT
+#define CLSCAN_E float
+#elif CLSCAN_SEL_TYPE_ID == CLSCAN_DOUBLE
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define CLSCAN_E double
+#else
+#error "CLSCAN_SEL_TYPE_ID must be one of CLSCAN_INT32 .. CLSCAN_DOUBLE (0..5)"
+#endif
+
+/* The predicate of the IF and PARTITION modes: nonzero keeps x, element i of the range.
+ * The library appends its definition (around the user's expression) after the kernels
+ * and defines CLSCAN_SEL_PREDICATE_GIVEN; compiled alone, this file keeps positive
+ * elements. */
+int clscan_sel_predicate(const CLSCAN_E x, const ulong i);
+#ifndef CLSCAN_SEL_PREDICATE_GIVEN
+int clscan_sel_predicate(const CLSCAN_E x, const ulong i)
+{
+    (void)i;
+    return x > (CLSCAN_E)0;
+}
+#endif
+
+/* An element kept in a private array between a tile's two phases, where the tile is
+ * small enough per work-item for registers; otherwise phase two reads it again. */
+#ifndef CLSCAN_SEL_PRIVATE
+#define CLSCAN_SEL_PRIVATE (CLSCAN_ITEMS <= 32)
+#endif
+#if CLSCAN_SEL_PRIVATE
+#define CLSCAN_SEL_HELD CLSCAN_ITEMS
+#else
+#define CLSCAN_SEL_HELD 1
+#endif
+
+/* What a look-back fallback reads to count another tile's kept elements. */
+typedef struct clscan_sel_source {
+    __global const CLSCAN_E *src;
+    __global const uchar *flags;
+} clscan_sel_source;
+
+/* Whether element i of the range (src and flags start at the range) is kept. *v
+ * receives the element where it is kept or `need_value` is set; in FLAGGED mode a
+ * dropped element is not read at all when need_value is 0. */
+int clscan_sel_decide(clscan_sel_source s, ulong i, int need_value, CLSCAN_E *v)
+{
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_FLAGGED
+    const int kept = s.flags[i] != 0;
+    *v = kept && need_value ? s.src[i] : (CLSCAN_E)0;
+    return kept;
+#elif CLSCAN_SEL_MODE == CLSCAN_SEL_UNIQUE
+    (void)need_value;
+    const CLSCAN_E x = s.src[i];
+    *v = x;
+    if (i == 0) return 1;
+    const CLSCAN_E before = s.src[i - 1];
+    return x != before;
+#else
+    (void)need_value;
+    const CLSCAN_E x = s.src[i];
+    *v = x;
+    return clscan_sel_predicate(x, i) != 0;
+#endif
+}
+
+/* This work-item's kept elements among tile elements [base, base + count) (at most
+ * CLSCAN_TILE): elements base + j * CLSCAN_WG_SIZE + lid. */
+CLSCAN_T clscan_sel_count_part(clscan_sel_source s, ulong base, uint count)
+{
+    const uint lid = get_local_id(0);
+    uint kept = 0;
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+        CLSCAN_E x;
+        if (k < count) kept += (uint)clscan_sel_decide(s, base + k, 0, &x);
+    }
+    return (CLSCAN_T)kept;
+}
+
+/* The look-back's fallback reduces whole tiles (cl/clscan_lookback.cl). */
+#define CLSCAN_LB_SOURCE clscan_sel_source
+CLSCAN_T clscan_lb_tile_part(clscan_sel_source s, ulong base)
+{
+    return clscan_sel_count_part(s, base, CLSCAN_TILE);
+}
+
+/* Phase one of tile [base, base + count): loads the work-item's elements (consecutive
+ * work-items, consecutive elements) into x and whether they are kept into keep, writes
+ * the keep flags into the local tile and scans them there (exclusive: each element's
+ * rank among the tile's kept ones). Returns the tile's kept count to every work-item.
+ * Called by the whole work-group; the tile must not be in use (it starts with a write). */
+CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
+                         CLSCAN_E x[CLSCAN_SEL_HELD], uchar keep[CLSCAN_SEL_HELD],
+                         __local CLSCAN_T *tile, __local CLSCAN_T *scratch)
+{
+    const uint lid = get_local_id(0);
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+        CLSCAN_E v = (CLSCAN_E)0;
+        uint kept = 0;
+        if (k < count) kept = (uint)clscan_sel_decide(s, base + k, 1, &v);
+#if CLSCAN_SEL_PRIVATE
+        x[j] = v;
+        keep[j] = (uchar)kept;
+#endif
+        tile[CLSCAN_PAD(k)] = (CLSCAN_T)kept;
+    }
+#if !CLSCAN_SEL_PRIVATE
+    (void)x;
+    (void)keep;
+#endif
+    return clscan_wg_scan(tile, scratch, 0);
+}
+
+/* Phase two: writes the tile's elements, `carry` being the count kept before the tile.
+ * A kept element goes to dst[carry + rank]; in PARTITION mode a rejected one (the r-th
+ * rejected of the range, counting from 0) goes to dst[n - 1 - r]. Within a row of
+ * consecutive work-items the kept elements land on consecutive addresses. */
+void clscan_sel_write(clscan_sel_source s, __global CLSCAN_E *dst, ulong n, ulong base,
+                      uint count, const CLSCAN_E x[CLSCAN_SEL_HELD],
+                      const uchar keep[CLSCAN_SEL_HELD], __local const CLSCAN_T *tile,
+                      CLSCAN_T carry)
+{
+    const uint lid = get_local_id(0);
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+        if (k >= count) break;
+        const ulong i = base + k;
+#if CLSCAN_SEL_PRIVATE
+        const CLSCAN_E v = x[j];
+        const int kept = keep[j];
+#else
+        CLSCAN_E v;
+        const int kept = clscan_sel_decide(s, i, 1, &v);
+#endif
+        const ulong pos = (ulong)carry + (ulong)tile[CLSCAN_PAD(k)];
+        if (kept) dst[pos] = v;
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_PARTITION
+        else dst[n - 1 - (i - pos)] = v;
+#endif
+    }
+#if !CLSCAN_SEL_PRIVATE
+    (void)x;
+    (void)keep;
+#else
+    (void)s;
+#endif
+    (void)n;
+}
+
+#endif /* CLSCAN_SELECT_TILE_CL */
