@@ -555,8 +555,9 @@ END_TEST
 
 START_TEST(test_embedded_sources)
 {
-    static const char *const files[] = {"clscan_common.cl", "clscan_subgroup.cl",
-                                        "clscan_workgroup.cl", "clscan_scan.cl"};
+    static const char *const files[] = {"clscan_common.cl",      "clscan_subgroup.cl",
+                                        "clscan_workgroup.cl",   "clscan_scan.cl",
+                                        "clscan_select_tile.cl", "clscan_select.cl"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
         size_t len = 0;
         const char *text = clscan__embedded_source(files[i], &len);
@@ -565,6 +566,7 @@ START_TEST(test_embedded_sources)
         ck_assert(len > 100);
     }
     ck_assert(strstr(clscan__embedded_source("clscan_scan.cl", NULL), "clscan_scan_tiles"));
+    ck_assert(strstr(clscan__embedded_source("clscan_select.cl", NULL), "clscan_sel_single"));
     ck_assert(clscan__embedded_source("missing.cl", NULL) == NULL);
 }
 END_TEST
@@ -659,8 +661,9 @@ static char *read_file(const char *path)
  * device of each platform. */
 START_TEST(test_cl_files_compile_alone)
 {
-    static const char *const files[] = {"clscan_common.cl", "clscan_subgroup.cl",
-                                        "clscan_workgroup.cl", "clscan_scan.cl"};
+    static const char *const files[] = {"clscan_common.cl",      "clscan_subgroup.cl",
+                                        "clscan_workgroup.cl",   "clscan_scan.cl",
+                                        "clscan_select_tile.cl", "clscan_select.cl"};
     /* Defaults, then the sub-group work-group scan for an 8-byte type and a bitwise op. */
     static const char *const variants[] = {"",
                                            " -D CLSCAN_WG_ALGO=1 -D CLSCAN_SG_WIDTH=8"
