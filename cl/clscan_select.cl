@@ -48,7 +48,7 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     CLSCAN_E x[CLSCAN_SEL_HELD];
-    uchar keep[CLSCAN_SEL_HELD];
+    uint keep = 0;
     const clscan_sel_source s = {src + src_off, flags + flags_off};
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
     CLSCAN_T carry = use_partials ? partials[part_off + get_group_id(0)] : 0;
@@ -57,7 +57,7 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
         const uint in_tile = (uint)min((ulong)CLSCAN_TILE, n - base);
         /* (Each work-item reads only its own slots of the tile in clscan_sel_write, the
          * slots it writes first in the next clscan_sel_rank: no barrier needed.) */
-        const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, keep, tile, scratch);
+        const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch);
         clscan_sel_write(s, dst + dst_off, n, base, in_tile, x, keep, tile, carry);
         carry += total;
     }
@@ -97,29 +97,41 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
 #if CLSCAN_WG_SIZE > 1
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     CLSCAN_E x[CLSCAN_SEL_HELD];
-    uchar keep[CLSCAN_SEL_HELD];
-    const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, keep, tile, scratch);
+    uint keep = 0;
+    const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch);
     const CLSCAN_T carry =
         clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, s, &lb, scratch, stats);
     clscan_sel_write(s, out, n, base, in_tile, x, keep, tile, carry);
 #else
-    /* One work-item per group (CPU devices): count the tile's kept elements straight
-     * from global memory, then walk it again (from the cache) writing them. */
-    const CLSCAN_T total = clscan_sel_count_part(s, base, in_tile);
-    const CLSCAN_T carry =
-        clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, s, &lb, scratch, stats);
-    ulong pos = (ulong)carry;
+    /* One work-item per group (CPU devices): one walk over the tile stages its kept
+     * elements at the front of a local buffer (and, for partition, the rejected ones at
+     * its back) through a store whose address is computed, not branched on (a branch on
+     * a random keep decision mispredicts half the time: about 5 times slower on PoCL at
+     * 2^24, docs/PERFORMANCE.md); after the look-back both runs are copied out. */
+    __local CLSCAN_E stage[CLSCAN_TILE];
+    uint kept = 0;
     for (uint k = 0; k < in_tile; ++k) {
         const ulong i = base + k;
-        CLSCAN_E v;
-        const int kept = clscan_sel_decide(s, i, 1, &v);
+        const CLSCAN_E v = s.src[i];
+        const uint keep = (uint)clscan_sel_keep_loaded(s, i, v);
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_PARTITION
-        out[kept ? pos : n - 1 - (i - pos)] = v;
+        /* (Arithmetic, not ?:, which compiled to a branch on PoCL.) */
+        const uint back = CLSCAN_TILE - 1 - (k - kept);
+        stage[back + keep * (kept - back)] = v;
 #else
-        if (kept) out[pos] = v;
+        stage[kept] = v; /* (taken by the next kept element unless this one is kept) */
 #endif
-        pos += (ulong)kept;
+        kept += keep;
     }
+    const CLSCAN_T total = (CLSCAN_T)kept;
+    const CLSCAN_T carry =
+        clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, s, &lb, scratch, stats);
+    for (uint k = 0; k < kept; ++k) out[(ulong)carry + k] = stage[k];
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_PARTITION
+    /* The tile's r-th rejected element is the range's (base - carry + r)-th. */
+    const ulong last = n - 1 - (base - (ulong)carry);
+    for (uint r = 0; r < in_tile - kept; ++r) out[last - r] = stage[CLSCAN_TILE - 1 - r];
+#endif
 #endif
     if (get_local_id(0) == 0 && t == ntiles - 1) count[0] = (ulong)(carry + total);
 }

@@ -52,8 +52,9 @@ int clscan_sel_predicate(const CLSCAN_E x, const ulong i)
 }
 #endif
 
-/* An element kept in a private array between a tile's two phases, where the tile is
- * small enough per work-item for registers; otherwise phase two reads it again. */
+/* Elements kept in a private array between a tile's two phases (their keep decisions
+ * as the bits of one uint), where a work-item has few enough for registers; otherwise
+ * phase two reads and decides them again. */
 #ifndef CLSCAN_SEL_PRIVATE
 #define CLSCAN_SEL_PRIVATE (CLSCAN_ITEMS <= 32)
 #endif
@@ -114,30 +115,72 @@ CLSCAN_T clscan_lb_tile_part(clscan_sel_source s, ulong base)
     return clscan_sel_count_part(s, base, CLSCAN_TILE);
 }
 
+/* Whether element i, already loaded as x, is kept (the test of clscan_sel_decide). */
+int clscan_sel_keep_loaded(clscan_sel_source s, ulong i, CLSCAN_E x)
+{
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_FLAGGED
+    (void)x;
+    return s.flags[i] != 0;
+#elif CLSCAN_SEL_MODE == CLSCAN_SEL_UNIQUE
+    if (i == 0) return 1;
+    const CLSCAN_E before = s.src[i - 1];
+    return x != before;
+#else
+    (void)s;
+    return clscan_sel_predicate(x, i) != 0;
+#endif
+}
+
 /* Phase one of tile [base, base + count): loads the work-item's elements (consecutive
  * work-items, consecutive elements) into x and whether they are kept into keep, writes
  * the keep flags into the local tile and scans them there (exclusive: each element's
  * rank among the tile's kept ones). Returns the tile's kept count to every work-item.
- * Called by the whole work-group; the tile must not be in use (it starts with a write). */
+ * Called by the whole work-group. (Between a clscan_sel_write and this call no barrier
+ * is needed: each work-item writes here only the slots it read there.)
+ * With elements in registers, a full tile first issues all its loads (the elements
+ * unconditionally, even in FLAGGED mode: a dependent load per element would wait a
+ * round trip each), then decides; the last tile checks each index. */
 CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
-                         CLSCAN_E x[CLSCAN_SEL_HELD], uchar keep[CLSCAN_SEL_HELD],
-                         __local CLSCAN_T *tile, __local CLSCAN_T *scratch)
+                         CLSCAN_E x[CLSCAN_SEL_HELD], uint *keep, __local CLSCAN_T *tile,
+                         __local CLSCAN_T *scratch)
 {
     const uint lid = get_local_id(0);
-    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
-        const uint k = j * CLSCAN_WG_SIZE + lid;
-        CLSCAN_E v = (CLSCAN_E)0;
-        uint kept = 0;
-        if (k < count) kept = (uint)clscan_sel_decide(s, base + k, 1, &v);
 #if CLSCAN_SEL_PRIVATE
-        x[j] = v;
-        keep[j] = (uchar)kept;
-#endif
-        tile[CLSCAN_PAD(k)] = (CLSCAN_T)kept;
+    uint bits = 0;
+    if (count == CLSCAN_TILE) {
+#pragma unroll
+        for (uint j = 0; j < CLSCAN_ITEMS; ++j) x[j] = s.src[base + j * CLSCAN_WG_SIZE + lid];
+#pragma unroll
+        for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+            const uint k = j * CLSCAN_WG_SIZE + lid;
+            const uint kept = (uint)clscan_sel_keep_loaded(s, base + k, x[j]);
+            bits |= kept << j;
+            tile[CLSCAN_PAD(k)] = (CLSCAN_T)kept;
+        }
+    } else {
+#pragma unroll
+        for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+            const uint k = j * CLSCAN_WG_SIZE + lid;
+            x[j] = k < count ? s.src[base + k] : (CLSCAN_E)0;
+        }
+#pragma unroll
+        for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+            const uint k = j * CLSCAN_WG_SIZE + lid;
+            const uint kept = k < count ? (uint)clscan_sel_keep_loaded(s, base + k, x[j]) : 0u;
+            bits |= kept << j;
+            tile[CLSCAN_PAD(k)] = (CLSCAN_T)kept;
+        }
     }
-#if !CLSCAN_SEL_PRIVATE
+    *keep = bits;
+#else
     (void)x;
     (void)keep;
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+        CLSCAN_E v;
+        const uint kept = k < count ? (uint)clscan_sel_decide(s, base + k, 0, &v) : 0u;
+        tile[CLSCAN_PAD(k)] = (CLSCAN_T)kept;
+    }
 #endif
     return clscan_wg_scan(tile, scratch, 0);
 }
@@ -147,33 +190,40 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
  * rejected of the range, counting from 0) goes to dst[n - 1 - r]. Within a row of
  * consecutive work-items the kept elements land on consecutive addresses. */
 void clscan_sel_write(clscan_sel_source s, __global CLSCAN_E *dst, ulong n, ulong base,
-                      uint count, const CLSCAN_E x[CLSCAN_SEL_HELD],
-                      const uchar keep[CLSCAN_SEL_HELD], __local const CLSCAN_T *tile,
-                      CLSCAN_T carry)
+                      uint count, const CLSCAN_E x[CLSCAN_SEL_HELD], uint keep,
+                      __local const CLSCAN_T *tile, CLSCAN_T carry)
 {
     const uint lid = get_local_id(0);
+#if CLSCAN_SEL_PRIVATE
+    (void)s;
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+        if (k < count) {
+            const ulong i = base + k;
+            const ulong pos = (ulong)carry + (ulong)tile[CLSCAN_PAD(k)];
+            if ((keep >> j) & 1u) dst[pos] = x[j];
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_PARTITION
+            else dst[n - 1 - (i - pos)] = x[j];
+#endif
+            (void)i;
+        }
+    }
+#else
+    (void)x;
+    (void)keep;
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = j * CLSCAN_WG_SIZE + lid;
         if (k >= count) break;
         const ulong i = base + k;
-#if CLSCAN_SEL_PRIVATE
-        const CLSCAN_E v = x[j];
-        const int kept = keep[j];
-#else
         CLSCAN_E v;
         const int kept = clscan_sel_decide(s, i, 1, &v);
-#endif
         const ulong pos = (ulong)carry + (ulong)tile[CLSCAN_PAD(k)];
         if (kept) dst[pos] = v;
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_PARTITION
         else dst[n - 1 - (i - pos)] = v;
 #endif
     }
-#if !CLSCAN_SEL_PRIVATE
-    (void)x;
-    (void)keep;
-#else
-    (void)s;
 #endif
     (void)n;
 }

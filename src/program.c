@@ -65,6 +65,8 @@ size_t clscan__scan_local_bytes(const clscan_scan_config *cfg, const clscan_prof
         scratch = (sg_shuffles_in_local(cfg, p) ? cfg->wg_size : 0) + 2 * (cfg->wg_size / sg);
     }
     size_t bytes = (tile + scratch) * clscan_type_size(cfg->type);
+    if (cfg->select && cfg->algo == CLSCAN_SCAN_SINGLE_PASS && cfg->wg_size == 1)
+        bytes += cfg->items * clscan_type_size(cfg->elem_type); /* clscan_sel_single's stage */
     if (cfg->algo == CLSCAN_SCAN_SINGLE_PASS) { /* clscan_lb_local and the ticket */
         const size_t window = cfg->wg_size < 32 ? cfg->wg_size : 32;
         bytes += window * (clscan_type_size(cfg->type) + 4) + 32;
@@ -99,6 +101,30 @@ static void config_subgroups(clscan_scan_config *c, const clscan_profile *p)
     config_subgroups_fit(c);
 }
 
+/* Shrinks c's tile (items first, then the work-group) until it fits the device's local
+ * memory and loop budget. */
+static clscan_status config_fit(const clscan_context *ctx, const clscan_profile *p,
+                                clscan_scan_config *c)
+{
+    /* Leave room for what the implementation itself keeps in local memory. */
+    cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
+    /* Where loops are limited, a tile must leave room for many tiles per work-item. */
+    while (p->max_loop_iterations && c->items > 1 &&
+           clscan__scan_tile_iterations(c) * 8 > p->max_loop_iterations)
+        c->items /= 2;
+    while (clscan__scan_local_bytes(c, p) > budget) {
+        if (c->items > 1) c->items /= 2;
+        else if (c->wg_size > 1) {
+            c->wg_size /= 2;
+            config_subgroups_fit(c);
+        } else
+            return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES,
+                                "no scan tile fits in %llu bytes of local memory",
+                                (unsigned long long)p->local_mem_size);
+    }
+    return CLSCAN_SUCCESS;
+}
+
 clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan_profile *p,
                                          clscan_scan_algo algo, clscan_type type,
                                          clscan_op op, clscan_scan_config *out)
@@ -118,24 +144,8 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
     if (clscan_type_size(type) == 8 && c.items > 1) c.items /= 2;
     c.log_banks = p->padding && p->local_banks > 1 ? log2u(p->local_banks) : 0;
     config_subgroups(&c, p);
-    /* Leave room for what the implementation itself keeps in local memory. */
-    cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
-    /* Where loops are limited, a tile must leave room for many tiles per work-item. */
-    while (p->max_loop_iterations && c.items > 1 &&
-           clscan__scan_tile_iterations(&c) * 8 > p->max_loop_iterations)
-        c.items /= 2;
-    while (clscan__scan_local_bytes(&c, p) > budget) {
-        if (c.items > 1) c.items /= 2;
-        else if (c.wg_size > 1) {
-            c.wg_size /= 2;
-            config_subgroups_fit(&c);
-        } else
-            return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES,
-                                "no scan tile fits in %llu bytes of local memory",
-                                (unsigned long long)p->local_mem_size);
-    }
     *out = c;
-    return CLSCAN_SUCCESS;
+    return config_fit(ctx, p, out);
 }
 
 clscan_status clscan__select_config_choose(const clscan_context *ctx, const clscan_profile *p,
@@ -154,7 +164,7 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
      * elements halve the items, as 8-byte counts already did. */
     if (clscan_type_size(elem_type) == 8 && clscan_type_size(count_type) == 4 && out->items > 1)
         out->items /= 2;
-    return CLSCAN_SUCCESS;
+    return config_fit(ctx, p, out); /* with what compaction adds to local memory */
 }
 
 /* The OpenCL C version to compile for: 3.0 where the sub-group built-ins come from the
