@@ -1,5 +1,30 @@
-/* clscan-bench.c - times libclscan's scans (device time of the kernels each call enqueued,
- * and wall time per call) against a buffer copy of the same size; prints a table, CSV, JSON. */
+/* clscan-bench.c - times libclscan's scans and stream compactions (device time of the
+ * kernels each call enqueued, and wall time per call) against a buffer copy of the same
+ * size; checks every result on the host; prints a table, CSV, JSON.
+ *
+ * CSV columns (JSON rows carry the same keys): platform, device, driver; then
+ *   type, op, mode, algo     op and mode empty for a compaction
+ *   n, elem_bytes            elements per call, bytes per element
+ *   bytes_moved              the least the call must move: a scan reads and writes n
+ *                            elements; a compaction reads n elements (select-flagged: and
+ *                            n flag bytes), writes the kept ones (partition: all n) and
+ *                            the 8-byte count
+ *   rotations, warmup, repeats, kernels (most kernels traced in one timed call),
+ *   device_time_usable       0 where the driver's timestamps do not advance
+ *   scan_{min,median,max}_us device time of the timed call (scan or compaction)
+ *   wall_{min,median,max}_us host clock from the call to its event complete
+ *   scan_gbps                bytes_moved / median device time
+ *   copy_{min,median,max}_us, copy_wall_{min,median,max}_us, copy_gbps
+ *                            clEnqueueCopyBuffer of n elements, 2*n*elem_bytes moved
+ *   ratio_pct                scan_gbps / copy_gbps, in %
+ *   fallbacks                single-pass fallback reductions over all timed calls
+ *   check, note              PASS, FAIL, SKIP, ERROR or UNCHECKED (a predicate the bench
+ *                            cannot evaluate on the host), and why
+ *   call                     scan, select-if, select-flagged, partition or unique
+ *   predicate                select-if, partition: the predicate's text
+ *   keep_fraction            select-flagged, unique: the share of elements asked kept
+ *   kept                     compaction: the count the checked call wrote
+ *   gelem_per_s              n / median device time, in 10^9 elements per second */
 #include "clscan_internal.h"
 
 #include <float.h>
@@ -17,14 +42,19 @@
 #define MIN_REPEATS 3                    /* ... but never below this */
 #define TRACE_CAP 64                     /* kernel events traced per call */
 
+/* What a row times: a scan, or one of the compactions. */
+enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE, CALL_COUNT };
+
 typedef struct options {
     long platform, device; /* -1: default */
     int list;
-    int types[MAX_ITEMS], ops[MAX_ITEMS], modes[MAX_ITEMS], algos[MAX_ITEMS];
-    size_t ntypes, nops, nmodes, nalgos, nsizes;
+    int types[MAX_ITEMS], ops[MAX_ITEMS], modes[MAX_ITEMS], algos[MAX_ITEMS], calls[MAX_ITEMS];
+    size_t ntypes, nops, nmodes, nalgos, nsizes, ncalls;
     size_t sizes[MAX_ITEMS];
     unsigned repeats, warmup;
     const char *csv, *json;
+    const char *predicate; /* NULL: the default for the row's type */
+    double keep;           /* --keep-fraction */
 } options;
 
 typedef struct stats {
@@ -32,6 +62,10 @@ typedef struct stats {
 } stats;
 
 typedef struct row {
+    int call;               /* CALL_*; op and inclusive matter for CALL_SCAN only */
+    const char *predicate;  /* select-if, partition: the predicate; else NULL */
+    double keep;            /* select-flagged, unique: the share of elements asked kept */
+    unsigned long long kept; /* compaction: the count the checked call wrote */
     clscan_type type;
     clscan_op op;
     int inclusive;
@@ -41,7 +75,7 @@ typedef struct row {
     unsigned repeats, kernels; /* kernels: most events traced in one call */
     stats dev, wall, copy, copy_wall;
     int clock_ok;              /* device timestamps advance from command to command */
-    const char *check;         /* PASS, FAIL, SKIP or ERROR */
+    const char *check;         /* PASS, FAIL, SKIP, ERROR or UNCHECKED */
     char note[512];
 } row;
 
@@ -61,15 +95,29 @@ typedef struct bench {
 static void usage(FILE *f)
 {
     fputs("usage: clscan-bench [options]\n"
-          "Times libclscan's scans on one OpenCL device against a buffer copy of the same size.\n"
+          "Times libclscan's scans and compactions on one OpenCL device against a buffer copy\n"
+          "of the same size, and checks every result on the host.\n"
           "  --platform N, --device N  the device (default: the first GPU, else the first\n"
           "                            device; --device alone: of the first platform with one)\n"
           "  --list                    list platforms and devices with their indices, then exit\n"
           "  --type LIST               int32,uint32,int64,uint64,float,double (default int32)\n"
-          "  --op LIST                 add,mul,min,max,and,or,xor (default add)\n"
-          "  --mode LIST               exclusive,inclusive (default exclusive)\n"
-          "  --algo LIST               device scans: multi-level,single-pass (default: the\n"
-          "                            profile's choice)\n"
+          "  --call LIST               what to time: scan,select-if,select-flagged,partition,\n"
+          "                            unique (default scan)\n"
+          "  --op LIST                 scans: add,mul,min,max,and,or,xor (default add)\n"
+          "  --mode LIST               scans: exclusive,inclusive (default exclusive)\n"
+          "  --predicate TEXT          select-if, partition: the predicate (default \"(x & 1) ==\n"
+          "                            0\", keep even, on integer types; \"x > 0\" on float\n"
+          "                            types: about half of the random inputs). Checked on the\n"
+          "                            host for \"(x & 1) == 0\", \"(x & 1) != 0\", \"x > 0\",\n"
+          "                            \"x < 0\", \"1\" and \"0\" (spaces ignored); any other is\n"
+          "                            timed but UNCHECKED\n"
+          "  --keep-fraction F         select-flagged: each flag is nonzero (1..255) with\n"
+          "                            probability F; unique: each element after the first\n"
+          "                            starts a new run (differs from the one before) with\n"
+          "                            probability F, so runs average 1/F elements (default\n"
+          "                            0.5: about half kept)\n"
+          "  --algo LIST               device scans and compactions: multi-level,single-pass\n"
+          "                            (default: the profile's choice)\n"
           "  --sizes LIST              element counts: 2^20, 1000000, 64K, ... (default\n"
           "                            2^16,2^20,2^24)\n"
           "  --repeats R               timed calls per row (default 50; fewer where their scan\n"
@@ -78,8 +126,10 @@ static void usage(FILE *f)
           "  --csv FILE, --json FILE   write every row, with min/median/max, to FILE\n"
           "  --help                    this text\n"
           "CLSCAN_* environment variables tune the library; the tuning used is printed first.\n"
-          "Exit status: 0 all rows passed or were skipped, 1 a wrong result or an error,\n"
-          "2 usage error.\n",
+          "Inputs: scans get data that keeps each operator meaningful; compactions get\n"
+          "integers of random bits and floats in [-1, 1), repeated in runs for unique.\n"
+          "Exit status: 0 all rows passed, were skipped or unchecked; 1 a wrong result or an\n"
+          "error; 2 a usage error.\n",
           f);
 }
 
@@ -97,6 +147,14 @@ static const char *mode_name(int inclusive) { return inclusive ? "inclusive" : "
 static const char *type_name(int i) { return clscan_type_name((clscan_type)i); }
 static const char *op_name(int i) { return clscan_op_name((clscan_op)i); }
 static const char *algo_name(int i) { return clscan__scan_algo_name((clscan_scan_algo)i); }
+static const char *call_name(int i)
+{
+    static const char *const names[CALL_COUNT] = {"scan", "select-if", "select-flagged",
+                                                  "partition", "unique"};
+    return names[i];
+}
+static int takes_predicate(int call) { return call == CALL_SELECT_IF || call == CALL_PARTITION; }
+static int takes_fraction(int call) { return call == CALL_SELECT_FLAGGED || call == CALL_UNIQUE; }
 
 /* Parses "2^K" or a number with an optional K, M or G suffix; 0 on success. */
 static int parse_count(const char *s, unsigned long long *out)
@@ -153,8 +211,8 @@ static int parse_args(options *o, int argc, char **argv)
         }
         static const char *const valued[] = {"--platform", "--device", "--type", "--op",
                                              "--mode", "--algo", "--sizes", "--repeats",
-                                             "--warmup",
-                                             "--csv", "--json"};
+                                             "--warmup", "--call", "--predicate",
+                                             "--keep-fraction", "--csv", "--json"};
         size_t known = 0;
         while (known < sizeof valued / sizeof *valued && strcmp(a, valued[known])) known++;
         if (known == sizeof valued / sizeof *valued) return usage_error("unknown option", a, NULL);
@@ -168,7 +226,14 @@ static int parse_args(options *o, int argc, char **argv)
         else if (!strcmp(a, "--algo"))
             bad = parse_list(v, algo_name, CLSCAN_SCAN_ALGO_COUNT, o->algos, &o->nalgos);
         else if (!strcmp(a, "--sizes")) bad = parse_list(v, NULL, 0, o->sizes, &o->nsizes);
-        else if (!strcmp(a, "--csv")) o->csv = v;
+        else if (!strcmp(a, "--call"))
+            bad = parse_list(v, call_name, CALL_COUNT, o->calls, &o->ncalls);
+        else if (!strcmp(a, "--predicate")) bad = !*(o->predicate = v);
+        else if (!strcmp(a, "--keep-fraction")) {
+            char *end;
+            o->keep = strtod(v, &end);
+            bad = end == v || *end || !(o->keep >= 0 && o->keep <= 1);
+        } else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--json")) o->json = v;
         else {
             bad = !clscan__parse_size(v, &num) || num > 1000000;
@@ -495,6 +560,129 @@ static int check_scan(const void *in, const void *got, size_t n, clscan_type t, 
     return 1;
 }
 
+/* 1 where elements i and j of p differ as OpenCL C's != says (floats: NaN differs from
+ * everything, -0.0 equals +0.0). */
+static int differs(const void *p, size_t i, size_t j, clscan_type t)
+{
+    return is_float(t) ? float_load(p, i, t) != float_load(p, j, t)
+                       : int_load(p, i, t) != int_load(p, j, t);
+}
+
+/* Compaction inputs: fill_input's MIN data (integers of random bits, so "(x & 1) == 0"
+ * keeps about half; floats in [-1, 1), so "x > 0" does). Unique: element i > 0 repeats
+ * element i - 1, or with probability `keep` starts a new run with a value that differs
+ * from it. Select-flagged: flags[i] is 1..255 with probability `keep`, else 0. */
+static void fill_compaction(const row *r, void *h, cl_uchar *flags, uint64_t seed)
+{
+    const size_t e = clscan_type_size(r->type);
+    fill_input(h, r->n, r->type, CLSCAN_OP_MIN, seed);
+    seed = ~seed;
+    for (size_t i = 0; i < r->n && takes_fraction(r->call); i++) {
+        uint64_t x = rng_next(&seed);
+        int hit = (double)(x >> 11) * 0x1p-53 < r->keep;
+        if (r->call == CALL_SELECT_FLAGGED) {
+            flags[i] = hit ? (cl_uchar)(1 + x % 255) : 0;
+        } else if (i > 0 && !hit) {
+            memcpy((char *)h + i * e, (char *)h + (i - 1) * e, e);
+        } else if (i > 0 && !differs(h, i, i - 1, r->type)) { /* a new run, by chance equal */
+            if (is_float(r->type)) {
+                long double f = float_load(h, i, r->type);
+                float_store(h, i, r->type, f < 0 ? f + 0.5 : f - 0.5);
+            } else {
+                int_store(h, i, r->type, int_load(h, i, r->type) ^ 1);
+            }
+        }
+    }
+}
+
+/* The predicates the bench evaluates on the host, as written with no spaces. */
+static const char *const known_predicates[] = {"(x&1)==0", "(x&1)!=0", "x>0", "x<0", "1", "0"};
+
+/* The index of text in known_predicates, spaces ignored, or -1 (also for the bitwise
+ * ones on float types, which do not compile). */
+static int predicate_index(const char *text, clscan_type t)
+{
+    char packed[16];
+    size_t len = 0;
+    for (; *text && len < sizeof packed - 1; text++)
+        if (*text != ' ' && *text != '\t') packed[len++] = *text;
+    if (*text) return -1;
+    packed[len] = '\0';
+    const int count = (int)(sizeof known_predicates / sizeof *known_predicates);
+    for (int i = is_float(t) ? 2 : 0; i < count; i++)
+        if (!strcmp(packed, known_predicates[i])) return i;
+    return -1;
+}
+
+/* Whether the compaction of r keeps element i of in (pred: predicate_index's). */
+static int host_keeps(const row *r, int pred, const void *in, const cl_uchar *flags, size_t i)
+{
+    int sgn = r->type == CLSCAN_INT32 || r->type == CLSCAN_INT64;
+    if (r->call == CALL_SELECT_FLAGGED) return flags[i] != 0;
+    if (r->call == CALL_UNIQUE) return i == 0 || differs(in, i, i - 1, r->type);
+    if (pred == 4 || pred == 5) return pred == 4;
+    if (is_float(r->type)) {
+        long double x = float_load(in, i, r->type);
+        return pred == 2 ? x > 0 : x < 0;
+    }
+    uint64_t x = int_load(in, i, r->type);
+    switch (pred) {
+    case 0: return (x & 1) == 0;
+    case 1: return (x & 1) != 0;
+    case 2: return sgn ? (int64_t)x > 0 : x > 0;
+    default: return sgn && (int64_t)x < 0;
+    }
+}
+
+static unsigned long long raw_bits(const void *p, size_t i, size_t e)
+{
+    uint64_t v = 0;
+    memcpy(&v, (const char *)p + i * e, e); /* little-endian hosts: the element's value */
+    return (unsigned long long)v;
+}
+
+/* Checks a compaction's count and output got[0..n) (poisoned before the call) against
+ * a host reference: the kept elements in order at got[0, kept); for partition the others
+ * in reverse order at got[kept, n), else got[kept, n) still poison. Returns "PASS",
+ * "FAIL" (msg names the first difference) or, for a predicate the bench cannot evaluate,
+ * "UNCHECKED" (only count <= n is checked). */
+static const char *check_compaction(const row *r, const void *in, const cl_uchar *flags,
+                                    const void *got, cl_ulong count, char *msg, size_t size)
+{
+    const size_t n = r->n, e = clscan_type_size(r->type);
+    int pred = takes_predicate(r->call) ? predicate_index(r->predicate, r->type) : 0;
+    size_t kept = 0, rejected = 0;
+    if (count > n) {
+        snprintf(msg, size, "count %llu: more than n", (unsigned long long)count);
+        return "FAIL";
+    }
+    if (pred < 0) {
+        snprintf(msg, size, "the bench cannot evaluate this predicate: output unchecked");
+        return "UNCHECKED";
+    }
+    for (size_t i = 0; i < n; i++) kept += host_keeps(r, pred, in, flags, i);
+    if (count != kept) {
+        snprintf(msg, size, "count %llu where %zu was expected", (unsigned long long)count, kept);
+        return "FAIL";
+    }
+    kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t at = host_keeps(r, pred, in, flags, i) ? kept++
+                  : r->call == CALL_PARTITION ? n - 1 - rejected++ : n;
+        if (at < n && memcmp((const char *)got + at * e, (const char *)in + i * e, e)) {
+            snprintf(msg, size, "dst[%zu]: got 0x%llx where 0x%llx (src[%zu]) was expected", at,
+                     raw_bits(got, at, e), raw_bits(in, i, e), i);
+            return "FAIL";
+        }
+    }
+    for (size_t b = kept * e; r->call != CALL_PARTITION && b < n * e; b++)
+        if (((const unsigned char *)got)[b] != 0xa5) {
+            snprintf(msg, size, "dst[%zu] (past the kept elements) was written", b / e);
+            return "FAIL";
+        }
+    return "PASS";
+}
+
 /* ------------------------------------------------------------- timing ------- */
 
 static double now_ns(void)
@@ -566,40 +754,85 @@ static cl_int poison(cl_command_queue queue, cl_mem buf, size_t bytes)
         goto done;                                            \
     } while (0)
 
-/* Allocates, fills, times and checks one (type, op, mode, n); fills in r. Returns -1 on
- * an error after which the device cannot be trusted (the run stops), else 0. */
+/* Creates a buffer of `bytes` holding host[0, bytes); NULL (and *err) on failure. */
+static cl_mem upload(bench *b, const void *host, size_t bytes, cl_int *err)
+{
+    cl_mem m = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, err);
+    if (*err == CL_SUCCESS)
+        *err = clEnqueueWriteBuffer(b->queue, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    return m;
+}
+
+/* Enqueues r's call: src (and flags) to out, the count (compactions) to count. */
+static clscan_status enqueue_call(bench *b, const row *r, cl_mem src, cl_mem flags, cl_mem out,
+                                  cl_mem count, cl_event *done)
+{
+    switch (r->call) {
+    case CALL_SCAN:
+        return (r->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
+            b->ctx, b->queue, src, 0, out, 0, r->n, r->type, r->op, 0, NULL, done);
+    case CALL_SELECT_IF:
+        return clscan_select_if(b->ctx, b->queue, src, 0, out, 0, count, r->n, r->type,
+                                r->predicate, 0, NULL, done);
+    case CALL_SELECT_FLAGGED:
+        return clscan_select_flagged(b->ctx, b->queue, src, 0, flags, 0, out, 0, count, r->n,
+                                     r->type, 0, NULL, done);
+    case CALL_PARTITION:
+        return clscan_partition_if(b->ctx, b->queue, src, 0, out, 0, count, r->n, r->type,
+                                   r->predicate, 0, NULL, done);
+    default:
+        return clscan_unique(b->ctx, b->queue, src, 0, out, 0, count, r->n, r->type, 0, NULL,
+                             done);
+    }
+}
+
+/* "add exclusive" and the like for a scan, else the call's name; in buf. */
+static const char *row_label(const row *r, char *buf, size_t size)
+{
+    if (r->call != CALL_SCAN) snprintf(buf, size, "%s", call_name(r->call));
+    else snprintf(buf, size, "%s %s", clscan_op_name(r->op), mode_name(r->inclusive));
+    return buf;
+}
+
+/* Allocates, fills, times and checks one row; fills in r. Returns -1 on an error after
+ * which the device cannot be trusted (the run stops), else 0. */
 static int run_row(bench *b, const options *o, row *r)
 {
     const size_t elem = clscan_type_size(r->type), n = r->n;
     const unsigned w = o->warmup;
-    cl_mem out = NULL, in[MAX_ROTATE] = {0};
+    const int compaction = r->call != CALL_SCAN;
+    cl_mem out = NULL, count = NULL, in[MAX_ROTATE] = {0}, flags[MAX_ROTATE] = {0};
     void *host = NULL, *got = NULL;
+    cl_uchar *hflags = NULL;
     double *dev = NULL, *wall = NULL, *copy = NULL, *copy_wall = NULL;
-    cl_ulong prev_start = 0, start = 0;
+    cl_ulong prev_start = 0, start = 0, kept = 0;
     cl_event trace[TRACE_CAP];
     cl_int err = CL_SUCCESS;
-    size_t bytes = n * elem, k = 0;
+    char label[32];
+    size_t bytes = n * elem, k = 0, fbytes = r->call == CALL_SELECT_FLAGGED ? n : 0;
 
     r->check = "PASS";
     r->clock_ok = 1;
     b->ctx->profile.scan_algo = r->algo; /* this thread alone uses the context */
-    if (is_float(r->type) && r->op >= CLSCAN_OP_AND)
+    if (is_float(r->type) && !compaction && r->op >= CLSCAN_OP_AND)
         ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
     if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
     if (n > SIZE_MAX / elem || bytes > b->max_alloc)
         ROW_FAIL("SKIP", "%zu elements of %zu bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu)", n,
                  elem, (unsigned long long)b->max_alloc);
-    /* k inputs + 1 output in 7/8 of the device memory (the rest: scratch, the runtime);
-     * where that is host memory, it also holds the two host copies (input, result). */
-    cl_ulong fit = (b->global_mem - b->global_mem / 8) / bytes;
-    fit = !b->unified ? fit : fit > 2 ? fit - 2 : 0;
+    /* k inputs (with their flags) + 1 output in 7/8 of the device memory (the rest:
+     * scratch, the runtime); where that is host memory, it also holds the host copies
+     * (input, flags, result). */
+    cl_ulong avail = b->global_mem - b->global_mem / 8;
+    cl_ulong fixed = bytes + (b->unified ? 2 * (cl_ulong)bytes + fbytes : 0);
+    cl_ulong fit = avail > fixed ? (avail - fixed) / (bytes + fbytes) : 0;
     k = (size_t)((ROTATE_BYTES + bytes - 1) / bytes);
     k = k > MAX_ROTATE ? MAX_ROTATE : k;
-    if (fit < 2)
+    if (fit < 1)
         ROW_FAIL("SKIP", "input + output (%zu bytes each)%s do not fit in 7/8 of "
-                 "CL_DEVICE_GLOBAL_MEM_SIZE (%llu)", bytes, b->unified ? " + 2 host copies" : "",
+                 "CL_DEVICE_GLOBAL_MEM_SIZE (%llu)", bytes, b->unified ? " + host copies" : "",
                  (unsigned long long)b->global_mem);
-    k = k + 1 > fit ? (size_t)fit - 1 : k;
+    k = k > fit ? (size_t)fit : k;
     r->k = k;
     r->repeats = o->repeats;
     if ((unsigned long long)r->repeats * 2 * bytes > TIMED_BYTES_CAP) {
@@ -608,28 +841,35 @@ static int run_row(bench *b, const options *o, row *r)
     }
     host = malloc(bytes);
     got = malloc(bytes);
+    hflags = fbytes ? malloc(fbytes) : NULL;
     dev = malloc(4 * sizeof *dev * r->repeats);
-    if (!host || !got || !dev) ROW_FAIL("SKIP", "out of host memory for %zu-byte buffers", bytes);
+    if (!host || !got || (fbytes && !hflags) || !dev)
+        ROW_FAIL("SKIP", "out of host memory for %zu-byte buffers", bytes);
     wall = dev + r->repeats;
     copy = wall + r->repeats;
     copy_wall = copy + r->repeats;
 
-    fill_input(host, n, r->type, r->op, 0x5eed0000ull + n * 64 + (uint64_t)r->type * 8 + r->op);
+    uint64_t seed = 0x5eed0000ull + n * 64 + (uint64_t)r->type * 8 + r->op;
+    if (compaction) fill_compaction(r, host, hflags, seed + (uint64_t)r->call * 0x100000);
+    else fill_input(host, n, r->type, r->op, seed);
     out = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (compaction && err == CL_SUCCESS)
+        count = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, sizeof kept, NULL, &err);
     for (size_t j = 0; j < k && err == CL_SUCCESS; j++) {
-        in[j] = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-        if (err == CL_SUCCESS)
-            err = clEnqueueWriteBuffer(b->queue, in[j], CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+        in[j] = upload(b, host, bytes, &err);
+        if (fbytes && err == CL_SUCCESS) flags[j] = upload(b, hflags, fbytes, &err);
     }
     if (err == CL_SUCCESS) err = poison(b->queue, out, bytes); /* touches it, too */
+    if (count && err == CL_SUCCESS) err = poison(b->queue, count, sizeof kept);
     if (err != CL_SUCCESS)
         ROW_FAIL(alloc_error(err) ? "SKIP" : "ERROR", "allocating and filling %zu buffers of %zu "
                  "bytes: %s", k + 1, bytes, clscan_status_string(err));
 
-    /* Scans: call c reads in[(c - w) mod k], so the first timed call (checked) reads in[0]. */
+    /* Call c reads in[(c - w) mod k]. The last call is the checked one: out (and count)
+     * are poisoned before it and read back once the loop is over. */
     const cl_uint zeros[4] = {0};
     for (unsigned c = 0; c < w + r->repeats; c++) {
-        cl_mem src = in[(c + k - w % k) % k];
+        size_t rot = (c + k - w % k) % k;
         if (c == w) { /* count fallbacks over the timed calls */
             err = clEnqueueWriteBuffer(b->queue, b->stats, CL_TRUE, 0, sizeof zeros, zeros, 0,
                                        NULL, NULL);
@@ -638,43 +878,52 @@ static int run_row(bench *b, const options *o, row *r)
         }
         clscan__lookback_stats(b->stats);
         cl_event done = NULL;
-        size_t count = 0;
+        size_t traced = 0;
         double t0 = now_ns(), span;
-        clscan__trace_events(trace, TRACE_CAP, &count);
-        clscan_status s = (r->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
-            b->ctx, b->queue, src, 0, out, 0, n, r->type, r->op, 0, NULL, &done);
+        clscan__trace_events(trace, TRACE_CAP, &traced);
+        clscan_status s = enqueue_call(b, r, in[rot], flags[rot], out, count, &done);
         clscan__trace_events(NULL, 0, NULL);
         clscan__lookback_stats(NULL);
         if (s == CLSCAN_SUCCESS) err = clWaitForEvents(1, &done);
         double t1 = now_ns();
         if (done) clReleaseEvent(done);
-        cl_int perr = span_and_release(trace, count, &span, &start);
+        cl_int perr = span_and_release(trace, traced, &span, &start);
         if (s != CLSCAN_SUCCESS)
             ROW_FAIL(s == CLSCAN_ERROR_UNSUPPORTED && c == 0 ? "SKIP" : "ERROR", "%s: %s: %s",
-                     mode_name(r->inclusive), clscan_status_string(s),
+                     row_label(r, label, sizeof label), clscan_status_string(s),
                      clscan_context_last_error(b->ctx));
         if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clWaitForEvents: %s", clscan_status_string(err));
         if (perr != CL_SUCCESS)
             ROW_FAIL("ERROR", "clGetEventProfilingInfo: %s", clscan_status_string(perr));
-        if (count == 0 || count == TRACE_CAP)
-            ROW_FAIL("ERROR", "%zu kernel events traced for one call: device time unknown", count);
+        if (traced == 0 || traced == TRACE_CAP)
+            ROW_FAIL("ERROR", "%zu kernel events traced for one call: device time unknown",
+                     traced);
         if (c >= w) /* timed calls only: the first call may also clear scratch */
-            r->kernels = count > r->kernels ? (unsigned)count : r->kernels;
+            r->kernels = traced > r->kernels ? (unsigned)traced : r->kernels;
         r->clock_ok &= c == 0 || start > prev_start;
         prev_start = start;
-        /* The checked call (c == w) must write every element: poison out before it. */
-        if (c + 1 == w && (err = poison(b->queue, out, bytes)) != CL_SUCCESS)
-            ROW_FAIL("ERROR", "clEnqueueFillBuffer: %s", clscan_status_string(err));
+        /* The checked call must write every element it claims: poison before it. */
+        if (c + 2 == w + r->repeats) {
+            err = poison(b->queue, out, bytes);
+            if (count && err == CL_SUCCESS) err = poison(b->queue, count, sizeof kept);
+            if (err != CL_SUCCESS)
+                ROW_FAIL("ERROR", "clEnqueueFillBuffer: %s", clscan_status_string(err));
+        }
         if (c < w) continue;
         dev[c - w] = span;
         wall[c - w] = t1 - t0;
-        if (c == w) {
-            err = clEnqueueReadBuffer(b->queue, out, CL_TRUE, 0, bytes, got, 0, NULL, NULL);
-            if (err != CL_SUCCESS)
-                ROW_FAIL("ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
-            if (!check_scan(host, got, n, r->type, r->op, r->inclusive, r->note, sizeof r->note))
-                r->check = "FAIL";
-        }
+    }
+
+    err = clEnqueueReadBuffer(b->queue, out, CL_TRUE, 0, bytes, got, 0, NULL, NULL);
+    if (count && err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(b->queue, count, CL_TRUE, 0, sizeof kept, &kept, 0, NULL, NULL);
+    if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
+    if (compaction) {
+        r->kept = kept > n ? n : kept;
+        r->check = check_compaction(r, host, hflags, got, kept, r->note, sizeof r->note);
+    } else if (!check_scan(host, got, n, r->type, r->op, r->inclusive, r->note,
+                           sizeof r->note)) {
+        r->check = "FAIL";
     }
 
     cl_uint counted[4];
@@ -713,24 +962,41 @@ static int run_row(bench *b, const options *o, row *r)
 
 done:
     if (out) clReleaseMemObject(out);
-    for (size_t j = 0; j < k; j++)
+    if (count) clReleaseMemObject(count);
+    for (size_t j = 0; j < k; j++) {
         if (in[j]) clReleaseMemObject(in[j]);
+        if (flags[j]) clReleaseMemObject(flags[j]);
+    }
     free(host);
     free(got);
+    free(hflags);
     free(dev);
     return strcmp(r->check, "ERROR") ? 0 : -1;
 }
 
 /* ------------------------------------------------------------- output ------- */
 
-static int measured(const row *r) { return !strcmp(r->check, "PASS") || !strcmp(r->check, "FAIL"); }
-static double gbps(const row *r, double ns) /* 2*n*size bytes per ns = GB/s */
+static int measured(const row *r)
 {
-    return ns > 0 ? 2.0 * (double)r->n * (double)clscan_type_size(r->type) / ns : 0;
+    return !strcmp(r->check, "PASS") || !strcmp(r->check, "FAIL") ||
+           !strcmp(r->check, "UNCHECKED");
 }
-static double ratio_pct(const row *r) /* scan GB/s / copy GB/s, in % */
+/* The least the timed call must move, in bytes (the CSV's bytes_moved), and what a copy
+ * of the input moves. */
+static double moved_bytes(const row *r)
 {
-    return r->dev.med > 0 ? 100 * r->copy.med / r->dev.med : 0;
+    double n = (double)r->n, e = (double)clscan_type_size(r->type);
+    if (r->call == CALL_SCAN) return 2 * n * e;
+    return n * e + (r->call == CALL_SELECT_FLAGGED ? n : 0) +
+           (r->call == CALL_PARTITION ? n : (double)r->kept) * e + 8;
+}
+static double copy_bytes(const row *r) { return 2.0 * (double)r->n * clscan_type_size(r->type); }
+static double per_ns(double amount, double ns) { return ns > 0 ? amount / ns : 0; }
+static double call_gbps(const row *r) { return per_ns(moved_bytes(r), r->dev.med); }
+static double copy_gbps(const row *r) { return per_ns(copy_bytes(r), r->copy.med); }
+static double ratio_pct(const row *r) /* call GB/s / copy GB/s, in % */
+{
+    return copy_gbps(r) > 0 ? 100 * call_gbps(r) / copy_gbps(r) : 0;
 }
 
 static void size_text(size_t n, char *buf, size_t size)
@@ -744,32 +1010,40 @@ static void size_text(size_t n, char *buf, size_t size)
 static void print_table(const bench *b, const row *rows, size_t count)
 {
     printf("\n%s (%s, driver %s)\n"
-           "Medians over reps timed calls. scan us: device time, first kernel start to last "
-           "kernel end.\nwall us: host clock from the call to its event complete. GB/s: "
-           "2*n*size bytes (one read +\none write, the least a scan moves) / time. copy: "
-           "clEnqueueCopyBuffer of n*size bytes, as\nmany reps. ratio: scan GB/s / copy GB/s. "
-           "Inputs rotate over min(64, 256 MiB / (n*size))\nbuffers (at least 1, as memory "
-           "allows), all into one output buffer.\n",
+           "Medians over reps timed calls. dev us: device time, first kernel start to last "
+           "kernel end.\nwall us: host clock from the call to its event complete. GB/s: the "
+           "least the call moves\n(a scan: one read + one write of n elements; a compaction: "
+           "a read of n elements, of n\nflag bytes for select-flagged, a write of the kept "
+           "ones, all n for partition, and the\n8-byte count) / dev us. Gel/s: n / dev us. "
+           "copy: clEnqueueCopyBuffer of n*size bytes, as\nmany reps. ratio: GB/s / copy GB/s. "
+           "call: a scan's operator and mode, or the compaction\n(with its predicate or keep "
+           "fraction last). Inputs rotate over min(64, 256 MiB / (n*size))\nbuffers (at least "
+           "1, as memory allows), all into one output buffer.\n",
            b->device_name, b->platform_name, b->driver);
-    printf("%-7s %-4s %-9s %-11s %10s %4s %10s %10s %9s %10s %9s %7s %6s  %s\n", "type", "op",
-           "mode", "algo", "n", "reps", "scan us", "wall us", "scan GB/s", "copy us", "copy GB/s",
-           "ratio %", "fb", "check");
+    printf("%-7s %-14s %-11s %10s %4s %10s %10s %9s %7s %10s %9s %7s %10s %6s  %s\n", "type",
+           "call", "algo", "n", "reps", "dev us", "wall us", "GB/s", "Gel/s", "copy us",
+           "copy GB/s", "ratio %", "kept", "fb", "check");
     for (size_t i = 0; i < count; i++) {
         const row *r = &rows[i];
-        char n[32];
+        char n[32], call[32], kept[32] = "-";
         size_text(r->n, n, sizeof n);
-        printf("%-7s %-4s %-9s %-11s %10s ", clscan_type_name(r->type), clscan_op_name(r->op),
-               mode_name(r->inclusive), algo_name(r->algo), n);
+        if (r->call != CALL_SCAN && measured(r)) snprintf(kept, sizeof kept, "%llu", r->kept);
+        printf("%-7s %-14s %-11s %10s ", clscan_type_name(r->type), row_label(r, call, sizeof call),
+               algo_name(r->algo), n);
         if (measured(r) && r->clock_ok)
-            printf("%4u %10.1f %10.1f %9.1f %10.1f %9.1f %7.1f %6llu  %s\n", r->repeats,
-                   r->dev.med / 1e3, r->wall.med / 1e3, gbps(r, r->dev.med), r->copy.med / 1e3,
-                   gbps(r, r->copy.med), ratio_pct(r), r->fallbacks, r->check);
+            printf("%4u %10.1f %10.1f %9.1f %7.3f %10.1f %9.1f %7.1f %10s %6llu  %s", r->repeats,
+                   r->dev.med / 1e3, r->wall.med / 1e3, call_gbps(r), per_ns(r->n, r->dev.med),
+                   r->copy.med / 1e3, copy_gbps(r), ratio_pct(r), kept, r->fallbacks, r->check);
         else if (measured(r)) /* wall time only */
-            printf("%4u %10s %10.1f %9s %10s %9s %7s %6llu  %s (no device times)\n", r->repeats,
-                   "n/a", r->wall.med / 1e3, "n/a", "n/a", "n/a", "n/a", r->fallbacks, r->check);
+            printf("%4u %10s %10.1f %9s %7s %10s %9s %7s %10s %6llu  %s (no device times)",
+                   r->repeats, "n/a", r->wall.med / 1e3, "n/a", "n/a", "n/a", "n/a", "n/a", kept,
+                   r->fallbacks, r->check);
         else
-            printf("%4s %10s %10s %9s %10s %9s %7s %6s  %s\n", "-", "-", "-", "-", "-", "-", "-",
-                   "-", r->check);
+            printf("%4s %10s %10s %9s %7s %10s %9s %7s %10s %6s  %s", "-", "-", "-", "-", "-",
+                   "-", "-", "-", "-", "-", r->check);
+        if (r->predicate) printf("  if %s", r->predicate);
+        if (takes_fraction(r->call)) printf("  keep %g", r->keep);
+        putchar('\n');
     }
 }
 
@@ -786,6 +1060,20 @@ static void put_string(FILE *f, const char *s, int csv)
     fputc('"', f);
 }
 
+/* Whether a number field of kind k (see write_file) has a value in row r. */
+static int has_number(char k, const row *r)
+{
+    int m = measured(r);
+    switch (k) {
+    case 'a': return 1;
+    case 'b': return r->call == CALL_SCAN || m;
+    case 'm': return m;
+    case 'd': return m && r->clock_ok;
+    case 'f': return takes_fraction(r->call);
+    default: return m && r->call != CALL_SCAN; /* 'c' */
+    }
+}
+
 static int write_file(const char *path, const bench *b, const options *o, const row *rows,
                       size_t count, int csv)
 {
@@ -795,11 +1083,16 @@ static int write_file(const char *path, const bench *b, const options *o, const 
         "kernels", "device_time_usable", "scan_min_us", "scan_median_us", "scan_max_us",
         "wall_min_us", "wall_median_us", "wall_max_us", "scan_gbps", "copy_min_us",
         "copy_median_us", "copy_max_us", "copy_wall_min_us", "copy_wall_median_us",
-        "copy_wall_max_us", "copy_gbps", "ratio_pct", "fallbacks", "check", "note"};
-    /* Each field: t text, a number, m a number if measured, d a number if measured with
-     * usable device times (else empty in CSV, null in JSON), s a string. */
-    static const char kind[] = "tttt" "aaa" "mmmmm" "ddd" "mmm" "d" "ddd" "mmm" "dd" "m" "ss";
-    enum { NT = 4, NF = sizeof fields / sizeof *fields, NNUM = NF - NT - 2 };
+        "copy_wall_max_us", "copy_gbps", "ratio_pct", "fallbacks", "check", "note", "call",
+        "predicate", "keep_fraction", "kept", "gelem_per_s"};
+    /* Each field: t text (NULL: empty in CSV, null in JSON), a number, b a number for a
+     * scan or a measured compaction (bytes_moved counts the kept elements), m a number if
+     * measured, d a number if measured with usable device times, f a number for a call
+     * with a keep fraction, c a number for a measured compaction (else empty in CSV,
+     * null in JSON). New fields go last, so that older CSVs keep their column numbers. */
+    static const char kind[] = "tttt" "aab" "mmmmm" "ddd" "mmm" "d" "ddd" "mmm" "dd" "m"
+                               "tttt" "fcd";
+    enum { NF = sizeof fields / sizeof *fields, NUMS = 4, TEXTS = 28 }; /* where they start */
     _Static_assert(sizeof kind - 1 == NF, "one kind per field");
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -822,24 +1115,26 @@ static int write_file(const char *path, const bench *b, const options *o, const 
         fputs(", \"describe\": ", f);
         put_string(f, b->describe, 0);
         fprintf(f, ", \"repeats_asked\": %u, \"warmup\": %u,\n\"bytes_moved_per_call\": "
-                "\"2*n*elem_bytes: one read and one write, the least a scan moves\",\n\"rows\": [",
-                o->repeats, o->warmup);
+                "\"the least the call moves: a scan 2*n*elem_bytes (one read, one write); a "
+                "compaction n*elem_bytes read, n flag bytes read (select-flagged), "
+                "kept*elem_bytes written (partition: n*elem_bytes), 8 for the count\",\n"
+                "\"rows\": [", o->repeats, o->warmup);
     }
     for (size_t i = 0; i < count; i++) {
         const row *r = &rows[i];
-        int m = measured(r), d = m && r->clock_ok;
-        size_t e = clscan_type_size(r->type);
-        double v[NNUM] = {(double)r->n, (double)e, 2.0 * (double)r->n * e, (double)r->k,
-                          o->warmup, r->repeats, r->kernels, r->clock_ok, r->dev.min / 1e3,
-                          r->dev.med / 1e3, r->dev.max / 1e3, r->wall.min / 1e3,
-                          r->wall.med / 1e3, r->wall.max / 1e3, gbps(r, r->dev.med),
-                          r->copy.min / 1e3, r->copy.med / 1e3, r->copy.max / 1e3,
-                          r->copy_wall.min / 1e3, r->copy_wall.med / 1e3,
-                          r->copy_wall.max / 1e3, gbps(r, r->copy.med), ratio_pct(r),
-                          (double)r->fallbacks};
-        const char *text[NT + 2] = {clscan_type_name(r->type), clscan_op_name(r->op),
-                                    mode_name(r->inclusive), algo_name(r->algo), r->check,
-                                    r->note};
+        int scan = r->call == CALL_SCAN;
+        double v[NF] = {[NUMS] = (double)r->n, (double)clscan_type_size(r->type),
+                        moved_bytes(r), (double)r->k, o->warmup, r->repeats, r->kernels,
+                        r->clock_ok, r->dev.min / 1e3, r->dev.med / 1e3, r->dev.max / 1e3,
+                        r->wall.min / 1e3, r->wall.med / 1e3, r->wall.max / 1e3, call_gbps(r),
+                        r->copy.min / 1e3, r->copy.med / 1e3, r->copy.max / 1e3,
+                        r->copy_wall.min / 1e3, r->copy_wall.med / 1e3,
+                        r->copy_wall.max / 1e3, copy_gbps(r), ratio_pct(r),
+                        (double)r->fallbacks, [NF - 3] = r->keep, (double)r->kept,
+                        per_ns((double)r->n, r->dev.med)};
+        const char *text[NF] = {clscan_type_name(r->type), scan ? clscan_op_name(r->op) : NULL,
+                                scan ? mode_name(r->inclusive) : NULL, algo_name(r->algo),
+                                [TEXTS] = r->check, r->note, call_name(r->call), r->predicate};
         if (csv) {
             put_string(f, b->platform_name, 1);
             fputc(',', f);
@@ -852,10 +1147,12 @@ static int write_file(const char *path, const bench *b, const options *o, const 
         for (int j = 0; j < NF; j++) {
             if (!csv) fprintf(f, "%s\"%s\": ", j ? ", " : "", fields[j]);
             else fputc(',', f);
-            if (kind[j] == 't' || kind[j] == 's') put_string(f, text[j < NT ? j : j - NNUM], csv);
-            else if (kind[j] == 'a' || (kind[j] == 'm' && m) || (kind[j] == 'd' && d))
-                fprintf(f, "%.10g", v[j - NT]);
-            else fputs(csv ? "" : "null", f);
+            if (kind[j] == 't' ? text[j] != NULL : has_number(kind[j], r)) {
+                if (kind[j] == 't') put_string(f, text[j], csv);
+                else fprintf(f, "%.10g", v[j]);
+            } else {
+                fputs(csv ? "" : "null", f);
+            }
         }
         if (csv) fputc('\n', f);
         else fputc('}', f);
@@ -872,9 +1169,10 @@ static int write_file(const char *path, const bench *b, const options *o, const 
 
 int main(int argc, char **argv)
 {
-    options o = {.platform = -1, .device = -1, .repeats = 50, .warmup = 5};
+    options o = {.platform = -1, .device = -1, .repeats = 50, .warmup = 5, .keep = 0.5};
     if (parse_args(&o, argc, argv)) return 2;
     if (!o.ntypes) o.types[o.ntypes++] = CLSCAN_INT32;
+    if (!o.ncalls) o.calls[o.ncalls++] = CALL_SCAN;
     if (!o.nops) o.ops[o.nops++] = CLSCAN_OP_ADD;
     if (!o.nmodes) o.modes[o.nmodes++] = 0;
     if (!o.nsizes) {
@@ -896,7 +1194,9 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     if (!o.nalgos) o.algos[o.nalgos++] = (int)b.ctx->profile.scan_algo;
-    size_t total = o.ntypes * o.nops * o.nmodes * o.nalgos * o.nsizes, count = 0, bad = 0;
+    size_t per_type = 0, count = 0, bad = 0; /* rows: (op, mode) pairs of scans, compactions */
+    for (size_t c = 0; c < o.ncalls; c++) per_type += o.calls[c] ? 1 : o.nops * o.nmodes;
+    size_t total = o.ntypes * per_type * o.nalgos * o.nsizes;
     row *rows = calloc(total, sizeof *rows);
     if (!rows) {
         fprintf(stderr, "clscan-bench: out of memory for %zu rows\n", total);
@@ -905,27 +1205,34 @@ int main(int argc, char **argv)
     }
     int stop = 0;
     for (size_t t = 0; t < o.ntypes && !stop; t++)
-        for (size_t p = 0; p < o.nops && !stop; p++)
-            for (size_t m = 0; m < o.nmodes && !stop; m++)
+        for (size_t c = 0; c < o.ncalls && !stop; c++)
+            for (size_t p = 0; p < (o.calls[c] ? 1 : o.nops * o.nmodes) && !stop; p++)
                 for (size_t g = 0; g < o.nalgos * o.nsizes && !stop; g++) {
                     row *r = &rows[count++];
-                    char n[32];
+                    char n[32], label[32];
                     r->type = (clscan_type)o.types[t];
-                    r->op = (clscan_op)o.ops[p];
-                    r->inclusive = o.modes[m];
+                    r->call = o.calls[c];
+                    r->op = r->call ? CLSCAN_OP_ADD : (clscan_op)o.ops[p / o.nmodes];
+                    r->inclusive = r->call ? 0 : o.modes[p % o.nmodes];
+                    r->predicate = !takes_predicate(r->call) ? NULL
+                                 : o.predicate                ? o.predicate
+                                 : is_float(r->type)          ? "x > 0"
+                                                              : "(x & 1) == 0";
+                    r->keep = takes_fraction(r->call) ? o.keep : 0;
                     r->algo = (clscan_scan_algo)o.algos[g / o.nsizes];
                     r->n = o.sizes[g % o.nsizes];
                     stop = run_row(&b, &o, r) != 0;
                     size_text(r->n, n, sizeof n);
-                    fprintf(stderr, "[%zu/%zu] %s %s %s %s %s: %s", count, total,
-                            clscan_type_name(r->type), clscan_op_name(r->op),
-                            mode_name(r->inclusive), algo_name(r->algo), n, r->check);
+                    fprintf(stderr, "[%zu/%zu] %s %s %s %s: %s", count, total,
+                            clscan_type_name(r->type), row_label(r, label, sizeof label),
+                            algo_name(r->algo), n, r->check);
                     if (measured(r))
                         fprintf(stderr, ", %u reps, %zu inputs, %u kernel(s)/call, %s %.1f us, "
                                 "copy %.1f us", r->repeats, r->k, r->kernels,
-                                r->clock_ok ? "scan" : "wall times: scan",
+                                r->clock_ok ? "device" : "wall times: call",
                                 (r->clock_ok ? r->dev : r->wall).med / 1e3,
                                 (r->clock_ok ? r->copy : r->copy_wall).med / 1e3);
+                    if (measured(r) && r->call) fprintf(stderr, ", kept %llu", r->kept);
                     fprintf(stderr, "%s%s\n", r->note[0] ? ": " : "", r->note);
                     bad += !strcmp(r->check, "FAIL") || !strcmp(r->check, "ERROR");
                 }

@@ -5,6 +5,9 @@
 #   tune:  clscan-bench of single-pass tile shapes and atomics modes (int32 exclusive add);
 #   bench: the issue-4 figures: int32 exclusive and float inclusive add, both device
 #          scans, int64 exclusive add, and the look-back test modes (fallback counts);
+#          then what compact runs;
+#   compact: int32 compaction, both device algorithms: select-if keep-even, select-flagged
+#          with half the flags set, partition keep-even, unique with runs of 2 on average;
 # logs under $OUT, a short table last. Run from the repository root as
 #   source .gpu-kit/env.sh && bash tools/gpu-run.sh check,tune,bench
 # The device tool brings back at most 8 files: logs travel as one logs.tgz, and the
@@ -85,6 +88,12 @@ if has bench; then
     bench_one delay CLSCAN_LOOKBACK_TEST=delay,CLSCAN_LOOKBACK_SPINS=8 2^20,2^24 $int32 \
         --algo single-pass
 fi
+if has bench || has compact; then
+    step compact
+    for call in select-if select-flagged partition unique; do
+        bench_one $call - $big --type int32 --call $call --algo single-pass,multi-level
+    done
+fi
 
 (cd "$OUT" && tar czf logs.tgz *.log && rm -f *.log)
 echo
@@ -98,9 +107,10 @@ if has check; then
     tar xzf "$OUT/logs.tgz" -O selftest-default.log | grep -m3 -E "device scan|scan layers|versions"
 fi
 if [ -s "$OUT/bench.csv" ]; then
-    echo "algo n:median device us/median wall us(copy us)fallbacks check, by variant (bench.csv):"
+    echo "algo n:median device us/median wall us(copy us)fallbacks check[kept], by variant (bench.csv):"
     awk -F, 'NR>1 { key = $1 " " $8; if (key != last) { printf "\n%-24s", key; last = key }
-                    printf " %s:%s/%s(%s)%s%s", $9, $18, $21, $25, $32, $33 } END { print "" }' \
+                    printf " %s:%s/%s(%s)%s%s%s", $9, $18, $21, $25, $32, $33,
+                           $38 == "" ? "" : "[" $38 "]" } END { print "" }' \
         "$OUT/bench.csv"
     grep "exit [1-9]" <(tar xzf "$OUT/logs.tgz" -O bench.log) || true
 fi
