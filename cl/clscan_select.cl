@@ -45,7 +45,7 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
                             ulong tiles_per_group, __global const CLSCAN_T *partials,
                             ulong part_off, int use_partials, __global ulong *count)
 {
-    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    __local CLSCAN_T tile[CLSCAN_SEL_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     CLSCAN_E x[CLSCAN_SEL_HELD];
     uint keep = 0;
@@ -95,7 +95,7 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
     const ulong base = t * CLSCAN_TILE;
     const uint in_tile = (uint)min((ulong)CLSCAN_TILE, n - base);
 #if CLSCAN_WG_SIZE > 1
-    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    __local CLSCAN_T tile[CLSCAN_SEL_LOCAL];
     CLSCAN_E x[CLSCAN_SEL_HELD];
     uint keep = 0;
     const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch);

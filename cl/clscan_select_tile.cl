@@ -64,6 +64,18 @@ int clscan_sel_predicate(const CLSCAN_E x, const ulong i)
 #define CLSCAN_SEL_HELD 1
 #endif
 
+/* Where the sub-group layer has a ballot (NVIDIA warps of 32 lanes) and elements stay
+ * in registers, ranks come from ballots of each row of keep decisions: local memory
+ * then holds one count per (row, sub-group), CLSCAN_ITEMS * CLSCAN_SG_COUNT of them,
+ * instead of a flag per element. */
+#if CLSCAN_SEL_PRIVATE && CLSCAN_SG_BALLOT && CLSCAN_SG_SIZE == 32 && CLSCAN_ITEMS <= 32
+#define CLSCAN_SEL_BALLOT 1
+#define CLSCAN_SEL_LOCAL (CLSCAN_ITEMS * CLSCAN_SG_COUNT)
+#else
+#define CLSCAN_SEL_BALLOT 0
+#define CLSCAN_SEL_LOCAL CLSCAN_WG_TILE_LOCAL
+#endif
+
 /* What a look-back fallback reads to count another tile's kept elements. */
 typedef struct clscan_sel_source {
     __global const CLSCAN_E *src;
@@ -155,7 +167,9 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
             const uint k = j * CLSCAN_WG_SIZE + lid;
             const uint kept = (uint)clscan_sel_keep_loaded(s, base + k, x[j]);
             bits |= kept << j;
+#if !CLSCAN_SEL_BALLOT
             tile[CLSCAN_PAD(k)] = (CLSCAN_T)kept;
+#endif
         }
     } else {
 #pragma unroll
@@ -168,10 +182,34 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
             const uint k = j * CLSCAN_WG_SIZE + lid;
             const uint kept = k < count ? (uint)clscan_sel_keep_loaded(s, base + k, x[j]) : 0u;
             bits |= kept << j;
+#if !CLSCAN_SEL_BALLOT
             tile[CLSCAN_PAD(k)] = (CLSCAN_T)kept;
+#endif
         }
     }
     *keep = bits;
+#if CLSCAN_SEL_BALLOT
+    /* Lane j of sub-group g counts row j's kept elements of g's lanes; the counts,
+     * in element order (row, then sub-group), are scanned to each row's start. */
+    const uint lane = clscan_sg_lane(), sg = clscan_sg_id();
+    uint mine = 0;
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint row = popcount(clscan_sg_ballot((bits >> j) & 1u));
+        mine = lane == j ? row : mine;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile's counts are read */
+    if (lane < CLSCAN_ITEMS) tile[lane * CLSCAN_SG_COUNT + sg] = (CLSCAN_T)mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const CLSCAN_T v = lid < CLSCAN_SEL_LOCAL ? tile[lid] : (CLSCAN_T)0;
+    CLSCAN_T total;
+    const CLSCAN_T start = clscan_wg_scan_value(v, 0, scratch, &total);
+    if (lid < CLSCAN_SEL_LOCAL) tile[lid] = start;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+#else
+    return clscan_wg_scan(tile, scratch, 0);
+#endif
 #else
     (void)x;
     (void)keep;
@@ -181,8 +219,8 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
         const uint kept = k < count ? (uint)clscan_sel_decide(s, base + k, 0, &v) : 0u;
         tile[CLSCAN_PAD(k)] = (CLSCAN_T)kept;
     }
-#endif
     return clscan_wg_scan(tile, scratch, 0);
+#endif
 }
 
 /* Phase two: writes the tile's elements, `carry` being the count kept before the tile.
@@ -196,12 +234,22 @@ void clscan_sel_write(clscan_sel_source s, __global CLSCAN_E *dst, ulong n, ulon
     const uint lid = get_local_id(0);
 #if CLSCAN_SEL_PRIVATE
     (void)s;
+#if CLSCAN_SEL_BALLOT
+    const uint lane = clscan_sg_lane(), sg = clscan_sg_id();
+#endif
 #pragma unroll
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = j * CLSCAN_WG_SIZE + lid;
+#if CLSCAN_SEL_BALLOT
+        /* (The ballot before the test: every lane of the warp must take part.) */
+        const uint below = popcount(clscan_sg_ballot((keep >> j) & 1u) & ((1u << lane) - 1u));
+        const CLSCAN_T rank = tile[j * CLSCAN_SG_COUNT + sg] + below;
+#else
+        const CLSCAN_T rank = tile[CLSCAN_PAD(k)];
+#endif
         if (k < count) {
             const ulong i = base + k;
-            const ulong pos = (ulong)carry + (ulong)tile[CLSCAN_PAD(k)];
+            const ulong pos = (ulong)carry + (ulong)rank;
             if ((keep >> j) & 1u) dst[pos] = x[j];
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_PARTITION
             else dst[n - 1 - (i - pos)] = x[j];

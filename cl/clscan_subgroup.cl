@@ -111,11 +111,27 @@ uint clscan_sg_shuffle_up_u32(uint x, uint delta)
     asm("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
     return r;
 }
+/* Bit l set where lane l's pred is nonzero, for every lane of the converged warp. */
+uint clscan_sg_ballot(uint pred)
+{
+    uint r;
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+                 : "=r"(r)
+                 : "r"(pred));
+    return r;
+}
+#define CLSCAN_SG_BALLOT 1
 #elif CLSCAN_SG_IMPL == CLSCAN_SG_IMPL_INTEL
 uint clscan_sg_shuffle_up_u32(uint x, uint delta)
 {
     return intel_sub_group_shuffle_up(x, x, delta);
 }
+#endif
+
+/* CLSCAN_SG_BALLOT: 1 where clscan_sg_ballot exists (NVIDIA warps; sub-groups of at
+ * most 32 lanes). */
+#ifndef CLSCAN_SG_BALLOT
+#define CLSCAN_SG_BALLOT 0
 #endif
 
 /* Returns x of lane (lane - delta) of this sub-group; what lanes below delta get is
