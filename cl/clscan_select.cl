@@ -106,8 +106,8 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
     /* One work-item per group (CPU devices): one walk over the tile stages its kept
      * elements at the front of a local buffer (and, for partition, the rejected ones at
      * its back) through a store whose address is computed, not branched on (a branch on
-     * a random keep decision mispredicts half the time: about 5 times slower on PoCL at
-     * 2^24, docs/PERFORMANCE.md); after the look-back both runs are copied out. */
+     * a random keep decision mispredicts half the time: docs/ALGORITHMS.md); after the
+     * look-back both runs are copied out. */
     __local CLSCAN_E stage[CLSCAN_TILE];
     uint kept = 0;
     for (uint k = 0; k < in_tile; ++k) {
