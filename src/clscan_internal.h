@@ -410,6 +410,11 @@ clscan_status clscan__enqueue_scan_level(clscan_launch *l, clscan_program *prog,
                                          cl_ulong n, cl_int inclusive, cl_mem scratch,
                                          cl_ulong part_off);
 
+/* Enqueues the exclusive scan, in place, of scratch[part_off, +count) (partials of one
+ * level): one work-group, or the levels above when there are more than a tile. */
+clscan_status clscan__enqueue_scan_partials(clscan_launch *l, clscan_program *prog,
+                                            cl_mem scratch, cl_ulong part_off, cl_ulong count);
+
 /* The single-pass look-back over a scratch slot (scan.c). fits: whether n elements go
  * through a single-pass program with cfg (its tile counter is 32 bits); bytes: the
  * status buffer it needs; begin: clears the slot's status words where their content is

@@ -53,14 +53,30 @@ cl_ulong clscan__scan_scratch_elements(const clscan_profile *p, const clscan_sca
     return total;
 }
 
+clscan_status clscan__enqueue_scan_partials(clscan_launch *l, clscan_program *prog,
+                                            cl_mem scratch, cl_ulong part_off, cl_ulong count)
+{
+    const clscan_scan_config *cfg = &prog->config;
+    if (count > (cl_ulong)cfg->wg_size * cfg->items) /* more than a work-group scans */
+        return clscan__enqueue_scan_level(l, prog, scratch, part_off, scratch, part_off, count,
+                                          0, scratch, part_off + count);
+    const cl_uint n = (cl_uint)count;
+    cl_int err = CL_SUCCESS;
+    SET_ARG(prog->k_partials, 0, scratch);
+    SET_ARG(prog->k_partials, 1, part_off);
+    SET_ARG(prog->k_partials, 2, n);
+    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_partials)");
+    return clscan__enqueue(l, prog->k_partials, 1, cfg->wg_size, "enqueue scan_partials");
+}
+
 /* Kernel arguments are set right before each enqueue, since a level may reuse a
  * kernel. */
 clscan_status clscan__enqueue_scan_level(clscan_launch *l, clscan_program *prog, cl_mem src,
-                                   cl_ulong src_off, cl_mem dst, cl_ulong dst_off, cl_ulong n,
-                                   cl_int inclusive, cl_mem scratch, cl_ulong part_off)
+                                         cl_ulong src_off, cl_mem dst, cl_ulong dst_off,
+                                         cl_ulong n, cl_int inclusive, cl_mem scratch,
+                                         cl_ulong part_off)
 {
     const clscan_scan_config *cfg = &prog->config;
-    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
     const clscan_level_plan lp = clscan__plan_level(&l->ctx->profile, cfg, n);
     const cl_int use_partials = lp.groups > 1;
     cl_int err = CL_SUCCESS;
@@ -73,20 +89,10 @@ clscan_status clscan__enqueue_scan_level(clscan_launch *l, clscan_program *prog,
         SET_ARG(prog->k_reduce, 4, scratch);
         SET_ARG(prog->k_reduce, 5, part_off);
         if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(reduce)");
-        s = clscan__enqueue(l, prog->k_reduce, (size_t)lp.groups, cfg->wg_size, "enqueue reduce_tiles");
+        s = clscan__enqueue(l, prog->k_reduce, (size_t)lp.groups, cfg->wg_size,
+                            "enqueue reduce_tiles");
         if (s != CLSCAN_SUCCESS) return s;
-        if (lp.groups <= tile) {
-            const cl_uint count = (cl_uint)lp.groups;
-            SET_ARG(prog->k_partials, 0, scratch);
-            SET_ARG(prog->k_partials, 1, part_off);
-            SET_ARG(prog->k_partials, 2, count);
-            if (err != CL_SUCCESS)
-                return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_partials)");
-            s = clscan__enqueue(l, prog->k_partials, 1, cfg->wg_size, "enqueue scan_partials");
-        } else { /* too many partials for one work-group: scan them the same way */
-            s = clscan__enqueue_scan_level(l, prog, scratch, part_off, scratch, part_off, lp.groups, 0,
-                              scratch, part_off + lp.groups);
-        }
+        s = clscan__enqueue_scan_partials(l, prog, scratch, part_off, lp.groups);
         if (s != CLSCAN_SUCCESS) return s;
     }
     SET_ARG(prog->k_scan, 0, src);

@@ -69,6 +69,23 @@ static clscan_status check_select(const clscan_context *ctx, cl_command_queue qu
     return CLSCAN_SUCCESS;
 }
 
+/* Sets the arguments the write kernels start with: src, src_off, flags, flags_off, dst,
+ * dst_off, n (without flags, src stands in: the kernel needs a valid buffer). */
+static cl_int set_range_args(cl_kernel k, const select_call *c, cl_mem src, cl_ulong src_off)
+{
+    const cl_ulong flags_off = c->flags_offset, dst_off = c->dst_offset, n = c->n;
+    cl_mem flags = c->flags ? c->flags : src;
+    cl_int err = CL_SUCCESS;
+    SET_ARG(k, 0, src);
+    SET_ARG(k, 1, src_off);
+    SET_ARG(k, 2, flags);
+    SET_ARG(k, 3, flags_off);
+    SET_ARG(k, 4, c->dst);
+    SET_ARG(k, 5, dst_off);
+    SET_ARG(k, 6, n);
+    return err;
+}
+
 /* Enqueues the single-pass kernel. */
 static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, const select_call *c,
                                     cl_mem src, cl_ulong src_off)
@@ -78,18 +95,8 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, cons
     clscan_status s = clscan__lookback_begin(l, prog, &lb);
     if (s != CLSCAN_SUCCESS) return s;
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
-    const cl_ulong flags_off = c->flags_offset, dst_off = c->dst_offset, n = c->n;
-    /* Without flags the kernel still needs a valid buffer for the argument. */
-    cl_mem flags = c->flags ? c->flags : src;
     cl_kernel k = prog->k_sel_single;
-    cl_int err = CL_SUCCESS;
-    SET_ARG(k, 0, src);
-    SET_ARG(k, 1, src_off);
-    SET_ARG(k, 2, flags);
-    SET_ARG(k, 3, flags_off);
-    SET_ARG(k, 4, c->dst);
-    SET_ARG(k, 5, dst_off);
-    SET_ARG(k, 6, n);
+    cl_int err = set_range_args(k, c, src, src_off);
     SET_ARG(k, 7, lb.state);
     SET_ARG(k, 8, lb.epoch);
     SET_ARG(k, 9, lb.spins);
@@ -97,7 +104,7 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, cons
     SET_ARG(k, 11, lb.stats);
     SET_ARG(k, 12, lb.stats_off);
     if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sel_single)");
-    return clscan__enqueue(l, k, (size_t)((n + tile - 1) / tile), cfg->wg_size,
+    return clscan__enqueue(l, k, (size_t)((c->n + tile - 1) / tile), cfg->wg_size,
                            "enqueue sel_single");
 }
 
@@ -107,10 +114,9 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
                                    cl_mem src, cl_ulong src_off)
 {
     const clscan_scan_config *cfg = &prog->config;
-    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
     const clscan_level_plan lp = clscan__plan_level(&l->ctx->profile, cfg, c->n);
     const cl_int use_partials = lp.groups > 1;
-    const cl_ulong flags_off = c->flags_offset, dst_off = c->dst_offset, n = c->n;
+    const cl_ulong flags_off = c->flags_offset, n = c->n;
     const cl_ulong part_off = 0;
     cl_mem flags = c->flags ? c->flags : src;
     cl_mem partials = l->scratch ? l->scratch->buffer : src; /* (unused with one group) */
@@ -130,28 +136,11 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
         if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sel_count)");
         s = clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue sel_count_tiles");
         if (s != CLSCAN_SUCCESS) return s;
-        if (lp.groups <= tile) {
-            const cl_uint groups = (cl_uint)lp.groups;
-            SET_ARG(prog->k_partials, 0, partials);
-            SET_ARG(prog->k_partials, 1, part_off);
-            SET_ARG(prog->k_partials, 2, groups);
-            if (err != CL_SUCCESS)
-                return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_partials)");
-            s = clscan__enqueue(l, prog->k_partials, 1, cfg->wg_size, "enqueue scan_partials");
-        } else {
-            s = clscan__enqueue_scan_level(l, prog, partials, part_off, partials, part_off,
-                                           lp.groups, 0, partials, part_off + lp.groups);
-        }
+        s = clscan__enqueue_scan_partials(l, prog, partials, part_off, lp.groups);
         if (s != CLSCAN_SUCCESS) return s;
     }
     cl_kernel k = prog->k_sel_write;
-    SET_ARG(k, 0, src);
-    SET_ARG(k, 1, src_off);
-    SET_ARG(k, 2, flags);
-    SET_ARG(k, 3, flags_off);
-    SET_ARG(k, 4, c->dst);
-    SET_ARG(k, 5, dst_off);
-    SET_ARG(k, 6, n);
+    err = set_range_args(k, c, src, src_off);
     SET_ARG(k, 7, lp.per_group);
     SET_ARG(k, 8, partials);
     SET_ARG(k, 9, part_off);
