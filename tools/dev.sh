@@ -96,7 +96,8 @@ run_oclgrind() {
 
 # Every line "name CLSCAN_SETTINGS..." of stdin (tests/profiles.txt) under Oclgrind, on the types and
 # operators that take different paths (built-in-able ADD, shuffled MUL, bitwise XOR; 4-
-# and 8-byte integers) and sizes up to a few tiles; two at a time (Oclgrind uses one
+# and 8-byte integers) and sizes up to a few tiles, with every compaction kind on those
+# types (the quick list stays under 3000 elements); two at a time (Oclgrind uses one
 # core). The full type and operator matrix of each profile runs on PoCL and rusticl.
 run_oclgrind_profiles() {
     local name settings pids=() names=()
@@ -114,10 +115,10 @@ run_oclgrind_profiles() {
     wait_oclgrind
 }
 
-# The device scans under Oclgrind (which takes the single-pass scan by default): the
-# multi-level one, and the single-pass one on 64 x 2 tiles with the wait giving up at
-# once, with delayed tiles, and with silent tiles (their successors reduce them), with
-# 64- and 32-bit words.
+# The device scans and compactions under Oclgrind (which takes the single-pass scan by
+# default): the multi-level one, and the single-pass one on 64 x 2 tiles with the wait
+# giving up at once, with delayed tiles, and with silent tiles (their successors reduce
+# them; about 80 s more each for the compactions), with 64- and 32-bit words.
 lookback_runs() {
     local sp="CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=2"
     echo "multi-level CLSCAN_SCAN_ALGO=multi-level"

@@ -1,5 +1,6 @@
-/* verify.c - host reference scans with stated tolerances, input generation, size lists
- * and the guarded one-case device runner used by clscan-selftest and the tests. */
+/* verify.c - host reference scans with stated tolerances, host reference compactions,
+ * input generation, size lists and the guarded one-case device runners used by
+ * clscan-selftest and the tests. */
 #include "verify.h"
 
 #include "clscan_internal.h"
@@ -405,6 +406,60 @@ static size_t clscan_first_diff(const unsigned char *img, const unsigned char *w
     return (size_t)-1;
 }
 
+/* 0 when `type` is DOUBLE and the queue's device has no fp64, else 1. */
+static int clscan_queue_fp64(cl_command_queue queue, clscan_type type)
+{
+    cl_device_id dev;
+    if (type != CLSCAN_DOUBLE ||
+        clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS)
+        return 1;
+    return clscan_verify_device_has_fp64(dev);
+}
+
+cl_int clscan_verify_wait(cl_event ev, const char **what)
+{
+    cl_int exec = CL_QUEUED, err;
+    *what = "clWaitForEvents on the call's event";
+    if ((err = clWaitForEvents(1, &ev)) != CL_SUCCESS)
+        return err;
+    *what = "clGetEventInfo";
+    if ((err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec,
+                              NULL)) != CL_SUCCESS)
+        return err;
+    *what = "the call's event (its execution status)";
+    return exec == CL_COMPLETE ? CL_SUCCESS : exec < 0 ? exec : CL_INVALID_EVENT;
+}
+
+/* Releases a case's events: the call's (unless it is NULL or the sentinel a refused
+ * call must leave alone), and the writes that filled its buffers, once they are done
+ * (the host images must outlive them). */
+static void clscan_release_events(cl_event ev, cl_event sentinel, cl_event *writes, cl_uint n)
+{
+    if (ev && ev != sentinel)
+        clReleaseEvent(ev);
+    for (cl_uint i = 0; i < n; i++)
+        if (writes[i]) {
+            clWaitForEvents(1, &writes[i]);
+            clReleaseEvent(writes[i]);
+        }
+}
+
+/* Creates a case's src and dst buffers (in place: dst is src, retained once more). */
+static cl_int clscan_src_dst(cl_context cl_ctx, size_t src_len, size_t dst_len, int in_place,
+                             cl_mem *src, cl_mem *dst)
+{
+    cl_int err;
+    if (!(*src = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, src_len, NULL, &err)))
+        return err;
+    if (in_place) {
+        clRetainMemObject(*src);
+        *dst = *src;
+        return CL_SUCCESS;
+    }
+    *dst = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, dst_len, NULL, &err);
+    return *dst ? CL_SUCCESS : err;
+}
+
 clscan_verify_result clscan_verify_run_case(clscan_context *ctx, cl_context cl_ctx,
                                             cl_command_queue queue,
                                             const clscan_verify_case *c, char *msg,
@@ -438,15 +493,8 @@ clscan_verify_result clscan_verify_run_case(clscan_context *ctx, cl_context cl_c
         memset(dst_img, CLSCAN_GUARD_BYTE, dst_len);
 
     what = "clCreateBuffer";
-    src = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, src_len, NULL, &err);
-    if (err != CL_SUCCESS)
+    if ((err = clscan_src_dst(cl_ctx, src_len, dst_len, c->in_place, &src, &dst)) != CL_SUCCESS)
         goto cl_fail;
-    if (c->in_place) {
-        dst = src;
-        clRetainMemObject(dst);
-    } else if (!(dst = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, dst_len, NULL, &err))) {
-        goto cl_fail;
-    }
     /* Non-blocking writes whose events form the scan's wait list. */
     what = "clEnqueueWriteBuffer";
     if ((err = clEnqueueWriteBuffer(queue, src, CL_FALSE, 0, src_len, src_img, 0, NULL,
@@ -469,12 +517,7 @@ clscan_verify_result clscan_verify_run_case(clscan_context *ctx, cl_context cl_c
         if ((err = clEnqueueReadBuffer(queue, dst, CL_TRUE, 0, dst_len, got, 0, NULL, NULL)) !=
             CL_SUCCESS)
             goto cl_fail;
-        int fp64 = 1;
-        if (c->type == CLSCAN_DOUBLE) {
-            cl_device_id dev;
-            if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS)
-                fp64 = clscan_verify_device_has_fp64(dev);
-        }
+        int fp64 = clscan_queue_fp64(queue, c->type);
         if (ev != sentinel)
             clscan_say(msg, msg_size, "%s but *event was changed", clscan_status_string(st));
         else if ((bad = clscan_first_diff(got, dst_img, 0, dst_len)) != (size_t)-1)
@@ -500,19 +543,8 @@ clscan_verify_result clscan_verify_run_case(clscan_context *ctx, cl_context cl_c
         clscan_say(msg, msg_size, "CLSCAN_SUCCESS where CLSCAN_ERROR_UNSUPPORTED is required");
         goto done;
     }
-    cl_int exec = CL_QUEUED;
-    what = "clWaitForEvents on the scan's event";
-    if ((err = clWaitForEvents(1, &ev)) != CL_SUCCESS)
+    if ((err = clscan_verify_wait(ev, &what)) != CL_SUCCESS)
         goto cl_fail;
-    what = "clGetEventInfo";
-    if ((err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec,
-                              NULL)) != CL_SUCCESS)
-        goto cl_fail;
-    if (exec != CL_COMPLETE) {
-        clscan_say(msg, msg_size, "scan event ended with status %d (%s)", (int)exec,
-                   clscan_status_string(exec));
-        goto done;
-    }
     what = "clEnqueueReadBuffer";
     if (!c->in_place) { /* the input must be untouched */
         if ((err = clEnqueueReadBuffer(queue, src, CL_TRUE, 0, src_len, got, 0, NULL, NULL)) !=
@@ -544,13 +576,7 @@ cl_fail:
     clscan_say(msg, msg_size, "%s failed: %s", what, clscan_status_string(err));
     clFinish(queue);
 done:
-    if (ev && ev != sentinel)
-        clReleaseEvent(ev);
-    for (cl_uint i = 0; i < nwrites; i++)
-        if (writes[i]) {
-            clWaitForEvents(1, &writes[i]); /* the host images must outlive the writes */
-            clReleaseEvent(writes[i]);
-        }
+    clscan_release_events(ev, sentinel, writes, nwrites);
     if (src)
         clReleaseMemObject(src);
     if (dst)
@@ -568,6 +594,16 @@ done:
 const clscan_verify_layout clscan_verify_layouts[CLSCAN_VERIFY_LAYOUT_COUNT] = {
     {0, 0, 0}, {3, 17, 0}, {5, 5, 1}};
 
+/* Copies count sizes of list into out (at most cap); returns how many. */
+static size_t clscan_copy_sizes(const clscan_verify_size *list, size_t count,
+                                clscan_verify_size *out, size_t cap)
+{
+    size_t k = 0;
+    for (; k < count && k < cap; k++)
+        out[k] = list[k];
+    return k;
+}
+
 size_t clscan_verify_sizes(int quick, uint64_t seed, clscan_verify_size *out, size_t cap)
 {
     /* Edges of any plausible tile (powers of two and their neighbours), many tiles
@@ -580,11 +616,8 @@ size_t clscan_verify_sizes(int quick, uint64_t seed, clscan_verify_size *out, si
         {0, 1}, {1, 1}, {2, 0}, {33, 1}, {255, 0}, {256, 0}, {257, 1},
         {1023, 0}, {1025, 1}, {2049, 1}, {4097, 0}, {12345, 1}};
     size_t k = 0;
-    if (quick) {
-        for (size_t i = 0; i < sizeof quick_list / sizeof *quick_list && k < cap; i++)
-            out[k++] = quick_list[i];
-        return k;
-    }
+    if (quick)
+        return clscan_copy_sizes(quick_list, sizeof quick_list / sizeof *quick_list, out, cap);
     for (size_t i = 0; i < sizeof full / sizeof *full && k < cap; i++) {
         size_t n = full[i];
         /* All layouts for 0, 1 and each 2^j + 1 (a partial last tile) up to 65537. */
@@ -594,5 +627,579 @@ size_t clscan_verify_sizes(int quick, uint64_t seed, clscan_verify_size *out, si
     clscan_verify_rng rng = {clscan_verify_mix(seed, 0x5173)};
     for (int i = 0; i < 3 && k < cap; i++)
         out[k++] = (clscan_verify_size){1 + clscan_verify_rng_next(&rng) % 300000, 1};
+    return k;
+}
+
+/* ------------------------------------------------------------- compaction ---- */
+
+const char *clscan_verify_kind_name(clscan_verify_kind kind)
+{
+    static const char *const names[CLSCAN_VERIFY_KIND_COUNT] = {"select_flagged", "select_if",
+                                                                "partition_if", "unique"};
+    return (unsigned)kind < CLSCAN_VERIFY_KIND_COUNT ? names[kind] : "invalid";
+}
+
+uint64_t clscan_verify_load_bits(const void *p, size_t i, clscan_type type)
+{
+    return clscan_load_int(p, i, type); /* FLOAT: clscan_canon leaves the 32 bits alone */
+}
+
+/* The value of float bits x of type t (FLOAT widened exactly to double). */
+static double clscan_bits_value(clscan_type t, uint64_t x)
+{
+    if (t == CLSCAN_FLOAT) {
+        uint32_t w = (uint32_t)x;
+        float f;
+        memcpy(&f, &w, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, &x, 8);
+    return d;
+}
+
+/* Host twins of the predicates' OpenCL C. x holds INT32 sign-extended, so the int64 view
+ * of a signed type is its value; OpenCL C's % truncates towards zero, as C's does. */
+static int clscan_pred_even(clscan_type t, uint64_t x, uint64_t i)
+{
+    (void)t, (void)i;
+    return (x & 1) == 0;
+}
+
+static int clscan_pred_positive(clscan_type t, uint64_t x, uint64_t i)
+{
+    (void)i;
+    if (clscan_is_float(t))
+        return clscan_bits_value(t, x) > 0; /* false for NaN and both zeros */
+    return clscan_is_signed(t) ? (int64_t)x > 0 : x > 0;
+}
+
+static int clscan_pred_mod7(clscan_type t, uint64_t x, uint64_t i)
+{
+    (void)i;
+    return clscan_is_signed(t) ? (int64_t)x % 7 == 3 : x % 7 == 3;
+}
+
+static int clscan_pred_nan_or_low(clscan_type t, uint64_t x, uint64_t i)
+{
+    (void)i;
+    double v = clscan_bits_value(t, x);
+    return isnan(v) || v < -0.5;
+}
+
+static int clscan_pred_every_third(clscan_type t, uint64_t x, uint64_t i)
+{
+    (void)t, (void)x;
+    return i % 3 == 0;
+}
+
+static int clscan_pred_thousands(clscan_type t, uint64_t x, uint64_t i)
+{
+    (void)t, (void)x;
+    return (i / 1000) % 2 == 0;
+}
+
+static int clscan_pred_none(clscan_type t, uint64_t x, uint64_t i)
+{
+    (void)t, (void)x, (void)i;
+    return 0;
+}
+
+static int clscan_pred_all(clscan_type t, uint64_t x, uint64_t i)
+{
+    (void)t, (void)x, (void)i;
+    return 1;
+}
+
+#define CLSCAN_INT_TYPES 0x0fu   /* INT32, UINT32, INT64, UINT64 */
+#define CLSCAN_FLOAT_TYPES 0x30u /* FLOAT, DOUBLE */
+#define CLSCAN_ALL_TYPES 0x3fu
+
+const clscan_verify_predicate clscan_verify_predicates[CLSCAN_VERIFY_PREDICATE_COUNT] = {
+    {"(x & 1) == 0", CLSCAN_INT_TYPES, 1, clscan_pred_even},
+    {"x > 0", CLSCAN_ALL_TYPES, 0, clscan_pred_positive},
+    {"x % 7 == 3", CLSCAN_INT_TYPES, 0, clscan_pred_mod7},
+    {"isnan(x) || x < -0.5f", CLSCAN_FLOAT_TYPES, 1, clscan_pred_nan_or_low},
+    {"i % 3 == 0", CLSCAN_ALL_TYPES, 0, clscan_pred_every_third},
+    {"(i / 1000) % 2 == 0", CLSCAN_ALL_TYPES, 1, clscan_pred_thousands},
+    {"0", CLSCAN_ALL_TYPES, 1, clscan_pred_none},
+    {"1", CLSCAN_ALL_TYPES, 0, clscan_pred_all}};
+
+size_t clscan_verify_compact_patterns(clscan_verify_kind kind, clscan_type type, int quick,
+                                      int *out, size_t cap)
+{
+    size_t k = 0;
+    if (kind == CLSCAN_VERIFY_SELECT_IF || kind == CLSCAN_VERIFY_PARTITION_IF) {
+        for (int p = 0; p < CLSCAN_VERIFY_PREDICATE_COUNT && k < cap; p++)
+            if ((clscan_verify_predicates[p].types >> type & 1) &&
+                (!quick || clscan_verify_predicates[p].quick))
+                out[k++] = p;
+        /* Quick: each predicate is a program to build, so two per kind and type: the data
+         * predicate, then the runs or the keep-nothing one, alternating. */
+        if (quick && k == 3) {
+            out[1] = out[1 + (kind + type) % 2];
+            k = 2;
+        }
+        return k;
+    }
+    int count = kind == CLSCAN_VERIFY_UNIQUE ? CLSCAN_VERIFY_DUPS_COUNT : CLSCAN_VERIFY_FLAGS_COUNT;
+    for (int p = 0; p < count && k < cap; p++)
+        out[k++] = p;
+    return k;
+}
+
+const char *clscan_verify_pattern_name(const clscan_verify_compact_case *c, char *buf,
+                                       size_t size)
+{
+    static const char *const flags[CLSCAN_VERIFY_FLAGS_COUNT] = {
+        "flags none", "flags all", "flags half", "flags runs", "flags sparse"};
+    static const char *const dups[CLSCAN_VERIFY_DUPS_COUNT] = {
+        "dups runs", "dups equal", "dups distinct", "dups special"};
+    unsigned p = (unsigned)c->pattern;
+    if (c->kind == CLSCAN_VERIFY_SELECT_FLAGGED)
+        return p < CLSCAN_VERIFY_FLAGS_COUNT ? flags[p] : "flags invalid";
+    if (c->kind == CLSCAN_VERIFY_UNIQUE)
+        return p < CLSCAN_VERIFY_DUPS_COUNT ? dups[p] : "dups invalid";
+    const char *text = c->predicate ? c->predicate->text
+                       : p < CLSCAN_VERIFY_PREDICATE_COUNT ? clscan_verify_predicates[p].text
+                                                           : NULL;
+    if (!text)
+        return "predicate invalid";
+    clscan_say(buf, size, "predicate \"%s\"", text);
+    return buf;
+}
+
+void clscan_verify_compact_layout(clscan_verify_compact_case *c, int l)
+{
+    c->src_offset = clscan_verify_layouts[l].src_offset;
+    c->dst_offset = clscan_verify_layouts[l].dst_offset;
+    c->in_place = clscan_verify_layouts[l].in_place;
+    c->flags_offset = l ? 5 : 0;
+}
+
+/* The bits of one special value of type t, chosen by r: floats +0.0, -0.0, a quiet NaN
+ * (random sign and payload), +-infinity, 1.0; integers 0, 1, all ones, the minimum, the
+ * maximum. */
+static uint64_t clscan_special_bits(clscan_type t, uint64_t r)
+{
+    unsigned k = (unsigned)(r % 6);
+    uint64_t pay = r >> 8;
+    if (t == CLSCAN_FLOAT) {
+        static const uint32_t v[6] = {0, 0x80000000u, 0x7fc00000u, 0x7f800000u, 0xff800000u,
+                                      0x3f800000u};
+        return k == 2 ? v[2] | (pay & 0x3fffffu) | (uint32_t)(pay >> 40 & 1) << 31 : v[k];
+    }
+    if (t == CLSCAN_DOUBLE) {
+        static const uint64_t v[6] = {0, 0x8000000000000000u, 0x7ff8000000000000u,
+                                      0x7ff0000000000000u, 0xfff0000000000000u,
+                                      0x3ff0000000000000u};
+        return k == 2 ? v[2] | (pay & 0x7ffffffffffffu) | (r >> 63) << 63 : v[k];
+    }
+    uint64_t min = t == CLSCAN_INT32 ? 0x80000000u : t == CLSCAN_INT64 ? 0x8000000000000000u : 0;
+    switch (k) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return clscan_canon(~(uint64_t)0, t);
+    case 3: return clscan_canon(min, t);
+    case 4: return clscan_canon(min - 1, t); /* the maximum: min - 1 wraps, all ones if unsigned */
+    default: return clscan_canon(r >> 16, t);
+    }
+}
+
+/* A random element of type t: integers all bits random, floats uniform in [-1, 1) on a
+ * grid of 2^-23 (FLOAT) or 2^-52 (DOUBLE), so never denormal. With probability
+ * `special`/64 a special value instead. */
+static uint64_t clscan_random_bits(clscan_verify_rng *rng, clscan_type t, unsigned special)
+{
+    uint64_t r = clscan_verify_rng_next(rng);
+    if ((r & 63) < special)
+        return clscan_special_bits(t, clscan_verify_rng_next(rng));
+    if (t == CLSCAN_FLOAT) {
+        float f = (float)((double)(r >> 40) * 0x1p-23 - 1);
+        uint32_t w;
+        memcpy(&w, &f, 4);
+        return w;
+    }
+    if (t == CLSCAN_DOUBLE) {
+        double d = (double)(r >> 11) * 0x1p-52 - 1;
+        uint64_t w;
+        memcpy(&w, &d, 8);
+        return w;
+    }
+    return clscan_canon(r, t);
+}
+
+/* A run length: mostly 1 to 4, sometimes up to 64, one in eight up to 4000 (several
+ * tiles of every shape the tests use). */
+static size_t clscan_run_length(clscan_verify_rng *rng)
+{
+    uint64_t r = clscan_verify_rng_next(rng);
+    unsigned scale = (unsigned)(r & 7);
+    r >>= 8;
+    return 1 + (size_t)(scale < 5 ? r % 4 : scale < 7 ? r % 64 : r % 4000);
+}
+
+/* 1 where element a and element b of p differ by C's != on the type (NaN differs from
+ * everything, -0.0 equals +0.0), as OpenCL C's != does. */
+static int clscan_differs(const void *p, size_t a, size_t b, clscan_type t)
+{
+    if (t == CLSCAN_FLOAT) {
+        float x, y;
+        memcpy(&x, (const char *)p + 4 * a, 4);
+        memcpy(&y, (const char *)p + 4 * b, 4);
+        return x != y;
+    }
+    if (t == CLSCAN_DOUBLE) {
+        double x, y;
+        memcpy(&x, (const char *)p + 8 * a, 8);
+        memcpy(&y, (const char *)p + 8 * b, 8);
+        return x != y;
+    }
+    return clscan_load_int(p, a, t) != clscan_load_int(p, b, t);
+}
+
+void clscan_verify_compact_fill(const clscan_verify_compact_case *c, void *src,
+                                unsigned char *flags)
+{
+    clscan_verify_rng rng = {c->seed};
+    const clscan_type t = c->type;
+    const size_t n = c->n;
+    if (c->kind != CLSCAN_VERIFY_UNIQUE) {
+        for (size_t i = 0; i < n; i++)
+            clscan_store_int(src, i, t, clscan_random_bits(&rng, t, 4));
+    } else if (c->pattern == CLSCAN_VERIFY_DUPS_DISTINCT) {
+        for (size_t i = 0; i < n; i++) {
+            do
+                clscan_store_int(src, i, t, clscan_random_bits(&rng, t, 4));
+            while (i > 0 && !clscan_differs(src, i - 1, i, t));
+        }
+    } else {
+        uint64_t v = clscan_random_bits(&rng, t, 0);
+        for (size_t i = 0, left = 0; i < n; i++, left--) {
+            if (left == 0 && c->pattern != CLSCAN_VERIFY_DUPS_EQUAL) {
+                left = clscan_run_length(&rng);
+                v = c->pattern == CLSCAN_VERIFY_DUPS_SPECIAL
+                        ? clscan_special_bits(t, clscan_verify_rng_next(&rng))
+                        : clscan_random_bits(&rng, t, 4);
+            }
+            clscan_store_int(src, i, t, v);
+        }
+    }
+    if (c->kind != CLSCAN_VERIFY_SELECT_FLAGGED || !flags)
+        return;
+    int on = (int)(clscan_verify_rng_next(&rng) & 1);
+    for (size_t i = 0, left = 0; i < n; i++) {
+        uint64_t r = clscan_verify_rng_next(&rng);
+        unsigned char set = (unsigned char)(1 + (r >> 8) % 255); /* any nonzero byte keeps */
+        switch (c->pattern) {
+        case CLSCAN_VERIFY_FLAGS_ALL: flags[i] = set; break;
+        case CLSCAN_VERIFY_FLAGS_HALF: flags[i] = r & 1 ? set : 0; break;
+        case CLSCAN_VERIFY_FLAGS_SPARSE: flags[i] = r % 100 == 0 ? set : 0; break;
+        case CLSCAN_VERIFY_FLAGS_RUNS:
+            if (left == 0) {
+                left = r % 5 ? 1 + (size_t)((r >> 32) % 4000) : 1 + (size_t)((r >> 32) % 16);
+                on = !on;
+            }
+            left--;
+            flags[i] = on ? set : 0;
+            break;
+        default: flags[i] = 0; /* FLAGS_NONE */
+        }
+    }
+}
+
+size_t clscan_verify_compact_reference(clscan_verify_kind kind, clscan_type type,
+                                       const clscan_verify_predicate *pred, const void *src,
+                                       const unsigned char *flags, size_t n, void *out)
+{
+    const size_t es = clscan_type_size(type);
+    size_t kept = 0, rejected = 0;
+    for (size_t i = 0; i < n; i++) {
+        int keep;
+        switch (kind) {
+        case CLSCAN_VERIFY_SELECT_FLAGGED: keep = flags[i] != 0; break;
+        case CLSCAN_VERIFY_UNIQUE: keep = i == 0 || clscan_differs(src, i - 1, i, type); break;
+        default: keep = pred->host(type, clscan_load_int(src, i, type), i) != 0;
+        }
+        const char *from = (const char *)src + i * es;
+        if (keep)
+            memcpy((char *)out + kept++ * es, from, es);
+        else if (kind == CLSCAN_VERIFY_PARTITION_IF) /* the first rejected goes last */
+            memcpy((char *)out + (n - ++rejected) * es, from, es);
+    }
+    return kept;
+}
+
+/* Element i of p as clscan_format prints it, with the bits of a float (NaN payloads,
+ * the sign of zero). */
+static void clscan_format_bits(char *buf, size_t size, const void *p, size_t i, clscan_type t)
+{
+    clscan_format(buf, size, p, i, t);
+    if (clscan_is_float(t)) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, " (bits 0x%0*" PRIx64 ")", t == CLSCAN_FLOAT ? 8 : 16,
+                 clscan_load_int(p, i, t));
+    }
+}
+
+#define CLSCAN_COUNT_BYTES 64 /* the count buffer: the cl_ulong, then guard bytes */
+
+/* Reads `len` bytes of mem (after the wait list) into got and returns the first byte
+ * that differs from img (NULL: the guard byte), or (size_t)-1; *err gets the read's. */
+static size_t clscan_read_diff(cl_command_queue queue, cl_mem mem, size_t len,
+                               const unsigned char *img, unsigned char *got, cl_uint nwait,
+                               const cl_event *wait, cl_int *err)
+{
+    *err = clEnqueueReadBuffer(queue, mem, CL_TRUE, 0, len, got, nwait, nwait ? wait : NULL,
+                               NULL);
+    return *err == CL_SUCCESS ? clscan_first_diff(got, img, 0, len) : (size_t)-1;
+}
+
+/* Explains the first byte `bad` where the dst image got differs from want. */
+static void clscan_explain_dst(char *msg, size_t size, const clscan_verify_compact_case *c,
+                               size_t kept, const unsigned char *got,
+                               const unsigned char *want, size_t bad)
+{
+    size_t es = clscan_type_size(c->type), e = bad / es, doff = c->dst_offset;
+    char g[96], w[96];
+    clscan_format_bits(g, sizeof g, got, e, c->type);
+    clscan_format_bits(w, sizeof w, want, e, c->type);
+    if (e < doff || e >= doff + c->n) {
+        clscan_say(msg, size, "write outside the output: dst element %zu (output is "
+                   "elements [%zu, %zu)): got %s, was %s", e, doff, doff + c->n, g, w);
+    } else if (e - doff < kept) {
+        clscan_say(msg, size, "dst[%zu] (kept element %zu of %zu): got %s, expected %s",
+                   e - doff, e - doff, kept, g, w);
+    } else if (c->kind == CLSCAN_VERIFY_PARTITION_IF) {
+        clscan_say(msg, size, "dst[%zu] (rejected element %zu of %zu in input order, stored "
+                   "in reverse): got %s, expected %s", e - doff, c->n - 1 - (e - doff),
+                   c->n - kept, g, w);
+    } else {
+        clscan_say(msg, size, "dst[%zu], past the %zu kept, was written: got %s, was %s",
+                   e - doff, kept, g, w);
+    }
+}
+
+clscan_verify_result clscan_verify_run_compact(clscan_context *ctx, cl_context cl_ctx,
+                                               cl_command_queue queue,
+                                               const clscan_verify_compact_case *c,
+                                               char *msg, size_t msg_size)
+{
+    static char sentinel_obj;
+    cl_event const sentinel = (cl_event)(void *)&sentinel_obj;
+    const clscan_type t = c->type;
+    const int flagged = c->kind == CLSCAN_VERIFY_SELECT_FLAGGED;
+    const clscan_verify_predicate *pred = c->predicate;
+    if (!pred && (c->kind == CLSCAN_VERIFY_SELECT_IF || c->kind == CLSCAN_VERIFY_PARTITION_IF) &&
+        (unsigned)c->pattern < CLSCAN_VERIFY_PREDICATE_COUNT)
+        pred = &clscan_verify_predicates[c->pattern];
+    size_t es = clscan_type_size(t), n = c->n, doff = c->dst_offset, foff = c->flags_offset;
+    size_t soff = c->in_place ? doff : c->src_offset;
+    size_t src_len = (soff + n + CLSCAN_GUARD_ELEMS) * es;
+    size_t dst_len = (doff + n + CLSCAN_GUARD_ELEMS) * es;
+    size_t flags_len = flagged ? foff + n + CLSCAN_GUARD_ELEMS : 0;
+    size_t got_len = src_len > dst_len ? src_len : dst_len;
+    if (got_len < flags_len)
+        got_len = flags_len;
+    unsigned char *src_img = malloc(src_len), *want = malloc(dst_len), *got = malloc(got_len);
+    unsigned char *dst_img = c->in_place ? src_img : malloc(dst_len);
+    unsigned char *flags_img = flagged ? malloc(flags_len) : NULL;
+    unsigned char *ref = malloc(n ? n * es : 1);
+    unsigned char count_img[CLSCAN_COUNT_BYTES], count_got[CLSCAN_COUNT_BYTES];
+    cl_mem src = NULL, dst = NULL, flags = NULL, count = NULL;
+    cl_event writes[4] = {NULL, NULL, NULL, NULL}, ev = sentinel;
+    cl_uint nwrites = 0;
+    cl_int err = CL_SUCCESS;
+    size_t bad, kept = 0;
+    const char *what = "";
+    clscan_verify_result res = CLSCAN_VERIFY_FAIL;
+    clscan_status st;
+
+    if (!src_img || !want || !got || !dst_img || (flagged && !flags_img) || !ref) {
+        clscan_say(msg, msg_size, "host out of memory");
+        goto done;
+    }
+    if (!flagged && c->kind != CLSCAN_VERIFY_UNIQUE && !pred) {
+        clscan_say(msg, msg_size, "pattern %d is not a predicate of the table", c->pattern);
+        goto done;
+    }
+    memset(src_img, CLSCAN_GUARD_BYTE, src_len);
+    if (!c->in_place)
+        memset(dst_img, CLSCAN_GUARD_BYTE, dst_len);
+    if (flagged)
+        memset(flags_img, CLSCAN_GUARD_BYTE, flags_len);
+    memset(count_img, CLSCAN_GUARD_BYTE, sizeof count_img);
+    clscan_verify_compact_fill(c, src_img + soff * es, flagged ? flags_img + foff : NULL);
+    /* What dst must hold afterwards: as before the call, with the reference pasted in. */
+    kept = clscan_verify_compact_reference(c->kind, t, pred, src_img + soff * es,
+                                           flagged ? flags_img + foff : NULL, n, ref);
+    memcpy(want, dst_img, dst_len);
+    memcpy(want + doff * es, ref, (c->kind == CLSCAN_VERIFY_PARTITION_IF ? n : kept) * es);
+
+    what = "clCreateBuffer";
+    if ((err = clscan_src_dst(cl_ctx, src_len, dst_len, c->in_place, &src, &dst)) != CL_SUCCESS)
+        goto cl_fail;
+    if (flagged && !(flags = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, flags_len, NULL, &err)))
+        goto cl_fail;
+    if (!(count = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, sizeof count_img, NULL, &err)))
+        goto cl_fail;
+    /* Non-blocking writes whose events form the call's wait list. */
+    what = "clEnqueueWriteBuffer";
+    struct { cl_mem mem; size_t len; const void *img; } init[4] = {
+        {src, src_len, src_img}, {c->in_place ? NULL : dst, dst_len, dst_img},
+        {flags, flags_len, flags_img}, {count, sizeof count_img, count_img}};
+    for (int k = 0; k < 4; k++)
+        if (init[k].mem && (err = clEnqueueWriteBuffer(queue, init[k].mem, CL_FALSE, 0,
+                                                       init[k].len, init[k].img, 0, NULL,
+                                                       &writes[nwrites++])) != CL_SUCCESS)
+            goto cl_fail;
+
+    switch (c->kind) {
+    case CLSCAN_VERIFY_SELECT_FLAGGED:
+        st = clscan_select_flagged(ctx, queue, src, soff, flags, foff, dst, doff, count, n, t,
+                                   nwrites, writes, &ev);
+        break;
+    case CLSCAN_VERIFY_SELECT_IF:
+        st = clscan_select_if(ctx, queue, src, soff, dst, doff, count, n, t, pred->text,
+                              nwrites, writes, &ev);
+        break;
+    case CLSCAN_VERIFY_PARTITION_IF:
+        st = clscan_partition_if(ctx, queue, src, soff, dst, doff, count, n, t, pred->text,
+                                 nwrites, writes, &ev);
+        break;
+    default:
+        st = clscan_unique(ctx, queue, src, soff, dst, doff, count, n, t, nwrites, writes, &ev);
+    }
+
+    if (st != CLSCAN_SUCCESS) {
+        /* A refused call must leave *event alone and write nothing. */
+        char detail[512];
+        clscan_say(detail, sizeof detail, "%s", clscan_context_last_error(ctx));
+        int fp64 = clscan_queue_fp64(queue, t);
+        /* Every buffer as it was: dst, src, flags, count. */
+        struct {
+            cl_mem mem;
+            size_t len;
+            const unsigned char *img;
+            unsigned char *into;
+            const char *name;
+        } b[4] = {
+            {dst, dst_len, dst_img, got, "dst"},
+            {c->in_place ? NULL : src, src_len, src_img, got, "src"},
+            {flags, flags_len, flags_img, got, "flags"},
+            {count, sizeof count_img, count_img, count_got, "count"}};
+        const char *name = "";
+        what = "clEnqueueReadBuffer";
+        for (int k = 0; k < 4 && !*name && err == CL_SUCCESS; k++)
+            if (b[k].mem && (bad = clscan_read_diff(queue, b[k].mem, b[k].len, b[k].img,
+                                                    b[k].into, nwrites, writes, &err)) !=
+                                (size_t)-1)
+                name = b[k].name;
+        if (err != CL_SUCCESS)
+            goto cl_fail;
+        if (ev != sentinel)
+            clscan_say(msg, msg_size, "%s but *event was changed", clscan_status_string(st));
+        else if (*name)
+            clscan_say(msg, msg_size, "%s but %s byte %zu was written", clscan_status_string(st),
+                       name, bad);
+        else if (st == CLSCAN_ERROR_UNSUPPORTED && t == CLSCAN_DOUBLE && !fp64) {
+            res = CLSCAN_VERIFY_SKIP;
+            clscan_say(msg, msg_size, "device has no fp64: CLSCAN_ERROR_UNSUPPORTED");
+        } else
+            clscan_say(msg, msg_size, "%s: %s%s", clscan_status_string(st), detail,
+                       t == CLSCAN_DOUBLE ? " (the device reports fp64)" : "");
+        ev = sentinel;
+        goto done;
+    }
+    if (ev == sentinel || ev == NULL) {
+        ev = NULL;
+        clscan_say(msg, msg_size, "CLSCAN_SUCCESS but no event was returned");
+        goto done;
+    }
+    if ((err = clscan_verify_wait(ev, &what)) != CL_SUCCESS)
+        goto cl_fail;
+
+    what = "clEnqueueReadBuffer";
+    clscan_read_diff(queue, count, sizeof count_img, count_img, count_got, 0, NULL, &err);
+    if (err != CL_SUCCESS)
+        goto cl_fail;
+    cl_ulong got_count;
+    memcpy(&got_count, count_got, sizeof got_count);
+    if ((bad = clscan_first_diff(count_got, NULL, 8, sizeof count_got)) != (size_t)-1) {
+        clscan_say(msg, msg_size, "count byte %zu (past the cl_ulong) was written", bad);
+        goto done;
+    }
+    /* dst: the kept elements, then (selects and unique) what was there before. */
+    bad = clscan_read_diff(queue, dst, dst_len, want, got, 0, NULL, &err);
+    if (err != CL_SUCCESS)
+        goto cl_fail;
+    char why[512] = "dst as expected";
+    if (bad != (size_t)-1)
+        clscan_explain_dst(why, sizeof why, c, kept, got, want, bad);
+    if (got_count != kept) {
+        clscan_say(msg, msg_size, "count: got %llu%s, expected %zu; %s",
+                   (unsigned long long)got_count,
+                   clscan_first_diff(count_got, NULL, 0, 8) == (size_t)-1 ? " (never written)" : "",
+                   kept, why);
+        goto done;
+    }
+    if (bad != (size_t)-1) {
+        clscan_say(msg, msg_size, "%s", why);
+        goto done;
+    }
+    if (!c->in_place) { /* the input must be untouched */
+        if ((bad = clscan_read_diff(queue, src, src_len, src_img, got, 0, NULL, &err)) !=
+            (size_t)-1) {
+            clscan_say(msg, msg_size, "src byte %zu was changed (element %zu)", bad, bad / es);
+            goto done;
+        }
+        if (err != CL_SUCCESS)
+            goto cl_fail;
+    }
+    if (flagged) {
+        if ((bad = clscan_read_diff(queue, flags, flags_len, flags_img, got, 0, NULL, &err)) !=
+            (size_t)-1) {
+            clscan_say(msg, msg_size, "flags byte %zu was changed", bad);
+            goto done;
+        }
+        if (err != CL_SUCCESS)
+            goto cl_fail;
+    }
+    res = CLSCAN_VERIFY_PASS;
+    clscan_say(msg, msg_size, "ok (kept %zu of %zu)", kept, n);
+    goto done;
+
+cl_fail:
+    clscan_say(msg, msg_size, "%s failed: %s", what, clscan_status_string(err));
+    clFinish(queue);
+done:
+    clscan_release_events(ev, sentinel, writes, nwrites);
+    cl_mem mems[4] = {src, dst, flags, count};
+    for (int k = 0; k < 4; k++)
+        if (mems[k])
+            clReleaseMemObject(mems[k]);
+    if (!c->in_place)
+        free(dst_img);
+    free(src_img);
+    free(flags_img);
+    free(want);
+    free(got);
+    free(ref);
+    return res;
+}
+
+size_t clscan_verify_compact_sizes(int quick, uint64_t seed, clscan_verify_size *out,
+                                   size_t cap)
+{
+    /* Under 3000 for Oclgrind: around Oclgrind's tiles (1024 elements of 4 bytes, 512 of
+     * 8) and a few of them. */
+    static const clscan_verify_size quick_list[] = {
+        {0, 1}, {1, 1}, {2, 0}, {33, 1}, {511, 0}, {513, 0}, {1023, 0}, {1024, 0},
+        {1025, 1}, {2049, 1}, {2999, 0}};
+    if (quick)
+        return clscan_copy_sizes(quick_list, sizeof quick_list / sizeof *quick_list, out, cap);
+    size_t k = clscan_verify_sizes(0, seed, out, cap);
+    if (k < cap)
+        out[k++] = (clscan_verify_size){((size_t)1 << 20) + 7, 1};
     return k;
 }

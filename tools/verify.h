@@ -1,5 +1,5 @@
-/* verify.h - host reference scans, input generation and a one-case device runner,
- * shared by clscan-selftest and the Check tests. */
+/* verify.h - host references for the scans and the stream compactions, input generation
+ * and one-case device runners, shared by clscan-selftest and the Check tests. */
 #ifndef CLSCAN_VERIFY_H
 #define CLSCAN_VERIFY_H
 
@@ -36,6 +36,11 @@ int clscan_verify_device_has_fp64(cl_device_id device);
 /* 1 for the combinations the library must refuse with CLSCAN_ERROR_UNSUPPORTED on every
  * device: a bitwise operator on FLOAT or DOUBLE. */
 int clscan_verify_expect_unsupported(clscan_type type, clscan_op op);
+
+/* Waits for the event of a call (clWaitForEvents, never clFinish) and checks that it
+ * completed. Returns CL_SUCCESS; or the error of the OpenCL call that failed, or the
+ * event's negative execution status, with *what naming which. */
+cl_int clscan_verify_wait(cl_event ev, const char **what);
 
 /* One scan on a device. in_place: src and dst are one buffer and dst_offset is used for
  * both (src_offset is ignored). */
@@ -83,5 +88,123 @@ typedef struct clscan_verify_layout {
 } clscan_verify_layout;
 #define CLSCAN_VERIFY_LAYOUT_COUNT 3
 extern const clscan_verify_layout clscan_verify_layouts[CLSCAN_VERIFY_LAYOUT_COUNT];
+
+/* ------------------------------------------------------------- compaction ---- */
+
+/* The four compaction calls. */
+typedef enum clscan_verify_kind {
+    CLSCAN_VERIFY_SELECT_FLAGGED = 0, /* clscan_select_flagged */
+    CLSCAN_VERIFY_SELECT_IF = 1,      /* clscan_select_if */
+    CLSCAN_VERIFY_PARTITION_IF = 2,   /* clscan_partition_if */
+    CLSCAN_VERIFY_UNIQUE = 3          /* clscan_unique */
+} clscan_verify_kind;
+#define CLSCAN_VERIFY_KIND_COUNT 4
+
+/* "select_flagged", "select_if", "partition_if", "unique"; "invalid" otherwise. */
+const char *clscan_verify_kind_name(clscan_verify_kind kind);
+
+/* A test predicate: its OpenCL C text and a host function that gives the same answer
+ * for element bits x (as clscan_verify_load_bits returns them) at index i. */
+typedef struct clscan_verify_predicate {
+    const char *text;
+    unsigned types; /* bit mask of the clscan_types the text is valid for */
+    int quick;      /* part of the short matrix (CI, Oclgrind) */
+    int (*host)(clscan_type type, uint64_t x, uint64_t i);
+} clscan_verify_predicate;
+
+/* The predicate table: keep-even and x % 7 == 3 (integers), x > 0 (every type),
+ * NaN-or-below--0.5 (floats), i % 3 == 0, runs of 1000 kept and 1000 dropped, nothing,
+ * everything. The quick ones: a data predicate per type (keep-even, NaN-or-below),
+ * the runs and nothing. */
+#define CLSCAN_VERIFY_PREDICATE_COUNT 8
+extern const clscan_verify_predicate clscan_verify_predicates[CLSCAN_VERIFY_PREDICATE_COUNT];
+
+/* Element i of p as raw bits in a uint64: integers as clscan_verify_fill stores them
+ * (INT32 sign-extended), floats as their IEEE bits (zero-extended for FLOAT). */
+uint64_t clscan_verify_load_bits(const void *p, size_t i, clscan_type type);
+
+/* Flag patterns of select_flagged: no flag set, all set (random nonzero bytes, not just
+ * 1), half set at random, alternating runs of set and clear flags of random lengths up
+ * to 4000, about 1 in 100 set. */
+enum {
+    CLSCAN_VERIFY_FLAGS_NONE,
+    CLSCAN_VERIFY_FLAGS_ALL,
+    CLSCAN_VERIFY_FLAGS_HALF,
+    CLSCAN_VERIFY_FLAGS_RUNS,
+    CLSCAN_VERIFY_FLAGS_SPARSE,
+    CLSCAN_VERIFY_FLAGS_COUNT
+};
+/* Data patterns of unique: runs of equal elements (lengths random, mostly short, some
+ * up to 4000), all equal, no two neighbours equal, and runs of the type's special values
+ * (floats: +0.0, -0.0, NaNs, infinities; integers: 0, 1, all ones, the minimum and the
+ * maximum). */
+enum {
+    CLSCAN_VERIFY_DUPS_RUNS,
+    CLSCAN_VERIFY_DUPS_EQUAL,
+    CLSCAN_VERIFY_DUPS_DISTINCT,
+    CLSCAN_VERIFY_DUPS_SPECIAL,
+    CLSCAN_VERIFY_DUPS_COUNT
+};
+
+/* One compaction on a device. `pattern` is the flag pattern (select_flagged), the index
+ * in clscan_verify_predicates (select_if, partition_if; unless `predicate` is set) or the
+ * data pattern (unique). in_place: src and dst are one buffer and dst_offset is used for
+ * both (src_offset is ignored). */
+typedef struct clscan_verify_compact_case {
+    clscan_verify_kind kind;
+    clscan_type type;
+    int pattern;
+    size_t n, src_offset, flags_offset, dst_offset;
+    int in_place;
+    uint64_t seed; /* input data seed */
+    const clscan_verify_predicate *predicate; /* if not NULL, used instead of the table */
+} clscan_verify_compact_case;
+
+/* The patterns that apply to (kind, type), written into out (at most cap); quick: only
+ * those of the short matrix (for select_if and partition_if two predicates, each a
+ * program build: the type's data predicate, and the runs or keep-nothing one, which
+ * alternate over kinds and types). Returns how many. */
+size_t clscan_verify_compact_patterns(clscan_verify_kind kind, clscan_type type, int quick,
+                                      int *out, size_t cap);
+/* A short name of the case's pattern for reports ("flags runs", "predicate \"x > 0\"",
+ * "dups special"); static or c->predicate's text. */
+const char *clscan_verify_pattern_name(const clscan_verify_compact_case *c, char *buf,
+                                       size_t size);
+/* Sets c's offsets and in_place for layout l of clscan_verify_layouts; the flags go at
+ * offset 0 in layout 0 and at 5 otherwise. */
+void clscan_verify_compact_layout(clscan_verify_compact_case *c, int l);
+
+/* Fills src with c->n elements of c->type and, for select_flagged, flags with c->n flag
+ * bytes, as c's kind, pattern and seed say. Selects and partitions get random values,
+ * with special values (zeros, extremes, NaNs, infinities) mixed in; no float input is
+ * denormal, so a device that flushes them compares as the host does. */
+void clscan_verify_compact_fill(const clscan_verify_compact_case *c, void *src,
+                                unsigned char *flags);
+
+/* The host reference: writes into out (room for n elements) what the call must leave in
+ * dst (the kept elements in order; for a partition then the rejected ones in reverse
+ * order) and returns the count kept. pred is used by select_if and partition_if, flags
+ * by select_flagged; unique compares neighbours with C's != on the type itself. */
+size_t clscan_verify_compact_reference(clscan_verify_kind kind, clscan_type type,
+                                       const clscan_verify_predicate *pred, const void *src,
+                                       const unsigned char *flags, size_t n, void *out);
+
+/* Runs one compaction case on `queue` with guard bands of poison around dst, src and
+ * flags and a 64-byte count buffer, waits for the call's event, reads back and checks:
+ * the count (bytes 0..7, a cl_ulong) exactly and bytes 8..63 untouched; dst bit for bit
+ * ([0, kept) for selects and unique, whose [kept, n) must hold what was there before;
+ * all n for a partition); nothing written outside; src and flags unchanged (src unless
+ * in place). DOUBLE on a device without fp64 must be refused with
+ * CLSCAN_ERROR_UNSUPPORTED and nothing written: a SKIP. Always writes a one-line reason
+ * into msg. Releases everything it created. */
+clscan_verify_result clscan_verify_run_compact(clscan_context *ctx, cl_context cl_ctx,
+                                               cl_command_queue queue,
+                                               const clscan_verify_compact_case *c,
+                                               char *msg, size_t msg_size);
+
+/* Compaction sizes: quick, a short list up to 2999 elements (Oclgrind runs it);
+ * otherwise clscan_verify_sizes's full list and 2^20 + 7. */
+size_t clscan_verify_compact_sizes(int quick, uint64_t seed, clscan_verify_size *out,
+                                   size_t cap);
 
 #endif /* CLSCAN_VERIFY_H */
