@@ -249,10 +249,11 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
  * Where the device runs the single-pass scan (docs/DEVICES.md), each call is one
  * kernel: every tile loads its elements, evaluates the predicate, scans the keep flags
  * in the work-group, finds how many earlier tiles kept by the decoupled look-back, and
- * writes its kept elements; the last tile writes the count. Elsewhere it is two or
- * three kernels (count per work-group, scan of the counts, write). Integer and float
- * results are exact either way: elements are moved, never combined. n == 0 is valid:
- * the count (0) is still written, by a kernel.
+ * writes its kept elements; the last tile writes the count. Elsewhere it is one to
+ * three kernels (count per work-group, scan of the counts, write; small n: the write
+ * alone). In place adds a copy first. Results are exact for every type, floats
+ * included: elements are moved, never combined. n == 0 is valid: the count (0) is
+ * still written, by a kernel.
  *
  * Events, wait lists, queues and threads as for the scans. Returns CLSCAN_SUCCESS;
  * CLSCAN_ERROR_INVALID_ARGUMENT for a NULL context, queue, buffer or predicate, an empty
