@@ -96,9 +96,11 @@ run_oclgrind() {
 
 # Every line "name CLSCAN_SETTINGS..." of stdin (tests/profiles.txt) under Oclgrind, on the types and
 # operators that take different paths (built-in-able ADD, shuffled MUL, bitwise XOR; 4-
-# and 8-byte integers) and sizes up to a few tiles, with every compaction kind on those
-# types (the quick list stays under 3000 elements); two at a time (Oclgrind uses one
-# core). The full type and operator matrix of each profile runs on PoCL and rusticl.
+# and 8-byte integers) and sizes up to a few tiles, with select-if and partition-if
+# (the two ways compaction writes; flags and unique differ only in what decides, and run
+# under Oclgrind in the default and look-back runs) on those types; two at a time
+# (Oclgrind uses one core). The full type and operator matrix of each profile, with
+# every compaction kind, runs on PoCL and rusticl.
 run_oclgrind_profiles() {
     local name settings pids=() names=()
     while read -r name settings; do
@@ -107,7 +109,8 @@ run_oclgrind_profiles() {
         # (else its larger tiles would not launch).
         settings=$(echo "$settings" | sed -E 's/CLSCAN_LOCAL_MEM_SIZE=(48|64)K/CLSCAN_LOCAL_MEM_SIZE=32K/')
         run_oclgrind "$name" "$settings" "$build/clscan-selftest" --quick --types int32,int64 \
-            --ops add,mul,xor --max-size 5000 >"$build/oclgrind-$name.summary" &
+            --ops add,mul,xor --kinds "${kinds:-select_if,partition_if}" --max-size 5000 \
+            >"$build/oclgrind-$name.summary" &
         pids+=($!)
         names+=("$name")
         if [ ${#pids[@]} = 2 ]; then wait_oclgrind; fi
@@ -176,7 +179,7 @@ test)
         run_oclgrind example "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl" \
             "$build/examples/fused_map_scan" 20000 "$(date +%s)"
         run_oclgrind_profiles <tests/profiles.txt
-        run_oclgrind_profiles < <(lookback_runs)
+        kinds=select_flagged,select_if,partition_if,unique run_oclgrind_profiles < <(lookback_runs)
     else
         echo "dev.sh: oclgrind not installed: kernel race checks not run" >&2
         failed=$((failed + 1))
