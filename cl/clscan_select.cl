@@ -55,8 +55,9 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
     for (ulong t = first; t < end; ++t) {
         const ulong base = t * CLSCAN_TILE;
         const uint in_tile = (uint)min((ulong)CLSCAN_TILE, n - base);
-        /* (Each work-item reads only its own slots of the tile in clscan_sel_write, the
-         * slots it writes first in the next clscan_sel_rank: no barrier needed.) */
+        /* (No barrier between tiles: with flags in local memory each work-item reads in
+         * clscan_sel_write only the slots it writes first in the next clscan_sel_rank;
+         * the ballot ranks start with a barrier of their own.) */
         const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch);
         clscan_sel_write(s, dst + dst_off, n, base, in_tile, x, keep, tile, carry);
         carry += total;

@@ -82,27 +82,35 @@ typedef struct clscan_sel_source {
     __global const uchar *flags;
 } clscan_sel_source;
 
-/* Whether element i of the range (src and flags start at the range) is kept. *v
- * receives the element where it is kept or `need_value` is set; in FLAGGED mode a
- * dropped element is not read at all when need_value is 0. */
+/* Whether element i (src and flags start at the range), already loaded as x, is kept. */
+int clscan_sel_keep_loaded(clscan_sel_source s, ulong i, CLSCAN_E x)
+{
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_FLAGGED
+    (void)x;
+    return s.flags[i] != 0;
+#elif CLSCAN_SEL_MODE == CLSCAN_SEL_UNIQUE
+    if (i == 0) return 1;
+    const CLSCAN_E before = s.src[i - 1];
+    return x != before;
+#else
+    (void)s;
+    return clscan_sel_predicate(x, i) != 0;
+#endif
+}
+
+/* Whether element i of the range is kept. *v receives the element where it is kept or
+ * `need_value` is set; in FLAGGED mode a dropped element is not read at all when
+ * need_value is 0. */
 int clscan_sel_decide(clscan_sel_source s, ulong i, int need_value, CLSCAN_E *v)
 {
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_FLAGGED
     const int kept = s.flags[i] != 0;
     *v = kept && need_value ? s.src[i] : (CLSCAN_E)0;
     return kept;
-#elif CLSCAN_SEL_MODE == CLSCAN_SEL_UNIQUE
-    (void)need_value;
-    const CLSCAN_E x = s.src[i];
-    *v = x;
-    if (i == 0) return 1;
-    const CLSCAN_E before = s.src[i - 1];
-    return x != before;
 #else
     (void)need_value;
-    const CLSCAN_E x = s.src[i];
-    *v = x;
-    return clscan_sel_predicate(x, i) != 0;
+    *v = s.src[i];
+    return clscan_sel_keep_loaded(s, i, *v);
 #endif
 }
 
@@ -125,22 +133,6 @@ CLSCAN_T clscan_sel_count_part(clscan_sel_source s, ulong base, uint count)
 CLSCAN_T clscan_lb_tile_part(clscan_sel_source s, ulong base)
 {
     return clscan_sel_count_part(s, base, CLSCAN_TILE);
-}
-
-/* Whether element i, already loaded as x, is kept (the test of clscan_sel_decide). */
-int clscan_sel_keep_loaded(clscan_sel_source s, ulong i, CLSCAN_E x)
-{
-#if CLSCAN_SEL_MODE == CLSCAN_SEL_FLAGGED
-    (void)x;
-    return s.flags[i] != 0;
-#elif CLSCAN_SEL_MODE == CLSCAN_SEL_UNIQUE
-    if (i == 0) return 1;
-    const CLSCAN_E before = s.src[i - 1];
-    return x != before;
-#else
-    (void)s;
-    return clscan_sel_predicate(x, i) != 0;
-#endif
 }
 
 /* Phase one of tile [base, base + count): loads the work-item's elements (consecutive

@@ -4,10 +4,6 @@
  * the multi-level levels and the look-back's status buffer are shared with compaction. */
 #include "clscan_internal.h"
 
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
 #define SET_ARG(k, i, v) CLSCAN_SET_ARG(err, k, i, v)
 
 /* Tiles of wg * items elements; a bounded number of work-groups, each taking a
