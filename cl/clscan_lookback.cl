@@ -222,26 +222,56 @@ int clscan_lb_publish_fallback(__global clscan_lb_word *st, uint epoch,
  * before this file. */
 #ifndef CLSCAN_LB_SOURCE
 #define CLSCAN_LB_SOURCE __global const CLSCAN_T *
-/* This work-item's share of the total of the whole tile that starts at element base:
- * its elements base + i * CLSCAN_WG_SIZE + lid, combined. */
+/* This work-item's share of the total of the full tile that starts at element base:
+ * its CLSCAN_ITEMS consecutive elements, combined left to right from the first, as
+ * clscan_wg_scan combines them in local memory (and as the one-work-item scan kernel
+ * does), so that the look-back's fallback, which then takes the total of these shares
+ * with clscan_wg_scan_value as clscan_wg_scan does, gets the owner's total bit for bit.
+ * (A fallback is rare; these reads are not coalesced.) */
 CLSCAN_T clscan_lb_tile_part(__global const CLSCAN_T *src, ulong base)
 {
-    const uint lid = get_local_id(0);
-    CLSCAN_T x = CLSCAN_IDENTITY;
-    for (uint i = 0; i < CLSCAN_ITEMS; ++i) {
-        const CLSCAN_T e = src[base + i * CLSCAN_WG_SIZE + lid];
+    const ulong first = base + (ulong)get_local_id(0) * CLSCAN_ITEMS;
+    CLSCAN_T x = src[first];
+    for (uint i = 1; i < CLSCAN_ITEMS; ++i) {
+        const CLSCAN_T e = src[first + i];
         x = CLSCAN_OP(x, e);
     }
     return x;
 }
 #endif
 
+/* Whether the look-back combines tile totals in a fixed order, so that results are the
+ * same bits whatever the timing: floating-point types, whose operators round (and whose
+ * fmin/fmax may return either zero of two). Integer operators are associative and
+ * commutative, so any order gives the same bits: they keep the walk that combines
+ * totals as it finds them. (In a fixed order a tile combines all the totals above its
+ * anchor after finding it, on the path to publishing its own prefix; that fold is
+ * unrolled, since a plain loop of dependent local reads made the H100's float scan 46%
+ * slower at 2^28; docs/PERFORMANCE.md.) */
+#ifndef CLSCAN_LB_ORDERED
+#if CLSCAN_TYPE_ID == CLSCAN_FLOAT || CLSCAN_TYPE_ID == CLSCAN_DOUBLE
+#define CLSCAN_LB_ORDERED 1
+#else
+#define CLSCAN_LB_ORDERED 0
+#endif
+#endif
+
+/* Predecessors whose totals the look-back keeps in local memory while it walks down, by
+ * distance, so that it can combine them forward without reading them again. */
+#ifndef CLSCAN_LB_NEAR
+#define CLSCAN_LB_NEAR (8 * CLSCAN_LB_WINDOW)
+#endif
+
 /* What the look-back shares through local memory. */
 typedef struct clscan_lb_local {
     CLSCAN_T value[CLSCAN_LB_WINDOW];
     uint kind[CLSCAN_LB_WINDOW];
-    CLSCAN_T acc;  /* work-item 0's running combination, handed to all at the end */
-    long cursor;   /* the next predecessor to look at */
+#if CLSCAN_LB_ORDERED
+    CLSCAN_T near[CLSCAN_LB_NEAR]; /* [d]: the total of tile t - 1 - d */
+#endif
+    CLSCAN_T acc;  /* work-item 0's combination, handed to all at the end */
+    long cursor;   /* the tile the next window starts at */
+    uint up;       /* ordered: 0 walking down to an anchor, 1 combining from it up */
     uint step;     /* what the group does next */
 } clscan_lb_local;
 
@@ -249,10 +279,170 @@ typedef struct clscan_lb_local {
 #define CLSCAN_LB_STEP_FALLBACK 1u
 #define CLSCAN_LB_STEP_DONE 2u
 
-/* The combination of every element before tile t, returned to every work-item (for
- * t == 0 the identity, after one round): the window of CLSCAN_LB_WINDOW predecessors below `cursor` is read at once,
- * work-item 0 folds it from the nearest tile down to the first not ready or to an
- * inclusive prefix (which ends the look-back). After more than spin_limit reads that
+#if CLSCAN_LB_ORDERED
+/* Combines v after *acc (or starts with v when *have is 0). */
+void clscan_lb_fold_(CLSCAN_T *acc, int *have, CLSCAN_T v)
+{
+    *acc = *have ? CLSCAN_OP(*acc, v) : v;
+    *have = 1;
+}
+
+/* Work-item 0, once the fold has reached tile `from`: the kept totals of tiles from,
+ * ..., t - 1, in order. */
+void clscan_lb_fold_near_(__local const clscan_lb_local *lb, ulong t, long from,
+                          CLSCAN_T *acc, int *have)
+{
+#pragma unroll 8
+    for (long d = (long)t - 1 - from; d >= 0; --d) clscan_lb_fold_(acc, have, lb->near[d]);
+}
+
+/* CLSCAN_LB_ORDERED 1 (floats): the combination of every element before tile t,
+ * returned to every work-item (the identity for t == 0). It is always the same value, bit for bit, whatever the timing:
+ * the tiles' totals combined strictly left to right, ((T0 op T1) op T2) op ... T(t-1),
+ * which is also what every inclusive prefix a tile publishes holds. (Combining the
+ * totals from the nearest tile down, as they are found, would give floats a rounding
+ * that depends on where a prefix was found.) Two phases:
+ *   down: windows of CLSCAN_LB_WINDOW predecessors below `cursor` are read at once, and
+ *     work-item 0 walks from the nearest tile over those that show their total (kept
+ *     in lb->near while within CLSCAN_LB_NEAR tiles of t) to the anchor: the first that
+ *     shows its inclusive prefix, or the start of the input. From the anchor it
+ *     combines the totals above it forward, in order;
+ *   up: only if the anchor lies farther than CLSCAN_LB_NEAR tiles below t: the tiles
+ *     between it and the kept ones are read again, a window at a time from the lowest,
+ *     and combined in order (a tile that shows its inclusive prefix by now gives
+ *     exactly the combination so far), then the kept ones.
+ * After more than spin_limit reads that made no progress, the group reduces the
+ * waited-for tile's input itself (src, through clscan_lb_tile_part, in the order its
+ * owner combines it, so the total has the owner's bits) and goes on. stats[0] counts
+ * those reductions, stats[1] the ones whose result this group published. Called by the
+ * whole work-group; ends with a barrier. */
+CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, uint epoch,
+                                    uint spin_limit, CLSCAN_LB_SOURCE src,
+                                    __local clscan_lb_local *lb, __local CLSCAN_T *scratch,
+                                    __global uint *stats)
+{
+    const uint lid = get_local_id(0);
+    /* Tiles below far_end are not kept in lb->near. */
+    const long far_end = (long)t - CLSCAN_LB_NEAR;
+    /* Work-item 0's state: acc holds the combination from the anchor up to cursor
+     * (have: it holds anything yet). */
+    CLSCAN_T acc = CLSCAN_IDENTITY;
+    int have = 0;
+    uint up = 0;
+    long cursor = (long)t - 1;
+    uint spins = 0;
+    if (lid == 0) {
+        lb->cursor = cursor;
+        lb->up = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (;;) {
+        if (lid < CLSCAN_LB_WINDOW) {
+            const int going_up = lb->up;
+            const long j = going_up ? lb->cursor + (long)lid : lb->cursor - (long)lid;
+            CLSCAN_T v = CLSCAN_IDENTITY;
+            uint k = 0;
+            if (j >= 0 && j < (going_up ? far_end : (long)t))
+                k = clscan_lb_read(status + (ulong)j * CLSCAN_LB_PARTS, epoch, &v);
+            lb->kind[lid] = k;
+            lb->value[lid] = v;
+            const long d = (long)t - 1 - j;
+            if (!going_up && d < CLSCAN_LB_NEAR) lb->near[d] = v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            uint step = CLSCAN_LB_STEP_READ, used = 0;
+            int progress = 0, done = 0;
+            if (!up) {
+                for (; used < CLSCAN_LB_WINDOW; ++used) {
+                    const long j = cursor - (long)used;
+                    const uint k = j < 0 ? CLSCAN_LB_PREFIX : lb->kind[used];
+                    if (k == 0) break;
+                    if (k == CLSCAN_LB_PREFIX) { /* the anchor: combine forward from it */
+                        if (j >= 0) clscan_lb_fold_(&acc, &have, lb->value[used]);
+                        if (j + 1 >= far_end) {
+                            clscan_lb_fold_near_(lb, t, j + 1, &acc, &have);
+                            done = 1;
+                        }
+                        up = 1;
+                        cursor = j + 1;
+                        break;
+                    }
+                }
+                progress = up || used;
+                if (!up) cursor -= (long)used;
+            } else {
+                for (; used < CLSCAN_LB_WINDOW && cursor < far_end; ++used, ++cursor) {
+                    const uint k = lb->kind[used];
+                    if (k == 0) break;
+                    if (k == CLSCAN_LB_PREFIX) { /* the same bits as combining on */
+                        acc = lb->value[used];
+                        have = 1;
+                    } else {
+                        clscan_lb_fold_(&acc, &have, lb->value[used]);
+                    }
+                }
+                progress = used != 0;
+                if (cursor >= far_end) {
+                    clscan_lb_fold_near_(lb, t, far_end, &acc, &have);
+                    done = 1;
+                }
+            }
+            spins = progress ? 0u : spins + 1u;
+            if (done) step = CLSCAN_LB_STEP_DONE;
+            else if (spins > spin_limit) step = CLSCAN_LB_STEP_FALLBACK;
+            lb->cursor = cursor;
+            lb->up = up;
+            lb->step = step;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint step = lb->step;
+        if (step == CLSCAN_LB_STEP_DONE) break;
+        if (step == CLSCAN_LB_STEP_FALLBACK) {
+            /* Tile `cursor` has shown nothing usable for too long: reduce its input. */
+            const CLSCAN_T x = clscan_lb_tile_part(src, (ulong)lb->cursor * CLSCAN_TILE);
+            CLSCAN_T total;
+            (void)clscan_wg_scan_value(x, 0, scratch, &total);
+            if (lid == 0) {
+                atomic_inc(stats);
+                if (clscan_lb_publish_fallback(status + (ulong)cursor * CLSCAN_LB_PARTS, epoch,
+                                               total))
+                    atomic_inc(stats + 1);
+                uint next = CLSCAN_LB_STEP_READ;
+                if (up) {
+                    clscan_lb_fold_(&acc, &have, total);
+                    if (++cursor >= far_end) {
+                        clscan_lb_fold_near_(lb, t, far_end, &acc, &have);
+                        next = CLSCAN_LB_STEP_DONE;
+                    }
+                } else {
+                    const long d = (long)t - 1 - cursor;
+                    if (d < CLSCAN_LB_NEAR) lb->near[d] = total;
+                    cursor -= 1; /* (below tile 0, the next window finds the start) */
+                }
+                spins = 0;
+                lb->cursor = cursor;
+                lb->step = next;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lb->step == CLSCAN_LB_STEP_DONE) break;
+        }
+    }
+    if (lid == 0) lb->acc = have ? acc : CLSCAN_IDENTITY;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const CLSCAN_T result = lb->acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return result;
+}
+
+#else /* !CLSCAN_LB_ORDERED */
+
+/* CLSCAN_LB_ORDERED 0 (integers): the combination of every element before tile t,
+ * returned to every work-item (for t == 0 the identity, after one round): the window
+ * of CLSCAN_LB_WINDOW predecessors below `cursor` is read at once, work-item 0 folds
+ * it from the nearest tile down to the first not ready or to an inclusive prefix
+ * (which ends the look-back). The order of combination then depends on timing, which
+ * integer operators (associative and commutative) never show. After more than spin_limit reads that
  * made no progress, the group reduces the waited-for tile's input (src, through
  * clscan_lb_tile_part) itself and goes on below it. stats[0] counts those reductions, stats[1]
  * the ones whose result this group published. Called by the whole work-group; ends
@@ -302,7 +492,8 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
         if (step == CLSCAN_LB_STEP_FALLBACK) {
             /* Tile `cursor` has published nothing usable for too long: reduce its input. */
             const CLSCAN_T x = clscan_lb_tile_part(src, (ulong)lb->cursor * CLSCAN_TILE);
-            const CLSCAN_T total = clscan_wg_reduce_value(x, scratch);
+            CLSCAN_T total;
+            (void)clscan_wg_scan_value(x, 0, scratch, &total);
             if (lid == 0) {
                 /* The owner may have published meanwhile: an inclusive prefix ends the
                  * look-back at once (src is never written during the scan: the total
@@ -335,6 +526,7 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
     barrier(CLK_LOCAL_MEM_FENCE);
     return result;
 }
+#endif /* CLSCAN_LB_ORDERED */
 
 /* Tile t's side of the protocol, given its total: publishes the total (tile 0: as its
  * inclusive prefix), looks back for the combination of all earlier tiles, publishes

@@ -118,8 +118,9 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
      * straight from global memory now, and scanned from it once the carry is known
      * (that second read finds it in the cache). (Walking 8 segments side by side, for
      * more independent chains of operations, measured 60% slower on PoCL.) */
-    CLSCAN_T total = CLSCAN_IDENTITY;
-    for (uint k = 0; k < count; ++k) {
+    /* (From the first element, as clscan_lb_tile_part combines a tile.) */
+    CLSCAN_T total = in[base];
+    for (uint k = 1; k < count; ++k) {
         const CLSCAN_T x = in[base + k];
         total = CLSCAN_OP(total, x);
     }

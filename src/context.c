@@ -6,6 +6,72 @@
 
 static atomic_ulong next_context_id = 1;
 
+/* Every live context, so that a call on a released one (or on a pointer that never was
+ * one) is refused instead of reading freed memory. A read lock per call. */
+static pthread_rwlock_t live_lock = PTHREAD_RWLOCK_INITIALIZER;
+static const clscan_context **live;
+static size_t live_count, live_cap;
+
+int clscan__context_track(const clscan_context *ctx)
+{
+    int ok = 1;
+    pthread_rwlock_wrlock(&live_lock);
+    if (live_count == live_cap) {
+        size_t cap = live_cap ? 2 * live_cap : 16;
+        const clscan_context **grown = realloc(live, cap * sizeof *grown);
+        if (grown) {
+            live = grown;
+            live_cap = cap;
+        } else {
+            ok = 0;
+        }
+    }
+    if (ok) live[live_count++] = ctx;
+    pthread_rwlock_unlock(&live_lock);
+    return ok;
+}
+
+/* Removes ctx; returns 0 if it was not live. The table is freed once empty, so a
+ * program that releases every context leaves nothing behind. */
+int clscan__context_untrack(const clscan_context *ctx)
+{
+    int found = 0;
+    pthread_rwlock_wrlock(&live_lock);
+    for (size_t i = 0; i < live_count; ++i)
+        if (live[i] == ctx) {
+            live[i] = live[--live_count];
+            found = 1;
+            break;
+        }
+    if (live_count == 0) {
+        free(live);
+        live = NULL;
+        live_cap = 0;
+    }
+    pthread_rwlock_unlock(&live_lock);
+    return found;
+}
+
+int clscan__context_live(const clscan_context *ctx)
+{
+    int found = 0;
+    if (!ctx) return 0;
+    pthread_rwlock_rdlock(&live_lock);
+    for (size_t i = 0; i < live_count && !found; ++i) found = live[i] == ctx;
+    pthread_rwlock_unlock(&live_lock);
+    return found;
+}
+
+clscan_status clscan__check_context(const clscan_context *ctx)
+{
+    CLSCAN_RETURN_IF(NULL, ctx == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "context is NULL");
+    CLSCAN_RETURN_IF(NULL, !clscan__context_live(ctx), CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "context %p is not a live clscan context (released, or not made by "
+                     "clscan_context_create)",
+                     (const void *)ctx);
+    return CLSCAN_SUCCESS;
+}
+
 clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device,
                                     clscan_context **out)
 {
@@ -46,6 +112,12 @@ clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device,
         free(ctx);
         return s;
     }
+    if (!clscan__context_track(ctx)) {
+        clscan__profile_free(&ctx->profile);
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return clscan__fail(NULL, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    }
     clRetainContext(cl_ctx);
     clRetainDevice(device);
     *out = ctx;
@@ -54,7 +126,7 @@ clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device,
 
 void clscan_context_release(clscan_context *ctx)
 {
-    if (!ctx) return;
+    if (!ctx || !clscan__context_untrack(ctx)) return; /* NULL, or released already */
     clscan__programs_free(ctx->programs);
     clscan__scratch_free(ctx->scratch);
     clscan__profile_free(&ctx->profile);
@@ -66,7 +138,8 @@ void clscan_context_release(clscan_context *ctx)
 
 size_t clscan_context_describe(const clscan_context *ctx, char *buf, size_t size)
 {
-    if (!ctx) {
+    if (!buf) size = 0;
+    if (!clscan__context_live(ctx)) {
         if (size) buf[0] = '\0';
         return 0;
     }

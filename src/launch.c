@@ -4,6 +4,7 @@
 #include "clscan_internal.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,13 +80,26 @@ clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue que
                                 clscan_type type, clscan_op op, cl_uint nwait,
                                 const cl_event *wait, int *in_order)
 {
-    CLSCAN_RETURN_IF(NULL, ctx == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "context is NULL");
+    clscan_status s = clscan__check_context(ctx);
+    if (s != CLSCAN_SUCCESS) return s;
     CLSCAN_RETURN_IF(ctx, queue == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "queue is NULL");
-    clscan_status s = clscan__check_type_op(ctx, type, op);
+    s = clscan__check_type_op(ctx, type, op);
     if (s != CLSCAN_SUCCESS) return s;
     CLSCAN_RETURN_IF(ctx, (nwait == 0) != (wait == NULL), CLSCAN_ERROR_INVALID_ARGUMENT,
                      "event wait list: %u events but the list is %s", nwait,
                      wait ? "not NULL" : "NULL");
+    for (cl_uint i = 0; i < nwait; ++i) {
+        cl_context ectx = NULL;
+        CLSCAN_RETURN_IF(ctx, wait[i] == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "event_wait_list[%u] is NULL", i);
+        cl_int e = clGetEventInfo(wait[i], CL_EVENT_CONTEXT, sizeof ectx, &ectx, NULL);
+        CLSCAN_RETURN_IF(ctx, e != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "event_wait_list[%u] is not a valid event (%s)", i,
+                         clscan_status_string(e));
+        CLSCAN_RETURN_IF(ctx, ectx != ctx->cl_ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "event_wait_list[%u] belongs to another cl_context than the clscan "
+                         "context", i);
+    }
 
     cl_context qctx = NULL;
     cl_device_id qdev = NULL;
@@ -101,6 +115,29 @@ clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue que
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "queue belongs to another cl_context or device than the clscan context");
     *in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    return CLSCAN_SUCCESS;
+}
+
+/* A device buffer of `bytes` for the library's own use (`what` names it in messages);
+ * a request above the device's largest allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE, or
+ * CLSCAN_MAX_MEM_ALLOC_SIZE) is refused before OpenCL is asked. */
+clscan_status clscan__create_buffer(clscan_context *ctx, size_t bytes, const char *what,
+                                    cl_mem *out)
+{
+    *out = NULL;
+    CLSCAN_RETURN_IF(ctx, (cl_ulong)bytes > ctx->profile.max_alloc,
+                     CLSCAN_ERROR_OUT_OF_RESOURCES,
+                     "%s needs %zu bytes, more than the device's largest allocation "
+                     "(CL_DEVICE_MAX_MEM_ALLOC_SIZE) of %llu bytes",
+                     what, bytes, (unsigned long long)ctx->profile.max_alloc);
+    cl_int err;
+    *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) {
+        *out = NULL;
+        char msg[160];
+        snprintf(msg, sizeof msg, "clCreateBuffer of %zu bytes (%s)", bytes, what);
+        return clscan__fail_cl(ctx, err, msg);
+    }
     return CLSCAN_SUCCESS;
 }
 

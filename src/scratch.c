@@ -39,11 +39,10 @@ static clscan_status fit(clscan_context *ctx, clscan_scratch *s, size_t size)
     if (s->buffer) clReleaseMemObject(s->buffer);
     s->buffer = NULL;
     s->size = 0;
-    cl_int err;
     size_t grown = size < 4096 ? 4096 : size;
     s->lb_clean = 0; /* a new buffer holds anything */
-    s->buffer = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, grown, NULL, &err);
-    if (err != CL_SUCCESS) return clscan__fail_cl(ctx, err, "clCreateBuffer(scratch)");
+    clscan_status st = clscan__create_buffer(ctx, grown, "a scratch buffer", &s->buffer);
+    if (st != CLSCAN_SUCCESS) return st;
     s->size = grown;
     return CLSCAN_SUCCESS;
 }

@@ -165,12 +165,11 @@ static clscan_status enqueue_zero(clscan_launch *l, clscan_program *prog, const 
 static clscan_status copy_input(clscan_launch *l, const select_call *c, cl_mem *copy)
 {
     const size_t elem = clscan_type_size(c->type);
-    cl_int err;
-    *copy = clCreateBuffer(l->ctx->cl_ctx, CL_MEM_READ_WRITE, c->n * elem, NULL, &err);
-    if (err != CL_SUCCESS)
-        return clscan__fail_cl(l->ctx, err, "clCreateBuffer (the in-place input's copy)");
+    clscan_status s = clscan__create_buffer(l->ctx, c->n * elem, "the in-place input's copy",
+                                            copy);
+    if (s != CLSCAN_SUCCESS) return s;
     cl_event ev = NULL;
-    err = clEnqueueCopyBuffer(l->queue, c->src, *copy, c->src_offset * elem, 0, c->n * elem,
+    cl_int err = clEnqueueCopyBuffer(l->queue, c->src, *copy, c->src_offset * elem, 0, c->n * elem,
                               l->nwait, l->wait, &ev);
     if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clEnqueueCopyBuffer");
     clscan__launch_chain(l, ev);

@@ -184,6 +184,8 @@ const char *clscan_context_last_error(const clscan_context *ctx)
 {
     last_error *e = thread_error(0);
     if (!e || !e->text) return "";
-    if (ctx && e->ctx_id != ctx->id) return "";
+    /* A pointer that is not a live context reads as NULL (its failures were recorded
+     * against no context). */
+    if (ctx && clscan__context_live(ctx) && e->ctx_id != ctx->id) return "";
     return e->text;
 }

@@ -263,6 +263,111 @@ START_TEST(test_lookback)
 }
 END_TEST
 
+/* Floating-point sums are the same bits from call to call (include/clscan.h promises
+ * it for the same device, n, type, op and placement), on every tuning the suite runs,
+ * the look-back's delayed, silent and give-up modes included, where which predecessor a
+ * tile finds ready varies with timing. Elements of widely varied magnitude make every
+ * change of combination order show in the last bits. Each call is checked against the
+ * host reference too; how many elements differ from a serial sum is reported. (The
+ * test fails against the first look-back, which folded totals as it found them.) */
+START_TEST(test_reproducible)
+{
+    const uint64_t seed = getenv("CLSCAN_TEST_SEED") ? strtoull(getenv("CLSCAN_TEST_SEED"), NULL, 0)
+                                                      : 20261124;
+    fprintf(stderr, "reproducibility: seed %llu\n", (unsigned long long)seed);
+    enum { REPS = 10 };
+    for (int di = 0; di < clscan_ndevs; di++) {
+        clscan_test_dev *d = &clscan_devs[di];
+        const clscan_profile *p = &d->ctx->profile;
+        for (int ti = 0; ti < 2; ti++) {
+            const clscan_type type = ti ? CLSCAN_DOUBLE : CLSCAN_FLOAT;
+            if (type == CLSCAN_DOUBLE && !p->fp64) continue;
+            const size_t elem = clscan_type_size(type);
+            const size_t tile = p->sp_wg_size * p->sp_items * 4 / elem;
+            /* CLSCAN_TEST_REPRO_N adds a size (a GPU's many tiles in flight). */
+            const char *extra = getenv("CLSCAN_TEST_REPRO_N");
+            const size_t sizes[] = {60 * tile + 5, 300001, extra ? strtoull(extra, NULL, 0) : 0};
+            for (size_t si = 0; si < sizeof sizes / sizeof *sizes && sizes[si]; si++) {
+                const size_t n = sizes[si];
+                clscan_verify_rng rng = {clscan_verify_mix(seed, n * 2 + (size_t)ti)};
+                char *data = malloc(n * elem), *first = malloc(n * elem), *got = malloc(n * elem);
+                ck_assert(data && first && got);
+                for (size_t i = 0; i < n; i++) {
+                    const uint64_t r = clscan_verify_rng_next(&rng);
+                    /* sign, mantissa in [1, 2), exponent in [-24, 24) */
+                    const double v = ((r & 1) ? -1.0 : 1.0) *
+                                     (1.0 + (double)((r >> 8) & 0xfffff) / 1048576.0) *
+                                     ldexp(1.0, (int)((r >> 40) % 48) - 24);
+                    if (type == CLSCAN_FLOAT) ((float *)data)[i] = (float)v;
+                    else ((double *)data)[i] = v;
+                }
+                cl_mem src = clscan_buffer(d, n * elem, data), dst = clscan_buffer(d, n * elem, NULL);
+                for (int incl = 0; incl < 2; incl++) {
+                    size_t serial_diff = 0;
+                    for (int rep = 0; rep < REPS; rep++) {
+                        cl_event ev = NULL;
+                        clscan_status st = clscan_scans[incl](d->ctx, d->queue, src, 0, dst, 0, n,
+                                                              type, CLSCAN_OP_ADD, 0, NULL, &ev);
+                        ck_assert_msg(st == CLSCAN_SUCCESS, "%s: %s", clscan_status_string(st),
+                                      clscan_context_last_error(d->ctx));
+                        clscan_wait_complete(ev, "reproducibility scan");
+                        clReleaseEvent(ev);
+                        clscan_read(d->queue, dst, n * elem, rep ? got : first);
+                        if (rep == 0) {
+                            char msg[512];
+                            clscan_verify_ref *ref = clscan_verify_reference(type, CLSCAN_OP_ADD,
+                                                                             incl, data, n);
+                            ck_assert_ptr_nonnull(ref);
+                            ck_assert_msg(clscan_verify_compare(ref, first, msg, sizeof msg),
+                                          "%s: %s add %s n=%zu: %s", d->name,
+                                          clscan_type_name(type), clscan_mode_names[incl], n, msg);
+                            clscan_verify_ref_free(ref);
+                            double run = 0.0;
+                            for (size_t i = 0; i < n; i++) {
+                                const double x = type == CLSCAN_FLOAT ? ((float *)data)[i]
+                                                                      : ((double *)data)[i];
+                                double want;
+                                if (type == CLSCAN_FLOAT) {
+                                    const float before = (float)run;
+                                    run = (float)(before + (float)x);
+                                    want = incl ? run : before;
+                                    serial_diff += ((float *)first)[i] != (float)want;
+                                } else {
+                                    const double before = run;
+                                    run = before + x;
+                                    want = incl ? run : before;
+                                    serial_diff += ((double *)first)[i] != want;
+                                }
+                            }
+                            continue;
+                        }
+                        size_t diff = 0, at = n;
+                        for (size_t i = 0; i < n; i++)
+                            if (memcmp(got + i * elem, first + i * elem, elem) != 0) {
+                                if (at == n) at = i;
+                                diff++;
+                            }
+                        ck_assert_msg(diff == 0,
+                                      "%s: %s add %s n=%zu: call %d differs from the first in "
+                                      "%zu elements, first at %zu (tile %zu)",
+                                      d->name, clscan_type_name(type), clscan_mode_names[incl], n,
+                                      rep + 1, diff, at, at / tile);
+                    }
+                    fprintf(stderr, "%s: %s add %s n=%zu: %d calls bitwise equal; %zu elements "
+                            "differ from a serial sum\n", d->name, clscan_type_name(type),
+                            clscan_mode_names[incl], n, REPS, serial_diff);
+                }
+                clReleaseMemObject(src);
+                clReleaseMemObject(dst);
+                free(data);
+                free(first);
+                free(got);
+            }
+        }
+    }
+}
+END_TEST
+
 /* float/double MIN and MAX ignore NaN operands (fmin/fmax); src[0] is finite so every
  * prefix has a defined result whatever the evaluation order. */
 START_TEST(test_nan_minmax)
@@ -839,6 +944,7 @@ static Suite *clscan_suite(void)
     tcase_add_loop_test(dev, test_matrix, 0, CLSCAN_TYPE_COUNT);
     tcase_add_test(dev, test_nan_minmax);
     tcase_add_test(dev, test_lookback);
+    tcase_add_test(dev, test_reproducible);
     tcase_add_test(dev, test_invalid_arguments);
     tcase_add_test(dev, test_context_api);
     tcase_add_test(dev, test_kernel_build_options);

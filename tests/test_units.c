@@ -610,6 +610,8 @@ START_TEST(test_last_error)
     memset(&b, 0, sizeof b);
     a.id = 1001;
     b.id = 1002;
+    /* Live contexts, as if clscan_context_create had made them. */
+    ck_assert(clscan__context_track(&a) && clscan__context_track(&b));
     ck_assert_int_eq(clscan__fail(&a, CLSCAN_ERROR_INVALID_ARGUMENT, "bad %s", "thing"),
                      CLSCAN_ERROR_INVALID_ARGUMENT);
     ck_assert_str_eq(clscan_context_last_error(&a), "bad thing");
@@ -631,6 +633,11 @@ START_TEST(test_last_error)
     ck_assert_int_eq(pthread_create(&t, NULL, other_thread_error, NULL), 0);
     ck_assert_int_eq(pthread_join(t, &seen), 0);
     ck_assert_str_eq((const char *)seen, "");
+    /* A context no longer live reads as NULL: the thread's last failure. */
+    clscan__fail(&b, CLSCAN_ERROR_INVALID_ARGUMENT, "on b");
+    ck_assert(clscan__context_untrack(&a) && clscan__context_untrack(&b));
+    ck_assert(!clscan__context_untrack(&a));
+    ck_assert_str_eq(clscan_context_last_error(&a), "on b");
 }
 END_TEST
 
