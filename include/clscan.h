@@ -60,7 +60,8 @@ typedef int clscan_status;
 #define CLSCAN_ERROR_UNSUPPORTED        (-7002)
 /* A kernel did not compile; clscan_context_last_error() holds the build log. */
 #define CLSCAN_ERROR_BUILD_FAILED       (-7003)
-/* Host memory ran out, or no launch configuration fits the device's limits. */
+/* Host memory ran out, no launch configuration fits the device's limits, or a temporary
+ * device buffer would exceed its largest allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE). */
 #define CLSCAN_ERROR_OUT_OF_RESOURCES   (-7004)
 /* A CLSCAN_* environment variable has a value the library cannot use. */
 #define CLSCAN_ERROR_INVALID_ENVIRONMENT (-7005)
@@ -112,7 +113,10 @@ CLSCAN_API const char *clscan_op_name(clscan_op op);
  * context for a device also runs the local-memory bank probe, a timed kernel that
  * blocks the call (about 32 ms on an H100; once per device per process;
  * CLSCAN_BANK_PROBE=0 skips it). Kernels are built on first use and cached in the
- * context, so the first call with a new type and operator pays a program build.
+ * context, so the first call with a new type and operator pays a program build; built
+ * programs are also kept on disk (see "Disk cache and warming" below), so that a later
+ * process loads them instead of compiling, and clscan_context_warm builds them all up
+ * front.
  *
  * Threading: one context may be used from several threads at once, each with its own
  * command queue or sharing one; the library serialises what must be serialised inside.
@@ -129,20 +133,26 @@ CLSCAN_API clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id d
                                                clscan_context **out);
 
 /* Releases the context, its cached programs and scratch buffers (the OpenCL runtime
- * frees a buffer only once the commands that use it have finished). NULL is fine. */
+ * frees a buffer only once the commands that use it have finished). NULL, or a context
+ * already released, is ignored. Every other call given a released context (or a pointer
+ * clscan_context_create did not return) refuses it with CLSCAN_ERROR_INVALID_ARGUMENT
+ * and reads nothing through it: the library keeps a list of live contexts. (A pointer
+ * that a later clscan_context_create returned again is that new context.) */
 CLSCAN_API void clscan_context_release(clscan_context *ctx);
 
 /* The detail of the most recent failed call made by the calling thread on `ctx`:
  * what was wrong, or the compiler's build log for CLSCAN_ERROR_BUILD_FAILED. With
  * ctx == NULL, the calling thread's most recent failure on any context (this is how the
- * reason of a failed clscan_context_create is read). Returns "" when there is none. The
+ * reason of a failed clscan_context_create is read); a ctx that is not a live context
+ * reads as NULL. Returns "" when there is none. The
  * string belongs to the library and stays valid until this thread's next call into it. */
 CLSCAN_API const char *clscan_context_last_error(const clscan_context *ctx);
 
 /* Writes a human-readable, multi-line description of what the context detected about
  * its device (vendor, versions, local memory, banks, sub-group width, tuning chosen)
- * into buf (at most size bytes, always NUL-terminated when size > 0). Returns the length
- * the full text needs, excluding the NUL, like snprintf. */
+ * into buf (at most size bytes, always NUL-terminated when size > 0; buf NULL counts as
+ * size 0). Returns the length the full text needs, excluding the NUL, like snprintf;
+ * for a NULL or released context, "" and 0. */
 CLSCAN_API size_t clscan_context_describe(const clscan_context *ctx, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------------
@@ -168,7 +178,8 @@ CLSCAN_API size_t clscan_context_describe(const clscan_context *ctx, char *buf, 
  *
  * The call returns once the work is enqueued: it never blocks on the device and never
  * calls clFinish. The first call for a (type, op) pair builds its program (once per
- * context). Where the device profile allows (docs/DEVICES.md), the scan is one kernel,
+ * context; loaded from the disk cache where an earlier process built it, and never
+ * built at all after clscan_context_warm). Where the device profile allows (docs/DEVICES.md), the scan is one kernel,
  * single-pass with decoupled look-back: tiles find their prefix from their
  * predecessors' published totals, and a tile that waits too long computes what it
  * waits for itself, so the scan finishes whatever the device's scheduling; otherwise,
@@ -176,16 +187,23 @@ CLSCAN_API size_t clscan_context_describe(const clscan_context *ctx, char *buf, 
  * Temporaries live in scratch buffers owned by the context.
  *
  * Integer results are exact. Floating-point results differ from a serial loop by
- * rounding, since elements are combined in a tree; with the single-pass scan the order
- * in which tile totals are combined depends on timing, so two calls on the same input
- * may differ in the last bits (the multi-level scan, CLSCAN_SCAN_ALGO=multi-level,
- * gives the same bits every time on the same device).
+ * rounding, since elements are combined in a tree, but they are reproducible: the same
+ * call (device, tuning, type, op, n, in place or not) gives the same bits every time,
+ * whatever the timing. The single-pass scan combines tile totals strictly left to right
+ * however its look-back finds them, and a total that a waiting tile computes for a slow
+ * predecessor has the predecessor's own bits (docs/ALGORITHMS.md). In place and out of
+ * place may differ in the last bits (in place takes the multi-level scan).
  *
- * Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for a NULL context, queue or
- * buffer, a bad type or op, a range past the end of a buffer (CL_MEM_SIZE), offset
- * arithmetic that overflows, or a wait list that does not match its count;
- * CLSCAN_ERROR_UNSUPPORTED for DOUBLE without fp64 or a bitwise op on a float type;
- * CLSCAN_ERROR_BUILD_FAILED; or the OpenCL error of the enqueue that failed. On any
+ * Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for a NULL or released
+ * context, a NULL queue or buffer, a queue, buffer or waited-for event of another
+ * cl_context (or a queue of another device), a bad type or op, a range past the end of
+ * a buffer (CL_MEM_SIZE), offset arithmetic that overflows, src and dst overlapping
+ * without being the same range, or a wait list that does not match its count or holds
+ * a NULL event; CLSCAN_ERROR_UNSUPPORTED for DOUBLE without fp64 or a bitwise op on a
+ * float type; CLSCAN_ERROR_BUILD_FAILED; CLSCAN_ERROR_OUT_OF_RESOURCES where a
+ * temporary buffer would exceed the device's largest allocation
+ * (CL_DEVICE_MAX_MEM_ALLOC_SIZE); or the OpenCL error of the enqueue that failed. The
+ * message (clscan_context_last_error) names the argument and the values. On any
  * failure *event is left untouched and nothing is enqueued, except when an OpenCL
  * enqueue itself fails part way (the kernels already enqueued then run harmlessly on
  * scratch memory and dst, and dst is undefined).
@@ -256,11 +274,12 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
  * still written, by a kernel.
  *
  * Events, wait lists, queues and threads as for the scans. Returns CLSCAN_SUCCESS;
- * CLSCAN_ERROR_INVALID_ARGUMENT for a NULL context, queue, buffer or predicate, an empty
- * predicate, a bad type, a range past the end of a buffer, a count buffer smaller than
- * 8 bytes, overlapping ranges, or a wait list that does not match its count;
- * CLSCAN_ERROR_UNSUPPORTED for DOUBLE without fp64; CLSCAN_ERROR_BUILD_FAILED; or the
- * OpenCL error of the call that failed. On failure *event is left untouched and, unless
+ * CLSCAN_ERROR_INVALID_ARGUMENT for what the scans refuse, a NULL predicate, an empty
+ * one, a flags range past the end of its buffer, a count buffer smaller than 8 bytes,
+ * or overlapping ranges; CLSCAN_ERROR_UNSUPPORTED for DOUBLE without fp64;
+ * CLSCAN_ERROR_BUILD_FAILED (a predicate that does not compile);
+ * CLSCAN_ERROR_OUT_OF_RESOURCES where the in-place copy would exceed the device's
+ * largest allocation; or the OpenCL error of the call that failed. On failure *event is left untouched and, unless
  * an enqueue itself failed part way, nothing is enqueued.
  * ------------------------------------------------------------------------------ */
 CLSCAN_API clscan_status clscan_select_flagged(clscan_context *ctx, cl_command_queue queue,
@@ -292,6 +311,66 @@ CLSCAN_API clscan_status clscan_unique(clscan_context *ctx, cl_command_queue que
                                        size_t dst_offset, cl_mem count, size_t n,
                                        clscan_type type, cl_uint num_events_in_wait_list,
                                        const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------------------------------
+ * Disk cache and warming.
+ *
+ * Every program the library builds is also written, as the driver's binary
+ * (CL_PROGRAM_BINARIES), to a cache directory; a later context in any process that
+ * needs the same program loads that binary (clCreateProgramWithBinary) instead of
+ * compiling the source. A file is used only for the same platform, device, driver
+ * version, library version, build options and full source text (the #define block of
+ * the tuning chosen and a compaction's predicate included); anything else (another
+ * driver, a truncated, corrupt or foreign file, a binary the driver refuses) is ignored
+ * and replaced by a fresh build. Files are written to a temporary name in the same
+ * directory and renamed, so processes may share a cache directory and fill it at the
+ * same time. The cache never makes a call fail: one that cannot be read or written (a
+ * read-only or full disk, no home directory) is simply not used, and a call builds from
+ * source as it would without it. The cache is looked up only where a program is built,
+ * on a context's first use of it; nothing is read from disk at context creation.
+ *
+ * The environment, read once by clscan_context_create (a context keeps its settings for
+ * its life; clscan_context_describe shows them on its "disk cache:" line):
+ *   CLSCAN_DISK_CACHE=0|1  off or on; any other value makes clscan_context_create
+ *                          fail with CLSCAN_ERROR_INVALID_ENVIRONMENT. Default: on,
+ *                          except on PoCL, which caches built programs itself and
+ *                          compiles every kernel of a program to hand out its binary
+ *                          (seconds per program on a CPU; docs/PERFORMANCE.md).
+ *   CLSCAN_CACHE_DIR=dir   the cache directory (a relative one is taken from the working
+ *                          directory at context creation; empty is an error). Default:
+ *                          $XDG_CACHE_HOME/clscan, else $HOME/.cache/clscan; with none
+ *                          of the three set, the cache is off. Missing directories are
+ *                          created, with mode 0700, when the first file is written.
+ * The library never deletes files from the cache: removing the directory (at any time
+ * no process is writing it) empties it; a process killed while writing may leave a
+ * hidden temporary file (.clscan-*.tmp) there. Some drivers keep their own cache as
+ * well (PoCL: POCL_CACHE_DIR; NVIDIA: ~/.nv/ComputeCache; Mesa: MESA_SHADER_CACHE_DIR).
+ * ------------------------------------------------------------------------------ */
+
+/* Builds, or loads from the disk cache, every program that the scans and the
+ * compactions without a user predicate can use on this context's device, so that no
+ * later call pays a build: for each type and operator the device supports, the scan's
+ * program for the device scan the context chose and for the multi-level scan that calls
+ * in place take; for each type, select_flagged's and unique's programs with 32-bit
+ * counts, and with 64-bit counts too where one buffer can hold 2^32 elements.
+ * clscan_kernel_build_options then needs no build either.
+ *
+ * select_if and partition_if cannot be warmed: their programs are built around the
+ * predicate's text, on the first call with each predicate (loaded from the disk cache
+ * where an earlier process built it).
+ *
+ * This call BLOCKS until every program is built or loaded: some 40 to 90 programs,
+ * depending on the device (fp64, the device scan chosen, the largest buffer). That takes
+ * from a tenth of a second (every program in the disk cache and in the driver's own
+ * cache) to a minute (in neither: about 1 s on Mesa's rusticl, 10 s on PoCL, 50 s on an
+ * H100; docs/PERFORMANCE.md). It enqueues nothing and may be called at any time, from
+ * any thread; programs already built are not built again, so a second call returns at
+ * once. Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for a NULL or released
+ * context; or, at the first program that fails, what a call needing it would return
+ * (CLSCAN_ERROR_BUILD_FAILED with the log in clscan_context_last_error,
+ * CLSCAN_ERROR_OUT_OF_RESOURCES, an OpenCL error); the programs built before it stay
+ * built. */
+CLSCAN_API clscan_status clscan_context_warm(clscan_context *ctx);
 
 /* ------------------------------------------------------------------------------
  * The library's scans inside your own kernels.

@@ -177,6 +177,13 @@ typedef struct clscan_profile {
     cl_uint lb_word_bits;       /* 64 with 64-bit atomics, else 32 */
     cl_uint lb_spins;           /* fruitless look-back reads before the fallback */
     int lb_test;                /* 0, or a test mode of cl/clscan_lookback.cl */
+    /* The disk cache of built programs (diskcache.c), settled at context creation from
+     * CLSCAN_DISK_CACHE, CLSCAN_CACHE_DIR, XDG_CACHE_HOME and HOME. */
+    int disk_cache;             /* 1: programs are looked up in and written to cache_dir */
+    char *cache_dir;            /* owned; absolute; NULL when disk_cache is 0 */
+    const char *cache_source;   /* where cache_dir came from, or why the cache is off */
+    char *cache_identity;       /* owned: the library, platform, device and driver lines
+                                   that begin every key; NULL when disk_cache is 0 */
 } clscan_profile;
 
 /* Looks `name` up; returns its value or NULL. The library passes a wrapper of getenv;
@@ -334,6 +341,16 @@ struct clscan_context {
     unsigned scratch_count;
 };
 
+/* Whether ctx is a context clscan_context_create made and clscan_context_release has
+ * not released (context.c keeps the list). Track adds ctx to the list (0: out of
+ * memory), untrack removes it (0: it was not there); creation and release use them,
+ * and unit tests with contexts of their own. */
+int clscan__context_live(const clscan_context *ctx);
+int clscan__context_track(const clscan_context *ctx);
+int clscan__context_untrack(const clscan_context *ctx);
+/* CLSCAN_ERROR_INVALID_ARGUMENT, with a message, unless ctx is live. */
+clscan_status clscan__check_context(const clscan_context *ctx);
+
 /* --------------------------------------------------------------- dispatch --- */
 
 /* Argument checks every enqueueing call shares (launch.c). clscan__check_call validates
@@ -346,6 +363,10 @@ clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue que
  * bytes each; messages call it `name`. */
 clscan_status clscan__check_range(const clscan_context *ctx, cl_mem mem, const char *name,
                                   size_t offset, size_t n, size_t elem);
+/* Creates a read-write device buffer of `bytes` for the library's own use, refusing
+ * (CLSCAN_ERROR_OUT_OF_RESOURCES) more than the device's largest allocation. */
+clscan_status clscan__create_buffer(clscan_context *ctx, size_t bytes, const char *what,
+                                    cl_mem *out);
 /* Refuses src and dst ranges of n elements that overlap without being the same range. */
 clscan_status clscan__check_in_place(const clscan_context *ctx, cl_mem src, size_t src_offset,
                                      cl_mem dst, size_t dst_offset, size_t n);
@@ -457,5 +478,80 @@ clscan_status clscan__bank_probe(const clscan_context *ctx, cl_context cl_ctx, c
 /* Pure inference, for unit tests: times[i] is the time at stride 1 << i words (i < count).
  * Returns 1 and sets banks and width when the times show a pattern, else 0. */
 int clscan__bank_infer(const double *times, int count, cl_uint *banks, cl_uint *width);
+
+/* ------------------------------------------------------------ disk cache ---- */
+
+/* Settles p's disk-cache fields from getenv_fn: CLSCAN_DISK_CACHE (0 or 1, else
+ * CLSCAN_ERROR_INVALID_ENVIRONMENT), CLSCAN_CACHE_DIR (not empty; relative to the working
+ * directory), else $XDG_CACHE_HOME/clscan (if absolute), else $HOME/.cache/clscan, else
+ * off. Queries device for the key's identity lines; a failed query turns the cache off.
+ * Creates nothing on disk. */
+clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id device,
+                                         clscan_getenv_fn getenv_fn, void *user,
+                                         clscan_profile *p);
+
+/* What identifies one program build: the key text and the file it is cached in. */
+typedef struct clscan_diskcache_key {
+    char *text;     /* owned: identity lines, build options, source digest, #define block */
+    size_t length;  /* of text, without the NUL */
+    char *path;     /* owned: <cache dir>/clscan-<32 hex digits>.bin */
+} clscan_diskcache_key;
+/* Makes the key of the program built from texts[0..count) (as passed to
+ * clCreateProgramWithSource; texts[0] is the #define block) with `options`. Returns 0, or
+ * -1 when ctx's disk cache is off or memory ran out (out is then empty). */
+int clscan__diskcache_key(const clscan_context *ctx, const char *const *texts,
+                          const size_t *lengths, cl_uint count, const char *options,
+                          clscan_diskcache_key *out);
+void clscan__diskcache_key_free(clscan_diskcache_key *key);
+/* The program of key from its file, created from the binary and built with options; NULL
+ * when there is no file, it is truncated, corrupt or foreign, or the driver refuses it
+ * (each counted below; clscan__diskcache_last_reason says which). Never fails a call. */
+cl_program clscan__diskcache_load(clscan_context *ctx, const clscan_diskcache_key *key,
+                                  const char *options);
+/* Writes program's binary for ctx's device to key's file, atomically (a temporary file in
+ * the same directory, then rename), creating the directories (mode 0700) as needed.
+ * Failures are counted, never reported. */
+void clscan__diskcache_store(clscan_context *ctx, const clscan_diskcache_key *key,
+                             cl_program program);
+
+/* A cache file read back and checked (magic, format version, lengths, both checksums);
+ * its key text is not compared here. key and payload point into data. */
+typedef struct clscan_diskcache_file {
+    unsigned char *data; /* owned: the whole file */
+    const char *key;
+    size_t key_length;
+    const unsigned char *payload;
+    size_t payload_length;
+} clscan_diskcache_file;
+/* Returns 0 with *out filled, 1 when there is no file, -1 when it cannot be read or is
+ * not a valid cache file (clscan__diskcache_last_reason says why). For load and tests. */
+int clscan__diskcache_read_file(const char *path, clscan_diskcache_file *out);
+void clscan__diskcache_file_free(clscan_diskcache_file *f);
+/* Writes a cache file (header, key text, payload) atomically. 0 on success. For store
+ * and tests (which write files with a foreign key or a payload the driver refuses). */
+int clscan__diskcache_write_file(const char *path, const char *key, size_t key_length,
+                                 const void *payload, size_t payload_length);
+/* The calling thread's reason why its last load found no usable file ("" after a load). */
+const char *clscan__diskcache_last_reason(void);
+
+/* The two hashes: FNV-1a over bytes, continuing from h (start: 0xcbf29ce484222325), and
+ * an unrelated one over 64-bit little-endian words with a final avalanche. */
+uint64_t clscan__hash_fnv1a64(uint64_t h, const void *data, size_t len);
+uint64_t clscan__hash_mix64(uint64_t seed, const void *data, size_t len);
+
+/* Process-wide counters, for tests and clscan-bench. */
+typedef enum clscan_cache_stat {
+    CLSCAN_CACHE_PROGRAMS = 0,  /* programs a context did not have and made (program.c) */
+    CLSCAN_CACHE_SOURCE_BUILDS, /* clBuildProgram from source (program.c) */
+    CLSCAN_CACHE_LOADED,        /* programs built from a cached binary */
+    CLSCAN_CACHE_MISSING,       /* lookups that found no file */
+    CLSCAN_CACHE_REJECTED,      /* files truncated, corrupt or foreign */
+    CLSCAN_CACHE_REFUSED,       /* valid files whose binary the driver refused */
+    CLSCAN_CACHE_WRITTEN,       /* files written */
+    CLSCAN_CACHE_WRITE_FAILED,  /* binaries that could not be written */
+    CLSCAN_CACHE_STAT_COUNT
+} clscan_cache_stat;
+void clscan__cache_stat_add(clscan_cache_stat which);
+unsigned long clscan__cache_stat(clscan_cache_stat which);
 
 #endif /* CLSCAN_INTERNAL_H */

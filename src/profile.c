@@ -213,6 +213,8 @@ static const struct override {
      NULL},
     {"CLSCAN_LOCAL_MEM_TYPE", PHASE_FACT, KIND_MEMTYPE, FIELD(local_mem_is_global), 0, 0, NULL},
     {"CLSCAN_MAX_WORK_GROUP_SIZE", PHASE_FACT, KIND_SIZE, FIELD(max_wg_size), 1, 1u << 16, NULL},
+    {"CLSCAN_MAX_MEM_ALLOC_SIZE", PHASE_FACT, KIND_ULONG, FIELD(max_alloc), 4096, 1ull << 50,
+     NULL},
     {"CLSCAN_COMPUTE_UNITS", PHASE_FACT, KIND_UINT, FIELD(compute_units), 1, 1u << 20, NULL},
     {"CLSCAN_WG_MULTIPLE", PHASE_FACT, KIND_SIZE, FIELD(wg_multiple), 1, 1024, NULL},
     {"CLSCAN_SUBGROUP_WIDTH", PHASE_FACT, KIND_UINT, FIELD(subgroup_width), 0, 128, NULL},
@@ -832,6 +834,8 @@ clscan_status clscan__profile_probe(const clscan_context *ctx, cl_context cl_ctx
 
     s = run_bank_probe(ctx, cl_ctx, d, getenv_fn, user, p);
     if (s == CLSCAN_SUCCESS) s = clscan__profile_finish(ctx, p, getenv_fn, user);
+    /* Read once here, so that a context's programs go to one place all its life. */
+    if (s == CLSCAN_SUCCESS) s = clscan__diskcache_settings(ctx, d, getenv_fn, user, p);
     if (s != CLSCAN_SUCCESS) clscan__profile_free(p);
     return s;
 }
@@ -839,7 +843,10 @@ clscan_status clscan__profile_probe(const clscan_context *ctx, cl_context cl_ctx
 void clscan__profile_free(clscan_profile *p)
 {
     free(p->extensions);
-    p->extensions = NULL;
+    free(p->cache_dir);
+    free(p->cache_identity);
+    p->extensions = p->cache_dir = p->cache_identity = NULL;
+    p->disk_cache = 0;
 }
 
 /* Appends to buf like snprintf, tracking the total length needed. */
@@ -910,5 +917,10 @@ size_t clscan__profile_describe(const clscan_profile *p, char *buf, size_t size)
            p->wg_size, p->items_per_thread,
            p->padding && p->local_banks ? "on" : "off", p->groups_per_cu,
            p->single_group_tiles, p->tuning_source);
+    if (p->disk_cache)
+        append(buf, size, &len, "disk cache:    on, %s (%s)\n", p->cache_dir, p->cache_source);
+    else
+        append(buf, size, &len, "disk cache:    %s\n",
+               p->cache_source ? p->cache_source : "off");
     return len;
 }

@@ -1,6 +1,7 @@
 /* program.c - run-time kernel builds: the launch shape for a type on a device, the
- * generated #define block prepended to the embedded cl/ sources, and the per-context
- * cache of built programs. */
+ * generated #define block prepended to the embedded cl/ sources, the per-context
+ * cache of built programs (backed by the disk cache of diskcache.c), and
+ * clscan_context_warm, which fills it. */
 #include "clscan_internal.h"
 
 #include "embedded.h"
@@ -69,7 +70,10 @@ size_t clscan__scan_local_bytes(const clscan_scan_config *cfg, const clscan_prof
         bytes += cfg->items * clscan_type_size(cfg->elem_type); /* clscan_sel_single's stage */
     if (cfg->algo == CLSCAN_SCAN_SINGLE_PASS) { /* clscan_lb_local and the ticket */
         const size_t window = cfg->wg_size < 32 ? cfg->wg_size : 32;
-        bytes += window * (clscan_type_size(cfg->type) + 4) + 32;
+        /* the window's values and kinds, and for floats (CLSCAN_LB_ORDERED)
+         * CLSCAN_LB_NEAR = 8 windows of totals */
+        const size_t near = clscan__type_is_float(cfg->type) ? 8 : 0;
+        bytes += window * ((1 + near) * clscan_type_size(cfg->type) + 4) + 32;
     }
     return bytes;
 }
@@ -289,7 +293,7 @@ void clscan__programs_free(clscan_program *list)
 
 /* Reads the build log for a failed build into the thread's last error. */
 static clscan_status build_failed(clscan_context *ctx, cl_program program, cl_int err,
-                                  const char *defines)
+                                  const char *defines, const char *predicate)
 {
     size_t len = 0;
     char *log = NULL;
@@ -301,10 +305,15 @@ static clscan_status build_failed(clscan_context *ctx, cl_program program, cl_in
             len = 0;
         log[len] = '\0';
     }
-    char prefix[3072];
-    snprintf(prefix, sizeof prefix, "clBuildProgram failed: %s (%d)\n--- options ---\n%s"
+    /* A compaction's program that does not build names the predicate first: compilers
+     * differ in how their logs name the source it came from. */
+    char prefix[3072], head[300] = "";
+    if (predicate)
+        snprintf(head, sizeof head, "the predicate \"%.200s%s\" does not compile; ", predicate,
+                 strlen(predicate) > 200 ? "..." : "");
+    snprintf(prefix, sizeof prefix, "%sclBuildProgram failed: %s (%d)\n--- options ---\n%s"
              "--- build log ---\n",
-             clscan_status_string(err), (int)err, defines);
+             head, clscan_status_string(err), (int)err, defines);
     clscan__fail_text(ctx, CLSCAN_ERROR_BUILD_FAILED, prefix, log ? log : "(no log)");
     free(log);
     return CLSCAN_ERROR_BUILD_FAILED;
@@ -356,13 +365,27 @@ static clscan_status build_shape(clscan_context *ctx, clscan_program *prog, size
         texts[count] = predicate;
         lengths[count++] = strlen(predicate);
     }
-    cl_int err;
-    prog->program = clCreateProgramWithSource(ctx->cl_ctx, count, texts, lengths, &err);
+    /* The disk cache first (diskcache.c): a binary built earlier from exactly these texts
+     * and options, for this device and driver. Anything wrong with it, or with the cache
+     * itself, means a build from source, whose binary then replaces the file. */
+    const char *options = cl_std_option(cfg, &ctx->profile);
+    clscan_diskcache_key dkey;
+    const int cached = clscan__diskcache_key(ctx, texts, lengths, count, options, &dkey) == 0;
+    if (cached) prog->program = clscan__diskcache_load(ctx, &dkey, options);
+    cl_int err = CL_SUCCESS;
+    if (!prog->program) {
+        prog->program = clCreateProgramWithSource(ctx->cl_ctx, count, texts, lengths, &err);
+        if (err == CL_SUCCESS) {
+            clscan__cache_stat_add(CLSCAN_CACHE_SOURCE_BUILDS);
+            err = clBuildProgram(prog->program, 1, &ctx->device, options, NULL, NULL);
+            if (err == CL_SUCCESS && cached) clscan__diskcache_store(ctx, &dkey, prog->program);
+        }
+    }
     free(predicate);
-    if (err != CL_SUCCESS) return clscan__fail_cl(ctx, err, "clCreateProgramWithSource");
-    err = clBuildProgram(prog->program, 1, &ctx->device, cl_std_option(cfg, &ctx->profile),
-                         NULL, NULL);
-    if (err != CL_SUCCESS) return build_failed(ctx, prog->program, err, defines);
+    if (cached) clscan__diskcache_key_free(&dkey);
+    if (!prog->program) return clscan__fail_cl(ctx, err, "clCreateProgramWithSource");
+    if (err != CL_SUCCESS)
+        return build_failed(ctx, prog->program, err, defines, cfg->predicate);
     /* Kernels with a tile shape must allow the configured work-group size; the others
      * (one work-item, or any size) are asked nothing. */
     const int single = cfg->algo == CLSCAN_SCAN_SINGLE_PASS;
@@ -539,6 +562,7 @@ static clscan_status program_find_or_build(clscan_context *ctx, const clscan_sca
 
     /* Not cached: build without holding the lock. Two threads may build the same
      * program at once; the first to finish is kept and the other discarded. */
+    clscan__cache_stat_add(CLSCAN_CACHE_PROGRAMS);
     clscan_program *built;
     const clscan_status s = program_build(ctx, cfg, key, &built);
     if (s != CLSCAN_SUCCESS) return s;
@@ -557,6 +581,67 @@ static clscan_status program_find_or_build(clscan_context *ctx, const clscan_sca
     return CLSCAN_SUCCESS;
 }
 
+/* ---------------------------------------------------------------- warming -- */
+
+/* Whether the calls take type and op on this device: clscan__check_type_op's
+ * conditions, asked without recording an error. */
+static int warm_supported(const clscan_profile *p, clscan_type type, clscan_op op)
+{
+    return !(clscan__type_is_float(type) && op >= CLSCAN_OP_AND) &&
+           !(type == CLSCAN_DOUBLE && !p->fp64);
+}
+
+/* Gets (builds, or loads from the disk cache) the program a scan of type and op by
+ * device scan algo uses. */
+static clscan_status warm_scan(clscan_context *ctx, clscan_scan_algo algo, clscan_type type,
+                               clscan_op op)
+{
+    clscan_scan_config cfg;
+    clscan_program *prog;
+    clscan_status s = clscan__scan_config_choose(ctx, &ctx->profile, algo, type, op, &cfg);
+    return s == CLSCAN_SUCCESS ? clscan__program_get(ctx, &cfg, &prog) : s;
+}
+
+/* The same for a compaction of elements of `type` by `mode` with counts of count_type. */
+static clscan_status warm_select(clscan_context *ctx, clscan_select_mode mode, clscan_type type,
+                                 clscan_type count_type)
+{
+    clscan_scan_config cfg;
+    clscan_program *prog;
+    clscan_status s = clscan__select_config_choose(ctx, &ctx->profile, ctx->profile.scan_algo,
+                                                   mode, type, count_type, NULL, &cfg);
+    return s == CLSCAN_SUCCESS ? clscan__program_get(ctx, &cfg, &prog) : s;
+}
+
+clscan_status clscan_context_warm(clscan_context *ctx)
+{
+    clscan_status s = clscan__check_context(ctx);
+    if (s != CLSCAN_SUCCESS) return s;
+    const clscan_profile *p = &ctx->profile;
+    /* Scans (scan.c): the profile's device scan, and the multi-level one that calls in
+     * place take; one program serves exclusive and inclusive calls at every n. */
+    const clscan_scan_algo algos[2] = {p->scan_algo, CLSCAN_SCAN_MULTI_LEVEL};
+    const int nalgos = p->scan_algo == CLSCAN_SCAN_MULTI_LEVEL ? 1 : 2;
+    for (int t = 0; t < CLSCAN_TYPE_COUNT && s == CLSCAN_SUCCESS; ++t)
+        for (int o = 0; o < CLSCAN_OP_COUNT && s == CLSCAN_SUCCESS; ++o)
+            for (int a = 0; a < nalgos && s == CLSCAN_SUCCESS &&
+                            warm_supported(p, (clscan_type)t, (clscan_op)o);
+                 ++a)
+                s = warm_scan(ctx, algos[a], (clscan_type)t, (clscan_op)o);
+    /* Compactions without a predicate (select.c): the profile's device scan for every
+     * call (in place, the input is copied first); counts of 32 bits, and of 64 bits
+     * (from n = 2^32 on) where one buffer can hold 2^32 elements of the type. */
+    const clscan_select_mode modes[2] = {CLSCAN_SELECT_FLAGGED, CLSCAN_SELECT_UNIQUE};
+    for (int t = 0; t < CLSCAN_TYPE_COUNT && s == CLSCAN_SUCCESS; ++t) {
+        if (!warm_supported(p, (clscan_type)t, CLSCAN_OP_ADD)) continue;
+        const int wide = p->max_alloc / clscan_type_size((clscan_type)t) > 0xffffffffull;
+        for (int m = 0; m < 2 && s == CLSCAN_SUCCESS; ++m)
+            for (int c = 0; c < 1 + wide && s == CLSCAN_SUCCESS; ++c)
+                s = warm_select(ctx, modes[m], (clscan_type)t, c ? CLSCAN_UINT64 : CLSCAN_UINT32);
+    }
+    return s;
+}
+
 /* ------------------------------------------------------ options for users -- */
 
 #ifndef CLSCAN_INSTALL_INCLUDEDIR
@@ -568,10 +653,11 @@ clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type,
                                           size_t options_size, size_t *options_length,
                                           size_t *work_group_size, size_t *tile_size)
 {
-    CLSCAN_RETURN_IF(NULL, ctx == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "context is NULL");
+    clscan_status s = clscan__check_context(ctx);
+    if (s != CLSCAN_SUCCESS) return s;
     CLSCAN_RETURN_IF(ctx, options == NULL && options_size > 0, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "options is NULL but options_size is %zu", options_size);
-    clscan_status s = clscan__check_type_op(ctx, type, op);
+    s = clscan__check_type_op(ctx, type, op);
     if (s != CLSCAN_SUCCESS) return s;
     clscan_scan_config cfg;
     clscan_program *prog;

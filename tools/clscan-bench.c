@@ -24,7 +24,12 @@
  *   predicate                select-if, partition: the predicate's text
  *   keep_fraction            select-flagged, unique: the share of elements asked kept
  *   kept                     compaction: the count the checked call wrote
- *   gelem_per_s              n / median device time, in 10^9 elements per second */
+ *   gelem_per_s              n / median device time, in 10^9 elements per second
+ *
+ * --first-call measures instead what a fresh process pays before its first results: the
+ * wall time of clscan_context_create, of the first scan and the first select-if (the call
+ * alone, and with clFinish), and with --first-call warm of clscan_context_warm before
+ * them; tools/first-call.sh runs it with the disk cache off, cold and warm. */
 #include "clscan_internal.h"
 
 #include <float.h>
@@ -55,6 +60,7 @@ typedef struct options {
     const char *csv, *json;
     const char *predicate; /* NULL: the default for the row's type */
     double keep;           /* --keep-fraction */
+    int first_call;        /* --first-call: 0 no, 1 calls, 2 warm */
 } options;
 
 typedef struct stats {
@@ -124,6 +130,12 @@ static void usage(FILE *f)
           "                            traffic would pass 32 GiB, never fewer than 3)\n"
           "  --warmup W                untimed calls first (default 5)\n"
           "  --csv FILE, --json FILE   write every row, with min/median/max, to FILE\n"
+          "  --first-call calls|warm   instead of the table: the wall time, in this process,\n"
+          "                            of clscan_context_create, the first exclusive add scan\n"
+          "                            and the first select-if (first --type and --sizes entry,\n"
+          "                            default int32 and 2^20; --predicate), each with and\n"
+          "                            without clFinish; warm: clscan_context_warm first. One\n"
+          "                            \"first-call:\" line (tools/first-call.sh reads it)\n"
           "  --help                    this text\n"
           "CLSCAN_* environment variables tune the library; the tuning used is printed first.\n"
           "Inputs: scans get data that keeps each operator meaningful; compactions get\n"
@@ -212,7 +224,8 @@ static int parse_args(options *o, int argc, char **argv)
         static const char *const valued[] = {"--platform", "--device", "--type", "--op",
                                              "--mode", "--algo", "--sizes", "--repeats",
                                              "--warmup", "--call", "--predicate",
-                                             "--keep-fraction", "--csv", "--json"};
+                                             "--keep-fraction", "--csv", "--json",
+                                             "--first-call"};
         size_t known = 0;
         while (known < sizeof valued / sizeof *valued && strcmp(a, valued[known])) known++;
         if (known == sizeof valued / sizeof *valued) return usage_error("unknown option", a, NULL);
@@ -233,6 +246,9 @@ static int parse_args(options *o, int argc, char **argv)
             char *end;
             o->keep = strtod(v, &end);
             bad = end == v || *end || !(o->keep >= 0 && o->keep <= 1);
+        } else if (!strcmp(a, "--first-call")) {
+            o->first_call = !strcmp(v, "calls") ? 1 : !strcmp(v, "warm") ? 2 : 0;
+            bad = !o->first_call;
         } else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--json")) o->json = v;
         else {
@@ -1165,12 +1181,122 @@ static int write_file(const char *path, const bench *b, const options *o, const 
     return 0;
 }
 
+/* ------------------------------------------------------------- first call -- */
+
+/* --first-call: see the top of the file. Returns the exit status. */
+static int first_call(const options *o)
+{
+    bench b = {0};
+    if (find_device(&b, o->platform, o->device, 0)) return 1;
+    row r = {0};
+    r.call = CALL_SELECT_IF;
+    r.type = o->ntypes ? (clscan_type)o->types[0] : CLSCAN_INT32;
+    r.n = o->nsizes ? o->sizes[0] : (size_t)1 << 20;
+    r.predicate = o->predicate ? o->predicate : is_float(r.type) ? "x > 0" : "(x & 1) == 0";
+    const size_t bytes = r.n * clscan_type_size(r.type);
+    const int warm = o->first_call == 2;
+    void *in = malloc(bytes), *got = malloc(bytes);
+    cl_mem src = NULL, dst = NULL, count = NULL;
+    cl_ulong kept = 0;
+    int bad = 1;
+    char msg[256] = "";
+    const char *check = "ERROR", *what = "";
+    cl_int err = CL_SUCCESS;
+    clscan_status s = CLSCAN_SUCCESS;
+    double t[10] = {0};
+    unsigned long before[CLSCAN_CACHE_STAT_COUNT];
+    for (int i = 0; i < CLSCAN_CACHE_STAT_COUNT; i++) before[i] = clscan__cache_stat(i);
+#define FC_STEP(call, name) \
+    if (err == CL_SUCCESS && s == CLSCAN_SUCCESS && (what = (name), 1)) call
+
+    if (!in || !got) goto done;
+    t[0] = now_ns();
+    b.cl_ctx = clCreateContext(NULL, 1, &b.device, NULL, NULL, &err);
+    FC_STEP(b.queue = clCreateCommandQueue(b.cl_ctx, b.device, 0, &err), "clCreateCommandQueue");
+    t[1] = now_ns();
+    FC_STEP(s = clscan_context_create(b.cl_ctx, b.device, &b.ctx), "clscan_context_create");
+    t[2] = now_ns();
+    fill_input(in, r.n, r.type, CLSCAN_OP_ADD, 20261124u);
+    FC_STEP(src = upload(&b, in, bytes, &err), "upload");
+    FC_STEP(dst = clCreateBuffer(b.cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err), "clCreateBuffer");
+    FC_STEP(count = clCreateBuffer(b.cl_ctx, CL_MEM_READ_WRITE, 8, NULL, &err), "clCreateBuffer");
+    t[3] = now_ns();
+    if (warm) FC_STEP(s = clscan_context_warm(b.ctx), "clscan_context_warm");
+    t[4] = now_ns();
+    FC_STEP(s = clscan_exclusive_scan(b.ctx, b.queue, src, 0, dst, 0, r.n, r.type, CLSCAN_OP_ADD,
+                                      0, NULL, NULL), "clscan_exclusive_scan");
+    t[5] = now_ns();
+    FC_STEP(err = clFinish(b.queue), "clFinish");
+    t[6] = now_ns();
+    FC_STEP(err = clEnqueueReadBuffer(b.queue, dst, CL_TRUE, 0, bytes, got, 0, NULL, NULL),
+            "read the scan");
+    if (err == CL_SUCCESS && s == CLSCAN_SUCCESS &&
+        !check_scan(in, got, r.n, r.type, CLSCAN_OP_ADD, 0, msg, sizeof msg)) {
+        check = "FAIL";
+        goto done;
+    }
+    FC_STEP(err = poison(b.queue, dst, bytes), "poison");
+    t[7] = now_ns();
+    FC_STEP(s = clscan_select_if(b.ctx, b.queue, src, 0, dst, 0, count, r.n, r.type, r.predicate,
+                                 0, NULL, NULL), "clscan_select_if");
+    t[8] = now_ns();
+    FC_STEP(err = clFinish(b.queue), "clFinish");
+    t[9] = now_ns();
+    FC_STEP(err = clEnqueueReadBuffer(b.queue, dst, CL_TRUE, 0, bytes, got, 0, NULL, NULL),
+            "read the select-if");
+    FC_STEP(err = clEnqueueReadBuffer(b.queue, count, CL_TRUE, 0, 8, &kept, 0, NULL, NULL),
+            "read the count");
+    if (err == CL_SUCCESS && s == CLSCAN_SUCCESS) {
+        check = check_compaction(&r, in, NULL, got, kept, msg, sizeof msg);
+        bad = !strcmp(check, "FAIL");
+    }
+#undef FC_STEP
+done:
+    if (err != CL_SUCCESS || s != CLSCAN_SUCCESS)
+        snprintf(msg, sizeof msg, "%s: %s%s%s", what, clscan_status_string(err ? err : s),
+                 s ? ": " : "", s ? clscan_context_last_error(b.ctx) : "");
+    if (b.ctx) {
+        char line[512] = "", *text = malloc(clscan_context_describe(b.ctx, NULL, 0) + 1);
+        if (text) {
+            clscan_context_describe(b.ctx, text, clscan_context_describe(b.ctx, NULL, 0) + 1);
+            const char *at = strstr(text, "disk cache:");
+            if (at) snprintf(line, sizeof line, "%.*s", (int)strcspn(at, "\n"), at);
+        }
+        info_string(0, b.platform, CL_PLATFORM_NAME, b.platform_name, sizeof b.platform_name);
+        info_string(1, b.device, CL_DEVICE_NAME, b.device_name, sizeof b.device_name);
+        info_string(1, b.device, CL_DRIVER_VERSION, b.driver, sizeof b.driver);
+        printf("clscan-bench --first-call %s: %s, %s, driver %s; %s, select-if %s, n %zu; %s\n",
+               warm ? "warm" : "calls", b.device_name, b.platform_name, b.driver,
+               clscan_type_name(r.type), r.predicate, r.n, line);
+        free(text);
+    }
+    printf("first-call: mode=%s cl_setup_ms=%.2f create_ms=%.2f warm_ms=%.2f scan_call_ms=%.2f "
+           "scan_total_ms=%.2f select_call_ms=%.2f select_total_ms=%.2f",
+           warm ? "warm" : "calls", (t[1] - t[0]) / 1e6, (t[2] - t[1]) / 1e6,
+           (t[4] - t[3]) / 1e6, (t[5] - t[4]) / 1e6, (t[6] - t[4]) / 1e6, (t[8] - t[7]) / 1e6,
+           (t[9] - t[7]) / 1e6);
+    static const char *const names[CLSCAN_CACHE_STAT_COUNT] = {
+        "programs", "source_builds", "loaded", "missing", "rejected", "refused", "written",
+        "write_failed"};
+    for (int i = 0; i < CLSCAN_CACHE_STAT_COUNT; i++)
+        printf(" %s=%lu", names[i], clscan__cache_stat(i) - before[i]);
+    printf(" check=%s%s%s\n", check, msg[0] ? " note=" : "", msg);
+    if (src) clReleaseMemObject(src);
+    if (dst) clReleaseMemObject(dst);
+    if (count) clReleaseMemObject(count);
+    close_bench(&b);
+    free(in);
+    free(got);
+    return bad;
+}
+
 /* ------------------------------------------------------------- main --------- */
 
 int main(int argc, char **argv)
 {
     options o = {.platform = -1, .device = -1, .repeats = 50, .warmup = 5, .keep = 0.5};
     if (parse_args(&o, argc, argv)) return 2;
+    if (o.first_call && !o.list) return first_call(&o);
     if (!o.ntypes) o.types[o.ntypes++] = CLSCAN_INT32;
     if (!o.ncalls) o.calls[o.ncalls++] = CALL_SCAN;
     if (!o.nops) o.ops[o.nops++] = CLSCAN_OP_ADD;

@@ -2,16 +2,18 @@
 # dev.sh - the README's two commands: `tools/dev.sh selftest` builds libclscan and runs
 # clscan-selftest on every OpenCL device; `tools/dev.sh test` builds and runs the test
 # suite on each OpenCL implementation present, plus the quick selftest under Oclgrind
-# (default tuning, then each emulated device profile of tests/profiles.txt).
+# (default tuning, then each emulated device profile of tests/profiles.txt), and the host
+# code under AddressSanitizer + UBSan, valgrind memcheck and ThreadSanitizer on PoCL;
+# `tools/dev.sh sanitizers` runs only those three stages.
 # Both install what a fresh Debian 12 lacks (when run as root, or with sudo) first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${CLSCAN_BUILD_DIR:-build}
 packages=(pocl-opencl-icd mesa-opencl-icd oclgrind ocl-icd-opencl-dev opencl-c-headers
-          clinfo check meson ninja-build pkg-config gcc python3)
+          clinfo check meson ninja-build pkg-config gcc python3 valgrind)
 
 usage() {
-    echo "usage: tools/dev.sh selftest [clscan-selftest options] | test" >&2
+    echo "usage: tools/dev.sh selftest [clscan-selftest options] | test | sanitizers" >&2
     exit 2
 }
 
@@ -19,7 +21,7 @@ usage() {
 # are missing. A machine that has them all (a GPU host set up by hand) is left alone.
 install_deps() {
     if command -v meson >/dev/null && command -v ninja >/dev/null &&
-        pkg-config --exists OpenCL check 2>/dev/null; then
+        command -v valgrind >/dev/null && pkg-config --exists OpenCL check 2>/dev/null; then
         return
     fi
     command -v apt-get >/dev/null || {
@@ -147,6 +149,119 @@ wait_oclgrind() {
     names=()
 }
 
+# ---- The host code under sanitizers and valgrind, on PoCL; each stage counts once.
+# Suppressions live in tests/sanitizers/ and cover only the OpenCL implementation, LLVM
+# and the ICD loader; each says what it hides and why.
+san_dir=$PWD/tests/sanitizers
+pocl_icd=/etc/OpenCL/vendors/pocl.icd
+
+# Configures (once) and builds the named test targets of a sanitizer build directory.
+# Arguments: the directory, its meson options, then "--" and the targets.
+sanitizer_build() {
+    local dir=$1 opts=()
+    shift
+    while [ "$1" != -- ]; do
+        opts+=("$1")
+        shift
+    done
+    shift
+    { [ -f "$dir/build.ninja" ] || meson setup "$dir" "${opts[@]}" >/dev/null; } &&
+        meson compile -C "$dir" "$@" >/dev/null
+}
+
+# Runs `meson test` on PoCL for the named tests of a build directory and counts the whole
+# run as one pass or one failure. Arguments: the stage's name, the directory, a wrapper
+# (or ""), then the tests. The caller puts the stage's settings in the environment.
+run_sanitizer_stage() {
+    local name=$1 dir=$2 wrapper=$3
+    shift 3
+    echo "== $name: $* on PoCL"
+    local log=$dir/stage-$name.log rc=0 start=$SECONDS
+    OCL_ICD_VENDORS=$pocl_icd meson test -C "$dir" --no-rebuild --print-errorlogs \
+        ${wrapper:+--wrapper "$wrapper"} "$@" >"$log" 2>&1 || rc=$?
+    grep -E "^ *[0-9]+/[0-9]+ " "$log" || true
+    if [ "$rc" = 0 ]; then
+        echo "$name: no errors reported ($((SECONDS - start)) s)"
+        passed=$((passed + 1))
+    else
+        echo "$name: exit $rc ($((SECONDS - start)) s; see $log)"
+        grep -m 20 -A25 -E "^==[0-9]+==|^(WARNING|ERROR|SUMMARY): |runtime error|:[EF]:" "$log" |
+            head -150 || true
+        failed=$((failed + 1))
+    fi
+}
+
+# AddressSanitizer + UndefinedBehaviorSanitizer (which stops at its first report, by
+# -fno-sanitize-recover=all and by UBSAN_OPTIONS): units, the default scan and select
+# suites, threads, and 300 cycles (too few for the resident-memory check, which ASan's
+# quarantine would upset anyway; objects and heap are still checked every cycle). Leaks
+# are checked as each forked test exits.
+stage_asan() {
+    local dir=$build-asan
+    if ! sanitizer_build "$dir" -Db_sanitize=address,undefined -Db_lundef=false \
+        -Dc_args=-fno-sanitize-recover=all -- test_units test_scan test_select test_threads \
+        test_cycles; then
+        echo "asan-ubsan: the build in $dir failed"
+        failed=$((failed + 1))
+        return
+    fi
+    # Full unwinding on malloc, through PoCL and LLVM, which lack frame pointers: lsan.supp
+    # names the PoCL function a leak comes from, not the whole library.
+    local -x ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:fast_unwind_on_malloc=0
+    local -x LSAN_OPTIONS=suppressions=$san_dir/lsan.supp:print_suppressions=0
+    local -x UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    local -x CLSCAN_TEST_CYCLES=300
+    run_sanitizer_stage asan-ubsan "$dir" "" units scan select threads cycles
+}
+
+# valgrind memcheck on the ordinary build: units, threads and 10 cycles, each in one
+# process (CK_FORK=no: else valgrind loads PoCL and LLVM again for every forked test), on
+# smaller matrices (the knobs of tests/test_threads.c), with definite leaks as errors.
+# Under valgrind PoCL sees a Haswell CPU and compiles for it, so the same tests run
+# natively first with PoCL told to compile for that CPU: valgrind then finds the kernels
+# in PoCL's cache instead of running LLVM under memcheck (a minute or more per program).
+stage_valgrind() {
+    if ! command -v valgrind >/dev/null; then
+        echo "dev.sh: valgrind not installed: memcheck stage not run" >&2
+        failed=$((failed + 1))
+        return
+    fi
+    local vg="valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+    vg+=" --show-leak-kinds=definite --num-callers=40 --suppressions=$san_dir/valgrind.supp"
+    local -x CK_FORK=no CLSCAN_TEST_THREAD_CALLS=8 CLSCAN_TEST_MAX_SIZE=5000
+    local -x CLSCAN_TEST_THREAD_TYPES=int32,double CLSCAN_TEST_CYCLES=10
+    if grep -qw avx2 /proc/cpuinfo; then
+        local -x POCL_LLVM_CPU_NAME=haswell POCL_KERNELLIB_NAME=avx2
+        OCL_ICD_VENDORS=$pocl_icd meson test -C "$build" --no-rebuild units threads cycles \
+            >"$build/stage-valgrind-warmup.log" 2>&1 || true
+    fi
+    run_sanitizer_stage valgrind "$build" "$vg" units threads cycles
+}
+
+# ThreadSanitizer: the threads test (eight threads on one context with their own queues
+# and with one shared queue, and racing program builds); any report fails it.
+stage_tsan() {
+    local dir=$build-tsan
+    if ! sanitizer_build "$dir" -Db_sanitize=thread -Db_lundef=false -- test_threads; then
+        echo "tsan: the build in $dir failed"
+        failed=$((failed + 1))
+        return
+    fi
+    local -x TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$san_dir/tsan.supp
+    run_sanitizer_stage tsan "$dir" "" threads
+}
+
+sanitizer_stages() {
+    if [ ! -f "$pocl_icd" ]; then
+        echo "dev.sh: PoCL not installed: sanitizer and valgrind stages not run" >&2
+        failed=$((failed + 3))
+        return
+    fi
+    stage_asan
+    stage_valgrind
+    stage_tsan
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -184,6 +299,13 @@ test)
         echo "dev.sh: oclgrind not installed: kernel race checks not run" >&2
         failed=$((failed + 1))
     fi
+    sanitizer_stages
+    echo "$passed passed, $failed failed"
+    [ "$failed" = 0 ]
+    ;;
+sanitizers)
+    build
+    sanitizer_stages
     echo "$passed passed, $failed failed"
     [ "$failed" = 0 ]
     ;;

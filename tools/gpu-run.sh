@@ -8,6 +8,13 @@
 #          then what compact runs;
 #   compact: int32 compaction, both device algorithms: select-if keep-even, select-flagged
 #          with half the flags set, partition keep-even, unique with runs of 2 on average;
+#   firstcall: first-call latency with the disk cache off, cold and warm, the driver's
+#          cache empty and warm (tools/first-call.sh; the table in first-call.txt);
+#   sizes: clscan-bigcheck: n = 2^32 + 3 (int32; int64 must be refused above the largest
+#          allocation), 2^31 + 1 and 2^31 - 1 (int32, int64), every scan and compaction
+#          it knows, out of place at offsets past 2^32 bytes and in place, checked against
+#          the host reference on all cores (sizes.log; its table in sizes.txt;
+#          BIGCHECK_ARGS adds options, e.g. "--sizes 2^20-1,2^20+1" for a dry run);
 # logs under $OUT, a short table last. Run from the repository root as
 #   source .gpu-kit/env.sh && bash tools/gpu-run.sh check,tune,bench
 # The device tool brings back at most 8 files: logs travel as one logs.tgz, and the
@@ -95,6 +102,23 @@ if has bench || has compact; then
     done
 fi
 
+if has firstcall; then
+    step firstcall
+    timeout 580 bash tools/first-call.sh -b $b -r 3 -w 1 -o "$OUT/first-call.log" \
+        >"$OUT/first-call.txt" 2>"$OUT/first-call-progress.log"
+    echo "### first-call.sh exit $?" >>"$OUT/first-call.txt"
+fi
+
+if has sizes; then
+    step sizes
+    # shellcheck disable=SC2086 # BIGCHECK_ARGS: more options (a smaller --sizes list)
+    timeout 480 $b/clscan-bigcheck --seed 20261122 --time-limit 400 ${BIGCHECK_ARGS:-} \
+        >"$OUT/sizes.log" 2>&1
+    echo "### clscan-bigcheck exit $?" >>"$OUT/sizes.log"
+    sed -n '/^table/,$p' "$OUT/sizes.log" >"$OUT/sizes.txt"
+    [ -s "$OUT/sizes.txt" ] || tail -25 "$OUT/sizes.log" >"$OUT/sizes.txt" # (killed: where)
+fi
+
 (cd "$OUT" && tar czf logs.tgz *.log && rm -f *.log)
 echo
 if has check; then
@@ -106,6 +130,8 @@ if has check; then
     tar xzf "$OUT/logs.tgz" -O test.log | grep -E "^ *[0-9]+/[0-9]+ " | grep -v " OK " || true
     tar xzf "$OUT/logs.tgz" -O selftest-default.log | grep -m3 -E "device scan|scan layers|versions"
 fi
+[ -s "$OUT/first-call.txt" ] && cat "$OUT/first-call.txt"
+[ -s "$OUT/sizes.txt" ] && cat "$OUT/sizes.txt"
 if [ -s "$OUT/bench.csv" ]; then
     echo "algo n:median device us/median wall us(copy us)fallbacks check[kept], by variant (bench.csv):"
     awk -F, 'NR>1 { key = $1 " " $8; if (key != last) { printf "\n%-24s", key; last = key }

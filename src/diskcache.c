@@ -1,0 +1,557 @@
+/* diskcache.c - the disk cache of built programs: where it lives (CLSCAN_DISK_CACHE,
+ * CLSCAN_CACHE_DIR, settled at context creation), the key that identifies a program
+ * (device, driver, library version, build options, a digest of the full source text),
+ * the file format, atomic writes, and validation of what is read back. Nothing here
+ * ever fails a call: a cache that cannot be read or written is simply not used.
+ *
+ * A file is <cache dir>/clscan-<32 hex digits>.bin, the digits two independent 64-bit
+ * hashes of the key text. Its layout, integers little-endian:
+ *   bytes  0..7   magic "CLSCANPB"
+ *          8..11  format version (CLSCAN_DISKCACHE_FORMAT)
+ *         12..15  key text length K
+ *         16..23  payload length P (the driver's program binary)
+ *         24..31  payload checksum (hash_mix64 of the payload)
+ *         32..39  header checksum (hash_mix64 of bytes 0..31, then of the key text)
+ *         40..    the key text (K bytes, no NUL), then the payload (P bytes)
+ * A file is used only if its length is exactly 40 + K + P, both checksums match and its
+ * key text equals the one asked for, byte for byte. */
+#include "clscan_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CLSCAN_DISKCACHE_FORMAT 1u
+#define HEADER_BYTES 40
+#define MAX_DIR_LENGTH 3800                     /* leaves room for the file names */
+#define MAX_KEY_BYTES (1u << 20)
+#define MAX_PAYLOAD_BYTES (1ull << 30)          /* larger files are not ours */
+static const unsigned char magic[8] = {'C', 'L', 'S', 'C', 'A', 'N', 'P', 'B'};
+
+/* ------------------------------------------------------------------ hashes -- */
+
+/* FNV-1a, 64 bits: one byte at a time, xor then multiply by the FNV prime. */
+uint64_t clscan__hash_fnv1a64(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; ++i) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static uint64_t rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); }
+
+/* Eight bytes, little-endian whatever the host. */
+static uint64_t load_le64(const unsigned char *p)
+{
+    uint64_t w = 0;
+    for (int i = 7; i >= 0; --i) w = (w << 8) | p[i];
+    return w;
+}
+
+static void store_le64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void store_le32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t load_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A second hash, unrelated to FNV: eight bytes at a time, each word spread by an odd
+ * multiplier and folded into the state by xor, rotate and multiply (each step a
+ * bijection of the state, so two inputs of one length that differ in one word always
+ * differ), then a final avalanche of shifts and multiplies. */
+uint64_t clscan__hash_mix64(uint64_t seed, const void *data, size_t len)
+{
+    const uint64_t k1 = 0x9e3779b97f4a7c15ull, k2 = 0xc2b2ae3d27d4eb4full;
+    const unsigned char *p = data;
+    uint64_t h = seed ^ ((uint64_t)len * k2);
+    for (; len >= 8; p += 8, len -= 8) {
+        h ^= load_le64(p) * k1;
+        h = rotl64(h, 31) * k2;
+    }
+    if (len) {
+        uint64_t w = 0;
+        for (size_t i = 0; i < len; ++i) w |= (uint64_t)p[i] << (8 * i);
+        h ^= w * k1;
+        h = rotl64(h, 31) * k2;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 32;
+    return h;
+}
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define SEED_PAYLOAD 0x7061796c6f616431ull /* "payload1" */
+#define SEED_HEADER 0x6865616465723031ull  /* "header01" */
+#define SEED_NAME 0x6e616d6530303031ull    /* "name0001" */
+#define SEED_SOURCE 0x736f757263653031ull  /* "source01" */
+
+/* ---------------------------------------------------------------- counters -- */
+
+static atomic_ulong stats[CLSCAN_CACHE_STAT_COUNT];
+static _Thread_local const char *last_reason = "";
+
+void clscan__cache_stat_add(clscan_cache_stat which)
+{
+    if ((unsigned)which < CLSCAN_CACHE_STAT_COUNT) atomic_fetch_add(&stats[which], 1);
+}
+
+unsigned long clscan__cache_stat(clscan_cache_stat which)
+{
+    return (unsigned)which < CLSCAN_CACHE_STAT_COUNT ? atomic_load(&stats[which]) : 0;
+}
+
+const char *clscan__diskcache_last_reason(void) { return last_reason; }
+
+/* ---------------------------------------------------------------- settings -- */
+
+/* A malloc'd copy of a platform or device string query, or NULL. */
+static char *info_text(int is_device, void *obj, cl_uint param)
+{
+    size_t len = 0;
+    cl_int err = is_device ? clGetDeviceInfo((cl_device_id)obj, param, 0, NULL, &len)
+                           : clGetPlatformInfo((cl_platform_id)obj, param, 0, NULL, &len);
+    if (err != CL_SUCCESS) return NULL;
+    char *text = calloc(len + 1, 1);
+    if (!text) return NULL;
+    err = is_device ? clGetDeviceInfo((cl_device_id)obj, param, len, text, NULL)
+                    : clGetPlatformInfo((cl_platform_id)obj, param, len, text, NULL);
+    if (err != CL_SUCCESS) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* The lines every key of this device starts with: library and format version, then
+ * what the device and its driver say they are, queried in full (the profile keeps
+ * truncated copies). NULL when a query fails or memory runs out. */
+static char *device_identity(cl_device_id device)
+{
+    cl_platform_id platform = NULL;
+    cl_uint vendor_id = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) !=
+            CL_SUCCESS ||
+        clGetDeviceInfo(device, CL_DEVICE_VENDOR_ID, sizeof vendor_id, &vendor_id, NULL) !=
+            CL_SUCCESS)
+        return NULL;
+    char *texts[6] = {
+        info_text(0, platform, CL_PLATFORM_NAME),  info_text(0, platform, CL_PLATFORM_VERSION),
+        info_text(1, device, CL_DEVICE_NAME),      info_text(1, device, CL_DEVICE_VENDOR),
+        info_text(1, device, CL_DEVICE_VERSION),   info_text(1, device, CL_DRIVER_VERSION),
+    };
+    char *out = NULL;
+    int complete = 1;
+    for (int i = 0; i < 6; ++i) complete &= texts[i] != NULL;
+    if (complete) {
+        const char *fmt = "libclscan %d.%d.%d, disk cache format %u\nplatform: %s; %s\n"
+                          "device: %s; vendor %s (0x%x); %s\ndriver: %s\n";
+        int len = snprintf(NULL, 0, fmt, CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR,
+                           CLSCAN_VERSION_PATCH, CLSCAN_DISKCACHE_FORMAT, texts[0], texts[1],
+                           texts[2], texts[3], vendor_id, texts[4], texts[5]);
+        if (len > 0 && (out = malloc((size_t)len + 1)) != NULL)
+            snprintf(out, (size_t)len + 1, fmt, CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR,
+                     CLSCAN_VERSION_PATCH, CLSCAN_DISKCACHE_FORMAT, texts[0], texts[1],
+                     texts[2], texts[3], vendor_id, texts[4], texts[5]);
+    }
+    for (int i = 0; i < 6; ++i) free(texts[i]);
+    return out;
+}
+
+/* dir + suffix as a new string, or NULL. */
+static char *join(const char *dir, const char *suffix)
+{
+    size_t ld = strlen(dir), ls = strlen(suffix);
+    char *out = malloc(ld + ls + 1);
+    if (!out) return NULL;
+    memcpy(out, dir, ld);
+    memcpy(out + ld, suffix, ls + 1);
+    return out;
+}
+
+clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id device,
+                                         clscan_getenv_fn getenv_fn, void *user,
+                                         clscan_profile *p)
+{
+    p->disk_cache = 0;
+    p->cache_dir = NULL;
+    p->cache_identity = NULL;
+    const char *sw = getenv_fn("CLSCAN_DISK_CACHE", user);
+    if (sw && strcmp(sw, "0") != 0 && strcmp(sw, "1") != 0)
+        return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
+                            "CLSCAN_DISK_CACHE=\"%s\": expected 0 (off) or 1 (on)", sw);
+    const char *env_dir = getenv_fn("CLSCAN_CACHE_DIR", user);
+    if (env_dir && !*env_dir)
+        return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
+                            "CLSCAN_CACHE_DIR is empty: expected a directory "
+                            "(CLSCAN_DISK_CACHE=0 turns the disk cache off)");
+    if (env_dir && strlen(env_dir) > MAX_DIR_LENGTH)
+        return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
+                            "CLSCAN_CACHE_DIR is %zu bytes long: at most %d allowed",
+                            strlen(env_dir), MAX_DIR_LENGTH);
+    if (sw && sw[0] == '0') {
+        p->cache_source = "off: CLSCAN_DISK_CACHE=0";
+        return CLSCAN_SUCCESS;
+    }
+    /* PoCL keeps every program it builds in its own cache (POCL_CACHE_DIR), and asking it
+     * for a binary makes it compile every kernel of the program at once: on 2 cores a
+     * cold first scan took 2.0 s instead of 0.7 s, and saved 21 ms once both caches were
+     * warm (docs/PERFORMANCE.md). There the cache is on only when asked for. */
+    if (!sw && strstr(p->platform_name, "Portable Computing Language")) {
+        p->cache_source = "off by default on PoCL, which caches programs itself "
+                          "(CLSCAN_DISK_CACHE=1 turns it on)";
+        return CLSCAN_SUCCESS;
+    }
+
+    const char *xdg = getenv_fn("XDG_CACHE_HOME", user), *home = getenv_fn("HOME", user);
+    char *dir = NULL;
+    if (env_dir && env_dir[0] == '/') {
+        dir = join(env_dir, "");
+        p->cache_source = "CLSCAN_CACHE_DIR";
+    } else if (env_dir) { /* relative: to the working directory at context creation */
+        char cwd[4096];
+        if (!getcwd(cwd, sizeof cwd) || strlen(cwd) + strlen(env_dir) + 1 > MAX_DIR_LENGTH) {
+            p->cache_source = "off: CLSCAN_CACHE_DIR is relative and the working directory "
+                              "cannot be read";
+            return CLSCAN_SUCCESS;
+        }
+        strcat(cwd, "/");
+        dir = join(cwd, env_dir);
+        p->cache_source = "CLSCAN_CACHE_DIR, relative to the working directory";
+    } else if (xdg && xdg[0] == '/' && strlen(xdg) <= MAX_DIR_LENGTH) {
+        /* (The XDG specification says to ignore a relative XDG_CACHE_HOME.) */
+        dir = join(xdg, "/clscan");
+        p->cache_source = "default: $XDG_CACHE_HOME/clscan";
+    } else if (home && *home && strlen(home) <= MAX_DIR_LENGTH) {
+        dir = join(home, "/.cache/clscan");
+        p->cache_source = "default: $HOME/.cache/clscan";
+    } else {
+        p->cache_source = "off: none of CLSCAN_CACHE_DIR, XDG_CACHE_HOME and HOME is set";
+        return CLSCAN_SUCCESS;
+    }
+    if (!dir) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    /* "a/b/" and "a/b" are one directory: drop trailing slashes (but keep "/"). */
+    for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; --n) dir[n - 1] = '\0';
+    if (!device || !(p->cache_identity = device_identity(device))) {
+        free(dir);
+        p->cache_source = "off: the device's identity could not be queried";
+        return CLSCAN_SUCCESS;
+    }
+    p->cache_dir = dir;
+    p->disk_cache = 1;
+    return CLSCAN_SUCCESS;
+}
+
+/* --------------------------------------------------------------------- keys -- */
+
+void clscan__diskcache_key_free(clscan_diskcache_key *key)
+{
+    free(key->text);
+    free(key->path);
+    key->text = key->path = NULL;
+    key->length = 0;
+}
+
+int clscan__diskcache_key(const clscan_context *ctx, const char *const *texts,
+                          const size_t *lengths, cl_uint count, const char *options,
+                          clscan_diskcache_key *out)
+{
+    memset(out, 0, sizeof *out);
+    const clscan_profile *p = &ctx->profile;
+    if (!p->disk_cache || !p->cache_dir || !p->cache_identity || count == 0) return -1;
+    /* The digest: both hashes over every text, each preceded by its length, so that
+     * moving a boundary between texts changes it. */
+    uint64_t a = FNV_OFFSET, b = SEED_SOURCE;
+    size_t total = 0;
+    for (cl_uint i = 0; i < count; ++i) {
+        unsigned char len8[8];
+        store_le64(len8, (uint64_t)lengths[i]);
+        a = clscan__hash_fnv1a64(a, len8, sizeof len8);
+        a = clscan__hash_fnv1a64(a, texts[i], lengths[i]);
+        b = clscan__hash_mix64(b ^ lengths[i], texts[i], lengths[i]);
+        total += lengths[i];
+    }
+    /* The key text: the device lines, the options, the digest, and the first text (the
+     * #define block) in full, so that a file says what it holds. */
+    const char *fmt = "%soptions: %s\nsource: %u texts, %zu bytes, fnv1a64 %016llx, "
+                      "mix64 %016llx\n--- first text ---\n%.*s";
+    const int defines = lengths[0] > 4096 ? 4096 : (int)lengths[0];
+    int len = snprintf(NULL, 0, fmt, p->cache_identity, options, count, total,
+                       (unsigned long long)a, (unsigned long long)b, defines, texts[0]);
+    if (len <= 0 || (size_t)len > MAX_KEY_BYTES || !(out->text = malloc((size_t)len + 1)))
+        return -1;
+    snprintf(out->text, (size_t)len + 1, fmt, p->cache_identity, options, count, total,
+             (unsigned long long)a, (unsigned long long)b, defines, texts[0]);
+    out->length = (size_t)len;
+    char name[64];
+    snprintf(name, sizeof name, "/clscan-%016llx%016llx.bin",
+             (unsigned long long)clscan__hash_fnv1a64(FNV_OFFSET, out->text, out->length),
+             (unsigned long long)clscan__hash_mix64(SEED_NAME, out->text, out->length));
+    if (!(out->path = join(p->cache_dir, name))) {
+        clscan__diskcache_key_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------- files -- */
+
+/* Reads all of fd (a regular file of `size` bytes) into a new buffer. */
+static unsigned char *read_all(int fd, size_t size)
+{
+    unsigned char *buf = malloc(size ? size : 1);
+    if (!buf) return NULL;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = read(fd, buf + done, size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            free(buf);
+            return NULL;
+        }
+        done += (size_t)n;
+    }
+    return buf;
+}
+
+int clscan__diskcache_read_file(const char *path, clscan_diskcache_file *out)
+{
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        const int missing = errno == ENOENT || errno == ENOTDIR;
+        last_reason = missing ? "no file" : "the file cannot be opened";
+        return missing ? 1 : -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        last_reason = "not a regular file";
+        return -1;
+    }
+    if ((unsigned long long)st.st_size > HEADER_BYTES + MAX_KEY_BYTES + MAX_PAYLOAD_BYTES) {
+        close(fd);
+        last_reason = "larger than any file of the cache";
+        return -1;
+    }
+    const size_t size = (size_t)st.st_size;
+    unsigned char *buf = read_all(fd, size);
+    close(fd);
+    if (!buf) {
+        last_reason = "the file cannot be read";
+        return -1;
+    }
+    const char *why = NULL;
+    uint32_t klen = 0;
+    uint64_t plen = 0;
+    if (size < HEADER_BYTES)
+        why = "shorter than the header";
+    else if (memcmp(buf, magic, sizeof magic) != 0)
+        why = "wrong magic";
+    else if (load_le32(buf + 8) != CLSCAN_DISKCACHE_FORMAT)
+        why = "another format version";
+    else if ((klen = load_le32(buf + 12)) > MAX_KEY_BYTES ||
+             (plen = load_le64(buf + 16)) > MAX_PAYLOAD_BYTES ||
+             size != HEADER_BYTES + (uint64_t)klen + plen)
+        why = "its length is not the one its header gives";
+    else if (clscan__hash_mix64(clscan__hash_mix64(SEED_HEADER, buf, 32), buf + HEADER_BYTES,
+                                klen) != load_le64(buf + 32))
+        why = "bad header checksum";
+    else if (plen == 0 || clscan__hash_mix64(SEED_PAYLOAD, buf + HEADER_BYTES + klen,
+                                             (size_t)plen) != load_le64(buf + 24))
+        why = "bad payload checksum";
+    if (why) {
+        free(buf);
+        last_reason = why;
+        return -1;
+    }
+    out->data = buf;
+    out->key = (const char *)buf + HEADER_BYTES;
+    out->key_length = klen;
+    out->payload = buf + HEADER_BYTES + klen;
+    out->payload_length = (size_t)plen;
+    return 0;
+}
+
+void clscan__diskcache_file_free(clscan_diskcache_file *f)
+{
+    free(f->data);
+    memset(f, 0, sizeof *f);
+}
+
+/* Creates dir and its missing parents, each with mode 0700. 0 when it exists after. */
+static int make_dirs(const char *dir)
+{
+    char *path = join(dir, "");
+    if (!path) return -1;
+    int ok = 1;
+    for (char *s = path + 1; ok && *s; ++s) {
+        if (*s != '/') continue;
+        *s = '\0';
+        ok = mkdir(path, 0700) == 0 || errno == EEXIST;
+        *s = '/';
+    }
+    if (ok) ok = mkdir(path, 0700) == 0 || errno == EEXIST;
+    free(path);
+    struct stat st;
+    return ok && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int clscan__diskcache_write_file(const char *path, const char *key, size_t key_length,
+                                 const void *payload, size_t payload_length)
+{
+    static atomic_ulong counter;
+    if (key_length > MAX_KEY_BYTES || payload_length > MAX_PAYLOAD_BYTES) return -1;
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) return -1;
+    char *dir = malloc((size_t)(slash - path) + 1);
+    if (!dir) return -1;
+    memcpy(dir, path, (size_t)(slash - path));
+    dir[slash - path] = '\0';
+    const int dir_ok = make_dirs(dir) == 0;
+    free(dir);
+    if (!dir_ok) return -1;
+
+    unsigned char header[HEADER_BYTES];
+    memcpy(header, magic, sizeof magic);
+    store_le32(header + 8, CLSCAN_DISKCACHE_FORMAT);
+    store_le32(header + 12, (uint32_t)key_length);
+    store_le64(header + 16, (uint64_t)payload_length);
+    store_le64(header + 24, clscan__hash_mix64(SEED_PAYLOAD, payload, payload_length));
+    store_le64(header + 32, clscan__hash_mix64(clscan__hash_mix64(SEED_HEADER, header, 32), key,
+                                               key_length));
+
+    /* A name no other writer uses: ours in the same directory (rename needs one file
+     * system), hidden, with the process id, a per-process counter (threads) and the
+     * clock (a pid reused after a crash). */
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 96);
+    if (!tmp) return -1;
+    int fd = -1;
+    for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(tmp, plen + 96, "%.*s.%s.%ld.%lu.%lx.tmp", (int)(slash + 1 - path), path,
+                 slash + 1, (long)getpid(), atomic_fetch_add(&counter, 1),
+                 (unsigned long)ts.tv_nsec ^ (unsigned long)ts.tv_sec);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    int ok = fd >= 0;
+    if (ok) {
+        ok = write_all(fd, header, sizeof header) == 0 && write_all(fd, key, key_length) == 0 &&
+             write_all(fd, payload, payload_length) == 0;
+        ok &= close(fd) == 0;
+        /* rename replaces the file in one step: a reader opens the old one or the new. */
+        ok = ok && rename(tmp, path) == 0;
+        if (!ok) unlink(tmp);
+    }
+    free(tmp);
+    return ok ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- programs -- */
+
+cl_program clscan__diskcache_load(clscan_context *ctx, const clscan_diskcache_key *key,
+                                  const char *options)
+{
+    clscan_diskcache_file f;
+    const int r = clscan__diskcache_read_file(key->path, &f);
+    if (r == 0 && (f.key_length != key->length || memcmp(f.key, key->text, key->length) != 0)) {
+        clscan__diskcache_file_free(&f);
+        last_reason = "the key text differs (another device, driver, version or source)";
+        clscan__cache_stat_add(CLSCAN_CACHE_REJECTED);
+        return NULL;
+    }
+    if (r != 0) {
+        clscan__cache_stat_add(r > 0 ? CLSCAN_CACHE_MISSING : CLSCAN_CACHE_REJECTED);
+        return NULL;
+    }
+    cl_int err, status = CL_SUCCESS;
+    const unsigned char *binary = f.payload;
+    size_t length = f.payload_length;
+    cl_program program = clCreateProgramWithBinary(ctx->cl_ctx, 1, &ctx->device, &length,
+                                                   &binary, &status, &err);
+    if (err == CL_SUCCESS && status == CL_SUCCESS)
+        err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+    clscan__diskcache_file_free(&f);
+    if (err != CL_SUCCESS || status != CL_SUCCESS) {
+        if (program) clReleaseProgram(program);
+        last_reason = "the driver refused the binary";
+        clscan__cache_stat_add(CLSCAN_CACHE_REFUSED);
+        return NULL;
+    }
+    last_reason = "";
+    clscan__cache_stat_add(CLSCAN_CACHE_LOADED);
+    return program;
+}
+
+void clscan__diskcache_store(clscan_context *ctx, const clscan_diskcache_key *key,
+                             cl_program program)
+{
+    /* The program belongs to all the context's devices and was built for one: take the
+     * binary at that device's index (the other entries may be empty). */
+    cl_uint ndev = 0;
+    cl_device_id *devices = NULL;
+    size_t *sizes = NULL;
+    unsigned char **binaries = NULL;
+    int ok = clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof ndev, &ndev, NULL) ==
+                 CL_SUCCESS &&
+             ndev > 0 && (devices = calloc(ndev, sizeof *devices)) != NULL &&
+             (sizes = calloc(ndev, sizeof *sizes)) != NULL &&
+             (binaries = calloc(ndev, sizeof *binaries)) != NULL &&
+             clGetProgramInfo(program, CL_PROGRAM_DEVICES, ndev * sizeof *devices, devices,
+                              NULL) == CL_SUCCESS &&
+             clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, ndev * sizeof *sizes, sizes,
+                              NULL) == CL_SUCCESS;
+    cl_uint mine = ndev;
+    for (cl_uint i = 0; ok && i < ndev; ++i) {
+        if (devices[i] == ctx->device) mine = i;
+        /* Some drivers write every entry whatever its size: give each a buffer. */
+        ok = (binaries[i] = malloc(sizes[i] ? sizes[i] : 1)) != NULL;
+    }
+    ok = ok && mine < ndev && sizes[mine] > 0 &&
+         clGetProgramInfo(program, CL_PROGRAM_BINARIES, ndev * sizeof *binaries, binaries,
+                          NULL) == CL_SUCCESS;
+    if (ok)
+        ok = clscan__diskcache_write_file(key->path, key->text, key->length, binaries[mine],
+                                          sizes[mine]) == 0;
+    clscan__cache_stat_add(ok ? CLSCAN_CACHE_WRITTEN : CLSCAN_CACHE_WRITE_FAILED);
+    for (cl_uint i = 0; binaries && i < ndev; ++i) free(binaries[i]);
+    free(binaries);
+    free(sizes);
+    free(devices);
+}
