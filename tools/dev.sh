@@ -169,22 +169,31 @@ sanitizer_build() {
         meson compile -C "$dir" "$@" >/dev/null
 }
 
+# Runs the named tests of the ordinary build natively on PoCL, so that PoCL's kernel
+# cache holds what the stage's run will build (LLVM is slow under sanitizers and
+# valgrind, and its leaks are not ours to find); failures here are the ordinary suite's.
+warm_pocl_cache() {
+    OCL_ICD_VENDORS=$pocl_icd meson test -C "$build" --no-rebuild "$@" \
+        >"$build/stage-warmup.log" 2>&1 || true
+}
+
 # Runs `meson test` on PoCL for the named tests of a build directory and counts the whole
 # run as one pass or one failure. Arguments: the stage's name, the directory, a wrapper
-# (or ""), then the tests. The caller puts the stage's settings in the environment.
+# (or ""), then the tests. The caller puts the stage's settings in the environment and
+# sets stage_start (SECONDS when the stage began, its build and warm-up included).
 run_sanitizer_stage() {
     local name=$1 dir=$2 wrapper=$3
     shift 3
-    echo "== $name: $* on PoCL"
     local log=$dir/stage-$name.log rc=0 start=$SECONDS
     OCL_ICD_VENDORS=$pocl_icd meson test -C "$dir" --no-rebuild --print-errorlogs \
         ${wrapper:+--wrapper "$wrapper"} "$@" >"$log" 2>&1 || rc=$?
     grep -E "^ *[0-9]+/[0-9]+ " "$log" || true
+    local took="tests $((SECONDS - start)) s, stage $((SECONDS - stage_start)) s"
     if [ "$rc" = 0 ]; then
-        echo "$name: no errors reported ($((SECONDS - start)) s)"
+        echo "$name: no errors reported ($took)"
         passed=$((passed + 1))
     else
-        echo "$name: exit $rc ($((SECONDS - start)) s; see $log)"
+        echo "$name: exit $rc ($took; see $log)"
         grep -m 20 -A25 -E "^==[0-9]+==|^(WARNING|ERROR|SUMMARY): |runtime error|:[EF]:" "$log" |
             head -150 || true
         failed=$((failed + 1))
@@ -193,11 +202,13 @@ run_sanitizer_stage() {
 
 # AddressSanitizer + UndefinedBehaviorSanitizer (which stops at its first report, by
 # -fno-sanitize-recover=all and by UBSAN_OPTIONS): units, the default scan and select
-# suites, threads, and 300 cycles (too few for the resident-memory check, which ASan's
+# suites, threads, and 100 cycles (too few for the resident-memory check, which ASan's
 # quarantine would upset anyway; objects and heap are still checked every cycle). Leaks
 # are checked as each forked test exits.
 stage_asan() {
-    local dir=$build-asan
+    stage_start=$SECONDS
+    local dir=$build-asan tests=(units scan select threads cycles)
+    echo "== asan-ubsan: ${tests[*]} on PoCL"
     if ! sanitizer_build "$dir" -Db_sanitize=address,undefined -Db_lundef=false \
         -Dc_args=-fno-sanitize-recover=all -- test_units test_scan test_select test_threads \
         test_cycles; then
@@ -205,22 +216,26 @@ stage_asan() {
         failed=$((failed + 1))
         return
     fi
+    CLSCAN_TEST_CYCLES=2 warm_pocl_cache "${tests[@]}"
     # Full unwinding on malloc, through PoCL and LLVM, which lack frame pointers: lsan.supp
     # names the PoCL function a leak comes from, not the whole library.
     local -x ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:fast_unwind_on_malloc=0
     local -x LSAN_OPTIONS=suppressions=$san_dir/lsan.supp:print_suppressions=0
     local -x UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-    local -x CLSCAN_TEST_CYCLES=300
-    run_sanitizer_stage asan-ubsan "$dir" "" units scan select threads cycles
+    local -x CLSCAN_TEST_CYCLES=100
+    run_sanitizer_stage asan-ubsan "$dir" "" "${tests[@]}"
 }
 
 # valgrind memcheck on the ordinary build: units, threads and 10 cycles, each in one
 # process (CK_FORK=no: else valgrind loads PoCL and LLVM again for every forked test), on
 # smaller matrices (the knobs of tests/test_threads.c), with definite leaks as errors.
-# Under valgrind PoCL sees a Haswell CPU and compiles for it, so the same tests run
-# natively first with PoCL told to compile for that CPU: valgrind then finds the kernels
-# in PoCL's cache instead of running LLVM under memcheck (a minute or more per program).
+# Under valgrind PoCL sees a Haswell CPU and compiles for it, so the warm-up runs with
+# PoCL told to compile for that CPU too: valgrind then finds the kernels in PoCL's cache
+# instead of running LLVM under memcheck (a minute or more per program).
 stage_valgrind() {
+    stage_start=$SECONDS
+    local tests=(units threads cycles)
+    echo "== valgrind: ${tests[*]} on PoCL"
     if ! command -v valgrind >/dev/null; then
         echo "dev.sh: valgrind not installed: memcheck stage not run" >&2
         failed=$((failed + 1))
@@ -232,16 +247,17 @@ stage_valgrind() {
     local -x CLSCAN_TEST_THREAD_TYPES=int32,double CLSCAN_TEST_CYCLES=10
     if grep -qw avx2 /proc/cpuinfo; then
         local -x POCL_LLVM_CPU_NAME=haswell POCL_KERNELLIB_NAME=avx2
-        OCL_ICD_VENDORS=$pocl_icd meson test -C "$build" --no-rebuild units threads cycles \
-            >"$build/stage-valgrind-warmup.log" 2>&1 || true
+        warm_pocl_cache "${tests[@]}"
     fi
-    run_sanitizer_stage valgrind "$build" "$vg" units threads cycles
+    run_sanitizer_stage valgrind "$build" "$vg" "${tests[@]}"
 }
 
 # ThreadSanitizer: the threads test (eight threads on one context with their own queues
 # and with one shared queue, and racing program builds); any report fails it.
 stage_tsan() {
+    stage_start=$SECONDS
     local dir=$build-tsan
+    echo "== tsan: threads on PoCL"
     if ! sanitizer_build "$dir" -Db_sanitize=thread -Db_lundef=false -- test_threads; then
         echo "tsan: the build in $dir failed"
         failed=$((failed + 1))
