@@ -341,8 +341,12 @@ char *__wrap_strdup(const char *s);
 char *__wrap_strndup(const char *s, size_t n);
 
 enum { CLSCAN_CYC_HEAP_SLOTS = 1 << 18 }; /* a power of two */
+/* Blocks are kept as their address XOR this (odd, so never 0 for an aligned block: 0 marks
+ * a free slot), not as pointers: valgrind and LeakSanitizer must not take the table for a
+ * reference that keeps a leaked block reachable. */
+#define CLSCAN_CYC_HIDE ((uintptr_t)0x5bd1e995a5a5a5a5u)
 static struct {
-    void *p;
+    uintptr_t key;
     size_t size;
 } clscan_cyc_heap[CLSCAN_CYC_HEAP_SLOTS];
 static long clscan_cyc_heap_live, clscan_cyc_heap_blocks, clscan_cyc_foreign_frees;
@@ -351,9 +355,9 @@ static pthread_mutex_t clscan_cyc_heap_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The table is open-addressed with linear probing; removal shifts later entries back, so
  * no tombstones build up. */
-static size_t clscan_cyc_home(const void *p)
+static size_t clscan_cyc_home(uintptr_t key)
 {
-    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15u;
+    uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15u;
     return (size_t)(h >> 40) & (CLSCAN_CYC_HEAP_SLOTS - 1);
 }
 
@@ -365,10 +369,11 @@ static void clscan_cyc_heap_add(void *p, size_t size)
     if (clscan_cyc_heap_blocks >= CLSCAN_CYC_HEAP_SLOTS / 2) {
         clscan_cyc_heap_full = 1; /* the test fails on it */
     } else {
-        size_t i = clscan_cyc_home(p);
-        while (clscan_cyc_heap[i].p)
+        const uintptr_t key = (uintptr_t)p ^ CLSCAN_CYC_HIDE;
+        size_t i = clscan_cyc_home(key);
+        while (clscan_cyc_heap[i].key)
             i = (i + 1) & (CLSCAN_CYC_HEAP_SLOTS - 1);
-        clscan_cyc_heap[i].p = p;
+        clscan_cyc_heap[i].key = key;
         clscan_cyc_heap[i].size = size;
         clscan_cyc_heap_live += (long)size;
         clscan_cyc_heap_blocks++;
@@ -381,21 +386,22 @@ static void clscan_cyc_heap_remove(void *p)
 {
     const size_t mask = CLSCAN_CYC_HEAP_SLOTS - 1;
     pthread_mutex_lock(&clscan_cyc_heap_lock);
-    size_t i = clscan_cyc_home(p);
-    while (clscan_cyc_heap[i].p && clscan_cyc_heap[i].p != p)
+    const uintptr_t key = (uintptr_t)p ^ CLSCAN_CYC_HIDE;
+    size_t i = clscan_cyc_home(key);
+    while (clscan_cyc_heap[i].key && clscan_cyc_heap[i].key != key)
         i = (i + 1) & mask;
-    if (!clscan_cyc_heap[i].p) {
+    if (!clscan_cyc_heap[i].key) {
         clscan_cyc_foreign_frees++;
     } else {
         clscan_cyc_heap_live -= (long)clscan_cyc_heap[i].size;
         clscan_cyc_heap_blocks--;
-        clscan_cyc_heap[i].p = NULL;
+        clscan_cyc_heap[i].key = 0;
         /* Move back each later entry of the run whose home is not in (i, j]. */
-        for (size_t j = (i + 1) & mask; clscan_cyc_heap[j].p; j = (j + 1) & mask) {
-            size_t home = clscan_cyc_home(clscan_cyc_heap[j].p);
+        for (size_t j = (i + 1) & mask; clscan_cyc_heap[j].key; j = (j + 1) & mask) {
+            size_t home = clscan_cyc_home(clscan_cyc_heap[j].key);
             if (((j - home) & mask) >= ((j - i) & mask)) {
                 clscan_cyc_heap[i] = clscan_cyc_heap[j];
-                clscan_cyc_heap[j].p = NULL;
+                clscan_cyc_heap[j].key = 0;
                 i = j;
             }
         }
