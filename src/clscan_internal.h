@@ -225,8 +225,17 @@ typedef enum clscan_select_mode {
 } clscan_select_mode;
 const char *clscan__select_mode_name(clscan_select_mode mode);
 
+/* Which kernels a program holds (and which cl/ files it is made of). */
+typedef enum clscan_program_kind {
+    CLSCAN_PROGRAM_SCAN = 0, /* built-in scans, and compaction where `select` is set */
+    CLSCAN_PROGRAM_GENERAL,  /* general scans (general.c): custom operators and types,
+                                input transforms, segments */
+    CLSCAN_PROGRAM_SORT      /* radix sort (sort.c) */
+} clscan_program_kind;
+
 /* What a scan or compaction program is specialised on. */
 typedef struct clscan_scan_config {
+    clscan_program_kind kind;
     clscan_type type;
     clscan_op op;
     size_t wg_size;   /* power of two */
@@ -244,6 +253,13 @@ typedef struct clscan_scan_config {
     clscan_select_mode select;
     clscan_type elem_type;
     const char *predicate; /* IF and PARTITION: the user's expression (not owned) */
+    /* OpenCL C placed between the #define block and the library's files (general scans:
+     * the user's types and functions and the generated operator; not owned). Part of
+     * the program's cache key. */
+    const char *prelude;
+    /* Bytes of one element of CLSCAN_T where type does not say it (general programs:
+     * a user's struct, or a segmented scan's pair); 0: clscan_type_size(type). */
+    size_t elem_bytes;
 } clscan_scan_config;
 
 /* A built scan program and its kernels. Kernel arguments are set and the kernels
@@ -262,7 +278,11 @@ typedef struct clscan_program {
     cl_kernel k_sel_write;      /* clscan_sel_write_tiles, */
     cl_kernel k_sel_zero;       /* clscan_sel_count_zero */
     cl_kernel k_sel_single;     /* and, single-pass, clscan_sel_single */
+    cl_kernel k_gen_reduce;     /* general programs: clscan_gen_reduce_tiles, */
+    cl_kernel k_gen_scan;       /* clscan_gen_scan_tiles, */
+    cl_kernel k_gen_single;     /* and, single-pass, clscan_gen_single */
     char *predicate;            /* owned copy of config.predicate */
+    char *prelude;              /* owned copy of config.prelude */
     pthread_mutex_t lock;
 } clscan_program;
 
@@ -285,6 +305,11 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
                                            clscan_scan_algo algo, clscan_select_mode mode,
                                            clscan_type elem_type, clscan_type count_type,
                                            const char *predicate, clscan_scan_config *out);
+/* Bytes of one element of the scan type of cfg's program (elem_bytes, else the type's). */
+size_t clscan__config_elem_bytes(const clscan_scan_config *cfg);
+/* Whether cfg's look-back combines tile totals in a fixed order (cl/clscan_lookback.cl:
+ * CLSCAN_LB_ORDERED): float types and every general program. */
+int clscan__lookback_ordered(const clscan_scan_config *cfg);
 /* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
 cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */

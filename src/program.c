@@ -11,19 +11,45 @@
 #include <string.h>
 
 /* The cl/ files a program is made of, in order; each guards its own #include of the
- * layer below, so concatenating them needs no include path. A scan program takes those
- * marked for scans, a compaction program those marked for compaction (the scan kernels
- * scan its counts; its look-back comes after the tile layer, which tells the look-back
- * what a fallback reads); the look-back only where the program is single-pass. */
+ * layer below, so concatenating them needs no include path. A program takes the files
+ * marked for its kind (the scan kernels also scan a compaction's counts and a general
+ * scan's partials; a compaction's or general scan's look-back comes after its tile
+ * layer, which tells the look-back what a fallback reads); the look-back only where the
+ * program is single-pass. */
+enum { F_SCAN = 1, F_SELECT = 2, F_GENERAL = 4, F_SORT = 8, F_ALL = 15 };
 static const struct {
     const char *name;
-    int scan, select, lookback;
+    unsigned kinds; /* F_* */
+    int lookback;
 } program_files[] = {
-    {"clscan_common.cl", 1, 1, 0},      {"clscan_subgroup.cl", 1, 1, 0},
-    {"clscan_workgroup.cl", 1, 1, 0},   {"clscan_lookback.cl", 1, 0, 1},
-    {"clscan_scan.cl", 1, 1, 0},        {"clscan_select_tile.cl", 0, 1, 0},
-    {"clscan_lookback.cl", 0, 1, 1},    {"clscan_select.cl", 0, 1, 0},
+    {"clscan_common.cl", F_ALL, 0},
+    {"clscan_subgroup.cl", F_ALL, 0},
+    {"clscan_workgroup.cl", F_ALL, 0},
+    {"clscan_lookback.cl", F_SCAN, 1},
+    {"clscan_scan.cl", F_SCAN | F_SELECT | F_GENERAL, 0},
+    {"clscan_select_tile.cl", F_SELECT, 0},
+    {"clscan_general_tile.cl", F_GENERAL, 0},
+    {"clscan_lookback.cl", F_SELECT | F_GENERAL, 1},
+    {"clscan_select.cl", F_SELECT, 0},
+    {"clscan_general.cl", F_GENERAL, 0},
+    {"clscan_sort.cl", F_SORT, 0},
 };
+
+/* The F_* bit of the files cfg's program is made of. */
+static unsigned program_file_kind(const clscan_scan_config *cfg)
+{
+    switch (cfg->kind) {
+    case CLSCAN_PROGRAM_GENERAL: return F_GENERAL;
+    case CLSCAN_PROGRAM_SORT: return F_SORT;
+    default: return cfg->select ? F_SELECT : F_SCAN;
+    }
+}
+
+/* Bytes of one element of the scan type of cfg's program. */
+size_t clscan__config_elem_bytes(const clscan_scan_config *cfg)
+{
+    return cfg->elem_bytes ? cfg->elem_bytes : clscan_type_size(cfg->type);
+}
 
 const char *clscan__embedded_source(const char *file_name, size_t *length)
 {
@@ -53,6 +79,11 @@ static int sg_shuffles_in_local(const clscan_scan_config *cfg, const clscan_prof
            (cfg->sg_impl == CLSCAN_SG_KHR && !p->sg_khr_shuffle_relative);
 }
 
+int clscan__lookback_ordered(const clscan_scan_config *cfg)
+{
+    return cfg->kind == CLSCAN_PROGRAM_GENERAL || clscan__type_is_float(cfg->type);
+}
+
 size_t clscan__scan_local_bytes(const clscan_scan_config *cfg, const clscan_profile *p)
 {
     size_t tile = cfg->wg_size * cfg->items, scratch = cfg->wg_size;
@@ -65,15 +96,17 @@ size_t clscan__scan_local_bytes(const clscan_scan_config *cfg, const clscan_prof
         size_t sg = cfg->sg_width < cfg->wg_size ? cfg->sg_width : cfg->wg_size;
         scratch = (sg_shuffles_in_local(cfg, p) ? cfg->wg_size : 0) + 2 * (cfg->wg_size / sg);
     }
-    size_t bytes = (tile + scratch) * clscan_type_size(cfg->type);
+    const size_t elem = clscan__config_elem_bytes(cfg);
+    size_t bytes = (tile + scratch) * elem;
     if (cfg->select && cfg->algo == CLSCAN_SCAN_SINGLE_PASS && cfg->wg_size == 1)
         bytes += cfg->items * clscan_type_size(cfg->elem_type); /* clscan_sel_single's stage */
     if (cfg->algo == CLSCAN_SCAN_SINGLE_PASS) { /* clscan_lb_local and the ticket */
         const size_t window = cfg->wg_size < 32 ? cfg->wg_size : 32;
-        /* the window's values and kinds, and for floats (CLSCAN_LB_ORDERED)
-         * CLSCAN_LB_NEAR = 8 windows of totals */
-        const size_t near = clscan__type_is_float(cfg->type) ? 8 : 0;
-        bytes += window * ((1 + near) * clscan_type_size(cfg->type) + 4) + 32;
+        /* the window's values and kinds, and where the order is fixed
+         * (CLSCAN_LB_ORDERED: floats, general scans) CLSCAN_LB_NEAR = 8 windows of
+         * totals */
+        const size_t near = clscan__lookback_ordered(cfg) ? 8 : 0;
+        bytes += window * ((1 + near) * elem + 4) + 32 + elem;
     }
     return bytes;
 }
@@ -187,6 +220,7 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
                               int as_options, char *buf, size_t size)
 {
     const int single = cfg->algo == CLSCAN_SCAN_SINGLE_PASS, sel = cfg->select != 0;
+    const int general = cfg->kind == CLSCAN_PROGRAM_GENERAL;
     const struct {
         const char *name;
         unsigned long value;
@@ -205,7 +239,8 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
         {"CLSCAN_SG_REQUIRED_SIZE",
          (unsigned long)(cfg->sg_impl == CLSCAN_SG_INTEL && p->sg_intel_required_size), 1},
         /* A compaction program's scan kernels are the multi-level ones. */
-        {"CLSCAN_SINGLE_PASS", (unsigned long)(single && !sel), 1},
+        {"CLSCAN_SINGLE_PASS", (unsigned long)(single && !sel && !general), 1},
+        {"CLSCAN_GEN_SINGLE_PASS", (unsigned long)single, general},
         {"CLSCAN_SEL_SINGLE_PASS", (unsigned long)single, sel},
         {"CLSCAN_SEL_MODE", (unsigned long)(cfg->select - 1), sel},
         {"CLSCAN_SEL_TYPE_ID", (unsigned long)cfg->elem_type, sel},
@@ -215,6 +250,9 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
         {"CLSCAN_LB_WORD_BITS", (unsigned long)(cfg->lb_word_bits ? cfg->lb_word_bits : 64),
          single},
         {"CLSCAN_LB_TEST", (unsigned long)cfg->lb_test, single},
+        {"CLSCAN_LB_ORDERED", 1, single && general},
+        /* A general program's element size (its prelude checks sizeof against it). */
+        {"CLSCAN_T_BYTES", (unsigned long)cfg->elem_bytes, general},
     };
     const size_t ndefs = sizeof defs / sizeof defs[0];
     size_t len = 0;
@@ -279,6 +317,7 @@ static void program_free(clscan_program *prog)
     pthread_mutex_destroy(&prog->lock);
     free(prog->key);
     free(prog->predicate);
+    free(prog->prelude);
     free(prog);
 }
 
@@ -345,11 +384,15 @@ static clscan_status build_shape(clscan_context *ctx, clscan_program *prog, size
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "kernel options too long");
     enum { NFILES = sizeof program_files / sizeof program_files[0] };
     const clscan_scan_config *cfg = &prog->config;
-    const char *texts[NFILES + 2] = {defines};
-    size_t lengths[NFILES + 2] = {dlen};
+    const char *texts[NFILES + 3] = {defines};
+    size_t lengths[NFILES + 3] = {dlen};
     cl_uint count = 1;
+    if (cfg->prelude) {
+        texts[count] = cfg->prelude;
+        lengths[count++] = strlen(cfg->prelude);
+    }
     for (size_t i = 0; i < NFILES; ++i) {
-        if (!(cfg->select ? program_files[i].select : program_files[i].scan) ||
+        if (!(program_files[i].kinds & program_file_kind(cfg)) ||
             (program_files[i].lookback && cfg->algo != CLSCAN_SCAN_SINGLE_PASS))
             continue;
         texts[count] = clscan__embedded_source(program_files[i].name, &lengths[count]);
@@ -389,20 +432,24 @@ static clscan_status build_shape(clscan_context *ctx, clscan_program *prog, size
     /* Kernels with a tile shape must allow the configured work-group size; the others
      * (one work-item, or any size) are asked nothing. */
     const int single = cfg->algo == CLSCAN_SCAN_SINGLE_PASS;
+    const int general = cfg->kind == CLSCAN_PROGRAM_GENERAL;
     const struct {
         const char *name;
         cl_kernel *kernel;
         int wanted, shaped;
     } kernels[] = {
-        {"clscan_reduce_tiles", &prog->k_reduce, 1, 1},
+        {"clscan_reduce_tiles", &prog->k_reduce, !general, 1},
         {"clscan_scan_partials", &prog->k_partials, 1, 1},
-        {"clscan_scan_tiles", &prog->k_scan, 1, 1},
-        {"clscan_scan_single", &prog->k_single, single && !cfg->select, 1},
+        {"clscan_scan_tiles", &prog->k_scan, !general, 1},
+        {"clscan_scan_single", &prog->k_single, single && !cfg->select && !general, 1},
         {"clscan_lb_clear", &prog->k_clear, single, 0},
         {"clscan_sel_count_tiles", &prog->k_sel_count, cfg->select != 0, 1},
         {"clscan_sel_write_tiles", &prog->k_sel_write, cfg->select != 0, 1},
         {"clscan_sel_count_zero", &prog->k_sel_zero, cfg->select != 0, 0},
         {"clscan_sel_single", &prog->k_sel_single, single && cfg->select, 1},
+        {"clscan_gen_reduce_tiles", &prog->k_gen_reduce, general, 1},
+        {"clscan_gen_scan_tiles", &prog->k_gen_scan, general, 1},
+        {"clscan_gen_single", &prog->k_gen_single, general && single, 1},
     };
     *max_wg = cfg->wg_size;
     clscan_status s = CLSCAN_SUCCESS;
@@ -417,9 +464,10 @@ static clscan_status build_shape(clscan_context *ctx, clscan_program *prog, size
 
 static void release_shape(clscan_program *prog)
 {
-    cl_kernel *const kernels[] = {&prog->k_reduce,    &prog->k_partials,  &prog->k_scan,
-                                  &prog->k_single,    &prog->k_clear,     &prog->k_sel_count,
-                                  &prog->k_sel_write, &prog->k_sel_zero,  &prog->k_sel_single};
+    cl_kernel *const kernels[] = {
+        &prog->k_reduce,     &prog->k_partials,   &prog->k_scan,       &prog->k_single,
+        &prog->k_clear,      &prog->k_sel_count,  &prog->k_sel_write,  &prog->k_sel_zero,
+        &prog->k_sel_single, &prog->k_gen_reduce, &prog->k_gen_scan,   &prog->k_gen_single};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) {
         if (*kernels[i]) clReleaseKernel(*kernels[i]);
         *kernels[i] = NULL;
@@ -482,14 +530,17 @@ static clscan_status program_build(clscan_context *ctx, const clscan_scan_config
     prog->config = *cfg;
     prog->key = strdup(key);
     prog->predicate = cfg->predicate ? strdup(cfg->predicate) : NULL;
+    prog->prelude = cfg->prelude ? strdup(cfg->prelude) : NULL;
     if (!prog->key || (cfg->predicate && !prog->predicate) ||
-        pthread_mutex_init(&prog->lock, NULL) != 0) {
+        (cfg->prelude && !prog->prelude) || pthread_mutex_init(&prog->lock, NULL) != 0) {
         free(prog->key);
         free(prog->predicate);
+        free(prog->prelude);
         free(prog);
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     }
     prog->config.predicate = prog->predicate;
+    prog->config.prelude = prog->prelude;
     int width_rebuilds = 0;
     for (;;) {
         size_t max_wg = 0;
@@ -529,17 +580,21 @@ static clscan_status program_find_or_build(clscan_context *ctx, const clscan_sca
 clscan_status clscan__program_get(clscan_context *ctx, const clscan_scan_config *cfg,
                                   clscan_program **out)
 {
-    /* The key: the #define block, and a compaction's predicate after it. */
+    /* The key: the #define block, then a compaction's predicate and a general scan's
+     * prelude, each after a newline. */
     char defines[2048];
     size_t len = clscan__kernel_defines(cfg, &ctx->profile, 0, defines, sizeof defines);
     if (len == 0 || len >= sizeof defines)
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "kernel options too long");
     const size_t plen = cfg->predicate ? strlen(cfg->predicate) : 0;
-    char *key = malloc(len + plen + 2);
+    const size_t rlen = cfg->prelude ? strlen(cfg->prelude) : 0;
+    char *key = malloc(len + plen + rlen + 3);
     if (!key) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     memcpy(key, defines, len);
     key[len] = '\n';
-    memcpy(key + len + 1, plen ? cfg->predicate : "", plen + 1);
+    memcpy(key + len + 1, plen ? cfg->predicate : "", plen);
+    key[len + 1 + plen] = '\n';
+    memcpy(key + len + 2 + plen, rlen ? cfg->prelude : "", rlen + 1);
     clscan_status s = program_find_or_build(ctx, cfg, key, out);
     free(key);
     return s;

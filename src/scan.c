@@ -123,7 +123,7 @@ int clscan__lookback_fits(const clscan_scan_config *cfg, cl_ulong n)
 size_t clscan__lookback_bytes(const clscan_scan_config *cfg, cl_ulong n)
 {
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
-    return LB_HEADER_BYTES + (size_t)((n + tile - 1) / tile) * 2 * clscan_type_size(cfg->type);
+    return LB_HEADER_BYTES + (size_t)((n + tile - 1) / tile) * 2 * clscan__config_elem_bytes(cfg);
 }
 
 clscan_status clscan__lookback_begin(clscan_launch *l, clscan_program *prog,

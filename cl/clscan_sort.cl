@@ -1,0 +1,1 @@
+/* clscan_sort.cl - radix sort kernels (being written). */

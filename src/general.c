@@ -1,0 +1,2 @@
+/* general.c - general scans (being written). */
+#include "clscan_internal.h"

@@ -1,0 +1,2 @@
+/* sort.c - radix sort (being written). */
+#include "clscan_internal.h"
