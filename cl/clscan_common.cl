@@ -18,6 +18,11 @@
 #define CLSCAN_OP_AND 4
 #define CLSCAN_OP_OR 5
 #define CLSCAN_OP_XOR 6
+/* General scans (the host's general.c): a type and an operator given as OpenCL C. With
+ * CLSCAN_TYPE_CUSTOM, CLSCAN_T and CLSCAN_T_BYTES are defined before this file; with
+ * CLSCAN_OP_CUSTOM, so are the functions clscan_user_op(a, b) and clscan_user_identity(). */
+#define CLSCAN_TYPE_CUSTOM 99
+#define CLSCAN_OP_CUSTOM 99
 
 #ifndef CLSCAN_TYPE_ID
 #define CLSCAN_TYPE_ID CLSCAN_INT32
@@ -64,23 +69,37 @@
 #define CLSCAN_IS_FLOAT 1
 #define CLSCAN_T_MIN (-(double)INFINITY)
 #define CLSCAN_T_MAX ((double)INFINITY)
+#elif CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM
+#if !defined(CLSCAN_T) || !defined(CLSCAN_T_BYTES)
+#error "CLSCAN_TYPE_CUSTOM needs CLSCAN_T and CLSCAN_T_BYTES defined first"
+#endif
 #else
 #error "CLSCAN_TYPE_ID must be one of CLSCAN_INT32 .. CLSCAN_DOUBLE (0..5)"
 #endif
 #ifndef CLSCAN_IS_FLOAT
 #define CLSCAN_IS_FLOAT 0
 #endif
-#if CLSCAN_TYPE_ID == CLSCAN_INT64 || CLSCAN_TYPE_ID == CLSCAN_UINT64 || \
+#if CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM
+/* (CLSCAN_T_BYTES given: an upper bound of sizeof(CLSCAN_T), a multiple of 4.) */
+#elif CLSCAN_TYPE_ID == CLSCAN_INT64 || CLSCAN_TYPE_ID == CLSCAN_UINT64 || \
     CLSCAN_TYPE_ID == CLSCAN_DOUBLE
+#undef CLSCAN_T_BYTES
 #define CLSCAN_T_BYTES 8
 #else
+#undef CLSCAN_T_BYTES
 #define CLSCAN_T_BYTES 4
 #endif
 
 /* CLSCAN_OP(a, b) combines two elements, a on the left; CLSCAN_IDENTITY is the
  * operator's identity. CLSCAN_OP may evaluate each argument more than once (integer
  * MIN is a ?: expression): pass it plain values, never calls. */
-#if CLSCAN_OP_ID == CLSCAN_OP_ADD || CLSCAN_OP_ID == CLSCAN_OP_MUL
+#if CLSCAN_OP_ID == CLSCAN_OP_CUSTOM
+/* Functions, so each argument is evaluated once. */
+#define CLSCAN_OP(a, b) clscan_user_op((a), (b))
+#define CLSCAN_IDENTITY clscan_user_identity()
+#elif CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM
+#error "a CLSCAN_TYPE_CUSTOM type needs CLSCAN_OP_CUSTOM"
+#elif CLSCAN_OP_ID == CLSCAN_OP_ADD || CLSCAN_OP_ID == CLSCAN_OP_MUL
 #if CLSCAN_OP_ID == CLSCAN_OP_ADD
 #define CLSCAN_ARITH_(a, b) ((a) + (b))
 #define CLSCAN_IDENTITY ((CLSCAN_T)0)
@@ -122,7 +141,7 @@
 #define CLSCAN_OP(a, b) ((a) ^ (b))
 #define CLSCAN_IDENTITY ((CLSCAN_T)0)
 #else
-#error "CLSCAN_OP_ID must be one of CLSCAN_OP_ADD .. CLSCAN_OP_XOR (0..6)"
+#error "CLSCAN_OP_ID must be one of CLSCAN_OP_ADD .. CLSCAN_OP_XOR (0..6) or CLSCAN_OP_CUSTOM"
 #endif
 
 /* Work-items per work-group (a power of two) and elements each one owns. */

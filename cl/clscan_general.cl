@@ -1,0 +1,103 @@
+/* clscan_general.cl - device-wide general scans over the tiles of
+ * cl/clscan_general_tile.cl (custom operators and types, input transforms, segments).
+ * Multi-level: each work-group reduces its tiles to a partial, the partials are scanned
+ * (clscan_scan_partials of cl/clscan_scan.cl, or its levels), then each work-group scans
+ * its tiles from its partial. Single-pass (CLSCAN_GEN_SINGLE_PASS=1): one kernel, one
+ * tile per work-group, its prefix from the decoupled look-back. */
+#ifndef CLSCAN_GENERAL_CL
+#define CLSCAN_GENERAL_CL
+#ifndef CLSCAN_GENERAL_TILE_CL
+#include "clscan_general_tile.cl"
+#endif
+#ifndef CLSCAN_SCAN_CL
+#include "clscan_scan.cl"
+#endif
+
+/* partials[part_off + group] = the combination of the scan's elements in the group's
+ * tiles of the range [0, n). */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_gen_reduce_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
+                             __global const CLSCAN_GEN_SEG *seg, ulong seg_off, ulong n,
+                             int inclusive, ulong tiles_per_group,
+                             __global CLSCAN_T *partials, ulong part_off)
+{
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
+    const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive};
+    CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
+    CLSCAN_T acc = CLSCAN_IDENTITY;
+    for (ulong t = first; t < end; ++t) {
+        const ulong base = t * CLSCAN_TILE;
+        const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
+        /* (clscan_wg_reduce ended with a barrier after its last read of the tile.) */
+        clscan_gen_load_tile(s, base, count, tile);
+        const CLSCAN_T total = clscan_wg_reduce(tile, scratch);
+        acc = CLSCAN_OP(acc, total);
+    }
+    if (get_local_id(0) == 0) partials[part_off + get_group_id(0)] = acc;
+}
+
+/* Scans the group's tiles into dst[dst_off, +n), starting from partials[part_off +
+ * group] when use_partials is set (else from the identity). */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
+                           __global const CLSCAN_GEN_SEG *seg, ulong seg_off,
+                           __global CLSCAN_GEN_OUT *dst, ulong dst_off, ulong n,
+                           int inclusive, ulong tiles_per_group,
+                           __global const CLSCAN_T *partials, ulong part_off, int use_partials)
+{
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
+    const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive};
+    const int tile_inclusive = clscan_gen_tile_inclusive(inclusive);
+    CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
+    CLSCAN_T carry = use_partials ? partials[part_off + get_group_id(0)] : CLSCAN_IDENTITY;
+    for (ulong t = first; t < end; ++t) {
+        const ulong base = t * CLSCAN_TILE;
+        const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile is stored */
+        clscan_gen_load_tile(s, base, count, tile);
+        const CLSCAN_T total = clscan_wg_scan(tile, scratch, tile_inclusive);
+        clscan_gen_store_tile(dst + dst_off, base, count, tile, carry);
+        carry = CLSCAN_OP(carry, total);
+    }
+}
+
+#ifndef CLSCAN_GEN_SINGLE_PASS
+#define CLSCAN_GEN_SINGLE_PASS 0
+#endif
+#if CLSCAN_GEN_SINGLE_PASS
+#ifndef CLSCAN_LOOKBACK_CL
+#include "clscan_lookback.cl"
+#endif
+
+/* Single-pass general scan of the range into dst[dst_off, +n), which must not overlap
+ * src or seg (a fallback reads other tiles' input; in-place calls scan a copy), one tile
+ * per work-group, launched with exactly ceil(n / CLSCAN_TILE) groups. The ticket,
+ * state, epoch, spin limit and stats are those of clscan_scan_single. */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
+                       __global const CLSCAN_GEN_SEG *seg, ulong seg_off,
+                       __global CLSCAN_GEN_OUT *dst, ulong dst_off, ulong n, int inclusive,
+                       __global clscan_lb_word *state, uint epoch, uint spin_limit,
+                       __global uint *stats_base, uint stats_off)
+{
+    __global uint *stats = stats_base + stats_off;
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
+    __local clscan_lb_local lb;
+    __local uint ticket;
+    const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive};
+    const ulong t = clscan_lb_ticket(state, (n + CLSCAN_TILE - 1) / CLSCAN_TILE, &ticket);
+    __global clscan_lb_word *status = state + CLSCAN_LB_HEADER_WORDS;
+    const ulong base = t * CLSCAN_TILE;
+    const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
+    clscan_gen_load_tile(s, base, count, tile);
+    const CLSCAN_T total = clscan_wg_scan(tile, scratch, clscan_gen_tile_inclusive(inclusive));
+    const CLSCAN_T carry = clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, s, &lb,
+                                                 scratch, stats);
+    clscan_gen_store_tile(dst + dst_off, base, count, tile, carry);
+}
+#endif /* CLSCAN_GEN_SINGLE_PASS */
+
+#endif /* CLSCAN_GENERAL_CL */

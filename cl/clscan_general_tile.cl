@@ -1,0 +1,157 @@
+/* clscan_general_tile.cl - what one tile of a general scan reads and writes: the element
+ * the scan sees at index i (the user's input transform of src[i]; with segments, the
+ * (value, head flag) pair that turns a segmented scan into an ordinary one), the tile's
+ * loads and stores in local memory, and what a look-back fallback reduces. The host's
+ * prelude (src/general.c) defines the types and functions below before the library's
+ * files; every one has a default, so the file also compiles on its own. */
+#ifndef CLSCAN_GENERAL_TILE_CL
+#define CLSCAN_GENERAL_TILE_CL
+#ifndef CLSCAN_WORKGROUP_CL
+#include "clscan_workgroup.cl"
+#endif
+
+/* Segments: 0 none; 1 a cl_uchar flag per element (nonzero starts a segment); 2 keys (a
+ * segment starts wherever the key differs from the one before). */
+#define CLSCAN_GEN_SEG_NONE 0
+#define CLSCAN_GEN_SEG_FLAGS 1
+#define CLSCAN_GEN_SEG_KEYS 2
+#ifndef CLSCAN_GEN_SEGMENTS
+#define CLSCAN_GEN_SEGMENTS CLSCAN_GEN_SEG_NONE
+#endif
+
+/* CLSCAN_GEN_IN: the type of src's elements; CLSCAN_GEN_OUT: the type of dst's (the scan
+ * type, or a pair's value type); CLSCAN_GEN_SEG: of the segment buffer (cl_uchar flags, or
+ * the keys). */
+#ifndef CLSCAN_GEN_OUT
+#define CLSCAN_GEN_OUT CLSCAN_T
+#endif
+#ifndef CLSCAN_GEN_IN
+#define CLSCAN_GEN_IN CLSCAN_GEN_OUT
+#endif
+#ifndef CLSCAN_GEN_SEG
+#define CLSCAN_GEN_SEG uchar
+#endif
+
+/* The element of the scan at index i (counted from the range's start), from x = src[i]:
+ * the user's transform where one is given (CLSCAN_GEN_TRANSFORM_GIVEN), else x. */
+#ifdef CLSCAN_GEN_TRANSFORM_GIVEN
+CLSCAN_GEN_OUT clscan_user_transform(const CLSCAN_GEN_IN x, const ulong i);
+#define CLSCAN_GEN_TRANSFORM(x, i) clscan_user_transform((x), (i))
+#else
+#define CLSCAN_GEN_TRANSFORM(x, i) (x)
+#endif
+
+/* What a tile reads: the range's src and segment buffer, and whether the call is
+ * exclusive (a segmented exclusive scan reads the element before; see clscan_gen_load). */
+typedef struct clscan_gen_source {
+    __global const CLSCAN_GEN_IN *src;
+    __global const CLSCAN_GEN_SEG *seg;
+    int exclusive;
+} clscan_gen_source;
+
+#if CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
+/* With segments CLSCAN_T is the pair { CLSCAN_GEN_OUT v; uint f; } of the prelude, whose
+ * operator keeps the right operand's value where its flag is set, and
+ * clscan_user_value_identity() is the value operator's identity. */
+CLSCAN_GEN_OUT clscan_user_value_identity(void);
+
+/* Whether element i starts a segment (element 0 always does). */
+uint clscan_gen_head(clscan_gen_source s, ulong i)
+{
+    if (i == 0) return 1u;
+#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_FLAGS
+    return s.seg[i] != 0;
+#else
+    const CLSCAN_GEN_SEG key = s.seg[i], before = s.seg[i - 1];
+    return key != before;
+#endif
+}
+#endif
+
+/* The scan's element i. Without segments: the transformed src[i]. With segments: the
+ * pair (value, head flag); for an exclusive call the value is the element before
+ * (the identity at a segment's head), so that the inclusive scan of these pairs is the
+ * exclusive segmented scan, and the scan below is always inclusive. */
+CLSCAN_T clscan_gen_load(clscan_gen_source s, ulong i)
+{
+#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
+    const CLSCAN_GEN_IN x = s.src[i];
+    return CLSCAN_GEN_TRANSFORM(x, i);
+#else
+    CLSCAN_T p;
+    p.f = clscan_gen_head(s, i);
+    if (!s.exclusive) {
+        const CLSCAN_GEN_IN x = s.src[i];
+        p.v = CLSCAN_GEN_TRANSFORM(x, i);
+    } else if (p.f) {
+        p.v = clscan_user_value_identity();
+    } else {
+        const CLSCAN_GEN_IN x = s.src[i - 1];
+        p.v = CLSCAN_GEN_TRANSFORM(x, i - 1);
+    }
+    return p;
+#endif
+}
+
+/* Whether the tile scan is inclusive for a call (segmented calls always are). */
+int clscan_gen_tile_inclusive(int inclusive)
+{
+#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
+    return inclusive;
+#else
+    (void)inclusive;
+    return 1;
+#endif
+}
+
+/* The output element for a scanned value. */
+CLSCAN_GEN_OUT clscan_gen_output(CLSCAN_T v)
+{
+#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
+    return v;
+#else
+    return v.v;
+#endif
+}
+
+/* Loads the elements [base, base + count) of the scan into tile, the missing tail as the
+ * identity, as clscan_wg_load does for plain elements. */
+void clscan_gen_load_tile(clscan_gen_source s, ulong base, uint count, __local CLSCAN_T *tile)
+{
+    const uint lid = get_local_id(0);
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+        tile[CLSCAN_PAD(k)] = k < count ? clscan_gen_load(s, base + k) : CLSCAN_IDENTITY;
+    }
+}
+
+/* Stores the outputs of carry op tile[k] for k < count at dst[base + k]. */
+void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, ulong base, uint count,
+                           __local const CLSCAN_T *tile, CLSCAN_T carry)
+{
+    const uint lid = get_local_id(0);
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+        if (k < count) {
+            const CLSCAN_T x = tile[CLSCAN_PAD(k)];
+            dst[base + k] = clscan_gen_output(CLSCAN_OP(carry, x));
+        }
+    }
+}
+
+/* The look-back's fallback (cl/clscan_lookback.cl) reduces a full tile that starts at
+ * base: this work-item's CLSCAN_ITEMS consecutive elements, combined left to right from
+ * the first, as clscan_wg_scan combines them, so that the total has the owner's bits. */
+#define CLSCAN_LB_SOURCE clscan_gen_source
+CLSCAN_T clscan_lb_tile_part(clscan_gen_source s, ulong base)
+{
+    const ulong first = base + (ulong)get_local_id(0) * CLSCAN_ITEMS;
+    CLSCAN_T x = clscan_gen_load(s, first);
+    for (uint i = 1; i < CLSCAN_ITEMS; ++i) {
+        const CLSCAN_T e = clscan_gen_load(s, first + i);
+        x = CLSCAN_OP(x, e);
+    }
+    return x;
+}
+
+#endif /* CLSCAN_GENERAL_TILE_CL */

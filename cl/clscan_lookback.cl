@@ -52,7 +52,11 @@ typedef uint clscan_lb_word;
 #else
 #error "CLSCAN_LB_WORD_BITS must be 32 or 64"
 #endif
+#if CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM
+#define CLSCAN_LB_PARTS ((uint)(sizeof(CLSCAN_T) * 8 / CLSCAN_LB_HALF_BITS))
+#else
 #define CLSCAN_LB_PARTS (CLSCAN_T_BYTES * 8 / CLSCAN_LB_HALF_BITS)
+#endif
 /* The epoch is a per-call number in the tag's upper bits; the host restarts it (and
  * clears the words) before it would overflow. */
 #define CLSCAN_LB_EPOCH_BITS (CLSCAN_LB_HALF_BITS - 2)
@@ -64,7 +68,42 @@ typedef uint clscan_lb_word;
 #define CLSCAN_LB_FALLBACK 2u  /* the tile total, computed by a waiting successor */
 #define CLSCAN_LB_PREFIX 3u    /* the combination of this tile and all before it */
 
-/* The element's bits as an unsigned integer of its size, and back. */
+/* The element's bits: CLSCAN_LB_TO_BITS and CLSCAN_LB_FROM_BITS convert, CLSCAN_LB_HALF
+ * reads value half p (CLSCAN_LB_HALF_BITS wide) of them as a status word's low half, and
+ * CLSCAN_LB_SET_HALF writes it (into bits that start as CLSCAN_LB_BITS_ZERO). For the
+ * library's types the bits are an unsigned integer of the element's size; for a user's
+ * struct (CLSCAN_TYPE_CUSTOM, any multiple of 4 bytes) a union of it and its words, so
+ * that a value of any size is split over as many status words as it needs, each with
+ * its own tag (no atomics wider than a word). */
+#if CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM
+typedef union {
+    CLSCAN_T v;
+    uint w[sizeof(CLSCAN_T) / 4];
+    ushort h[sizeof(CLSCAN_T) / 2];
+} clscan_lb_bits;
+clscan_lb_bits clscan_lb_to_bits_(CLSCAN_T x)
+{
+    clscan_lb_bits b;
+    b.v = x;
+    return b;
+}
+clscan_lb_bits clscan_lb_bits_zero_(void)
+{
+    clscan_lb_bits b;
+    for (uint p = 0; p < sizeof(CLSCAN_T) / 4; ++p) b.w[p] = 0u;
+    return b;
+}
+#define CLSCAN_LB_TO_BITS(x) clscan_lb_to_bits_(x)
+#define CLSCAN_LB_FROM_BITS(b) ((b).v)
+#define CLSCAN_LB_BITS_ZERO clscan_lb_bits_zero_()
+#if CLSCAN_LB_HALF_BITS == 32
+#define CLSCAN_LB_HALF(b, p) ((clscan_lb_word)(b).w[p])
+#define CLSCAN_LB_SET_HALF(b, p, half) ((b).w[p] = (uint)(half))
+#else
+#define CLSCAN_LB_HALF(b, p) ((clscan_lb_word)(b).h[p])
+#define CLSCAN_LB_SET_HALF(b, p, half) ((b).h[p] = (ushort)(half))
+#endif
+#else /* the library's types */
 #if CLSCAN_T_BYTES == 8
 typedef ulong clscan_lb_bits;
 #define CLSCAN_LB_TO_BITS(x) as_ulong(x)
@@ -72,7 +111,15 @@ typedef ulong clscan_lb_bits;
 typedef uint clscan_lb_bits;
 #define CLSCAN_LB_TO_BITS(x) as_uint(x)
 #endif
-#if CLSCAN_TYPE_ID == CLSCAN_INT32
+#define CLSCAN_LB_BITS_ZERO ((clscan_lb_bits)0)
+#define CLSCAN_LB_HALF(b, p) \
+    ((clscan_lb_word)((b) >> ((p) * CLSCAN_LB_HALF_BITS)) & CLSCAN_LB_HALF_MASK)
+#define CLSCAN_LB_SET_HALF(b, p, half) \
+    ((b) |= (clscan_lb_bits)(half) << ((p) * CLSCAN_LB_HALF_BITS))
+#endif
+#if CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM
+/* (CLSCAN_LB_FROM_BITS above.) */
+#elif CLSCAN_TYPE_ID == CLSCAN_INT32
 #define CLSCAN_LB_FROM_BITS(b) as_int(b)
 #elif CLSCAN_TYPE_ID == CLSCAN_INT64
 #define CLSCAN_LB_FROM_BITS(b) as_long(b)
@@ -160,16 +207,14 @@ uint clscan_lb_kind_(clscan_lb_word w, uint epoch)
 /* Word `part` of value bits b with kind `kind`. */
 clscan_lb_word clscan_lb_word_(clscan_lb_bits b, uint part, uint epoch, uint kind)
 {
-    const clscan_lb_word low =
-        (clscan_lb_word)(b >> (part * CLSCAN_LB_HALF_BITS)) & CLSCAN_LB_HALF_MASK;
-    return (CLSCAN_LB_TAG(epoch, kind) << CLSCAN_LB_HALF_BITS) | low;
+    return (CLSCAN_LB_TAG(epoch, kind) << CLSCAN_LB_HALF_BITS) | CLSCAN_LB_HALF(b, part);
 }
 
 /* Reads a tile's status words: returns the kind, 0 unless every word shows this call
  * and the same kind (the words are written one at a time), and sets *value. */
 uint clscan_lb_read(__global clscan_lb_word *st, uint epoch, CLSCAN_T *value)
 {
-    clscan_lb_bits bits = 0;
+    clscan_lb_bits bits = CLSCAN_LB_BITS_ZERO;
     uint kind = 0;
     /* Unrolled: PoCL 3.1 fails to compile this loop around OpenCL C 3.0 atomic loads
      * ("Could not find a dominating alternative variable"; docs/DEVICES.md). */
@@ -178,7 +223,7 @@ uint clscan_lb_read(__global clscan_lb_word *st, uint epoch, CLSCAN_T *value)
         const clscan_lb_word w = CLSCAN_LB_LOAD(st + p);
         const uint k = clscan_lb_kind_(w, epoch);
         kind = p == 0 ? k : (k == kind ? kind : 0u);
-        bits |= (clscan_lb_bits)(w & CLSCAN_LB_HALF_MASK) << (p * CLSCAN_LB_HALF_BITS);
+        CLSCAN_LB_SET_HALF(bits, p, w & CLSCAN_LB_HALF_MASK);
     }
     *value = CLSCAN_LB_FROM_BITS(bits);
     return kind;

@@ -147,6 +147,22 @@ CLSCAN_T clscan_sg_shuffle_up(CLSCAN_T x, uint delta, __local CLSCAN_T *scratch)
     const CLSCAN_T y = lane >= delta ? scratch[slot - delta] : x;
     barrier(CLK_LOCAL_MEM_FENCE); /* read before the next call writes */
     return y;
+#elif CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM
+    /* A user's struct (or a segmented scan's pair) travels as its 32-bit words. */
+    (void)scratch;
+    union {
+        CLSCAN_T v;
+        uint w[sizeof(CLSCAN_T) / 4];
+    } u;
+    u.v = x;
+#pragma unroll
+    for (uint p = 0; p < sizeof(CLSCAN_T) / 4; ++p)
+#if CLSCAN_SG_IMPL == CLSCAN_SG_IMPL_KHR
+        u.w[p] = sub_group_shuffle_up(u.w[p], delta);
+#else
+        u.w[p] = clscan_sg_shuffle_up_u32(u.w[p], delta);
+#endif
+    return u.v;
 #elif CLSCAN_SG_IMPL == CLSCAN_SG_IMPL_KHR
     (void)scratch;
     return sub_group_shuffle_up(x, delta);

@@ -223,6 +223,134 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
                                                cl_event *event);
 
 /* ------------------------------------------------------------------------------
+ * General scans: custom operators and types, input transforms, segments.
+ *
+ * clscan_scan does what a clscan_scan_desc describes, in one call:
+ *
+ *   dst[i] = e[s] op e[s+1] op ... op e[i]      (inclusive)
+ *   dst[i] = e[s] op ... op e[i-1], or the identity at i == s   (exclusive)
+ *
+ * where e[k] is the transform of src[k] (src[k] itself without one), and s is the start
+ * of the segment holding i (0 without segments). The combination is always left to right
+ * in index order, so the operator need only be associative: non-commutative ones (matrix
+ * products, "take the right one", string-like concatenations) are scanned correctly.
+ *
+ * The operator is a built-in one (type and op, as for clscan_exclusive_scan), or OpenCL C
+ * given as text: `combine`, an expression over `a` and `b` (the left and right operands,
+ * const, of the scan type), and `identity`, an expression for the value e with
+ * combine(e, x) == combine(x, e) == x for every x (exclusive scans start from it). For
+ * example, over CLSCAN_FLOAT: combine "a > b ? a : b", identity "-INFINITY". The scan
+ * type may also be a
+ * type of yours: `type_name` names it, `source` defines it (with any helper functions the
+ * expressions call), `type_size` is its size on the host (sizeof), which must equal its
+ * size on the device (a build fails otherwise, naming
+ * "clscan_type_size_differs_from_device_sizeof") and be a multiple of 4. Lay such a
+ * struct out with cl_ types so both sides agree, for example:
+ *
+ *     typedef struct { cl_float a, b, c, d; } mat2;      (host; type_size 16)
+ *     source:   "typedef struct { float a, b, c, d; } mat2;
+ *                mat2 mat2_mul(mat2 x, mat2 y) { mat2 r; r.a = x.a * y.a + x.b * y.c;
+ *                  r.b = x.a * y.b + x.b * y.d; r.c = x.c * y.a + x.d * y.c;
+ *                  r.d = x.c * y.b + x.d * y.d; return r; }
+ *                mat2 mat2_one(void) { mat2 r = {1, 0, 0, 1}; return r; }"
+ *     type_name "mat2", combine "mat2_mul(a, b)", identity "mat2_one()"
+ *
+ * The expressions must be pure (they may be evaluated more than once, in any work-item)
+ * and may call OpenCL C built-ins and the functions of `source`. A compiler message
+ * calls the texts "source", "combine", "identity" and "transform", each from line 1.
+ *
+ * The input transform: `transform`, an expression over `x` (a src element, const, of the
+ * input type) and `i` (its index, const ulong, counted from src_offset) giving an element
+ * of the scan type, so a scan of f(x, i) needs no pass to materialise f: for example
+ * "x > 0.5f ? 1 : 0" to count, or "make_pair(x, 1u)" with a function of `source` that
+ * builds your struct. The input type is `input_type_name` (an OpenCL C name: "int", "uint",
+ * "long", "ulong", "float", "double", or a type of `source`, whose host size is then
+ * `input_type_size`); NULL means the scan type.
+ *
+ * Segments: with CLSCAN_SEGMENTS_FLAGS, `segments` holds one cl_uchar per element and a
+ * nonzero one starts a new segment; with CLSCAN_SEGMENTS_KEYS it holds one key (of
+ * key_type) per element and a segment starts wherever the key differs (OpenCL C `!=`;
+ * for float keys a NaN starts a segment of its own) from the key before. Element 0
+ * always starts a segment; its flag is not read. With CLSCAN_SEGMENTS_NONE (0),
+ * `segments` must be NULL.
+ *
+ * Costs. Where the device runs the single-pass scan (docs/DEVICES.md) a call is one
+ * kernel, whatever the operator, type, transform or segments: the look-back publishes a
+ * struct (or a segmented scan's (value, flag) pair) split over as many status words as it
+ * takes, each carrying its own tag, so no atomic wider than the device's word is needed.
+ * Elsewhere it is one kernel for small n, three otherwise. In place (src == dst, same
+ * offset, same element size) the input is first copied to a temporary buffer (one more
+ * pass over the data; released when the call's commands finish), because a segmented
+ * exclusive scan and a look-back fallback both read elements that other tiles overwrite.
+ * Every distinct description is built once per context (the first call with it pays a
+ * program build; the disk cache keeps the binary, as for the scans) and cannot be
+ * warmed by clscan_context_warm. A call with a built-in operator, no transform and no
+ * segments is an ordinary clscan_exclusive_scan or clscan_inclusive_scan.
+ *
+ * Results: as for the scans. Integer results are exact; floating-point results (and
+ * every user operator's) are reproducible bit for bit for the same call on the same
+ * device: tiles and their totals are always combined in the same order, whatever the
+ * timing.
+ * ------------------------------------------------------------------------------ */
+typedef enum clscan_segments {
+    CLSCAN_SEGMENTS_NONE = 0,  /* one scan over the whole range */
+    CLSCAN_SEGMENTS_FLAGS = 1, /* a cl_uchar per element; nonzero starts a segment */
+    CLSCAN_SEGMENTS_KEYS = 2   /* a key per element; a new key starts a segment */
+} clscan_segments;
+
+/* What clscan_scan computes. Zero-initialise it (clscan_scan_desc d = {0};) and set what
+ * you use: fields added in later versions will mean "as before" when zero. The library
+ * copies what it needs during the call; the strings need not outlive it. */
+typedef struct clscan_scan_desc {
+    /* The scan type (of dst and of the operator): a library type, used when type_name is
+     * NULL; or a type of the user's, named by type_name (defined in source, or an OpenCL C
+     * type such as "float2"), of type_size bytes. */
+    clscan_type type;
+    const char *type_name;
+    size_t type_size;
+    /* OpenCL C before the library's kernels: the user's types and helper functions. */
+    const char *source;
+    /* The operator: the built-in op when combine is NULL (library types only); else the
+     * expression combine over a and b, and identity. */
+    clscan_op op;
+    const char *combine;
+    const char *identity;
+    /* The input transform, an expression over x and i (NULL: src holds the scan type),
+     * and the type of src's elements (NULL: the scan type; see above for sizes). */
+    const char *transform;
+    const char *input_type_name;
+    size_t input_type_size;
+    /* Segments, and the keys' type for CLSCAN_SEGMENTS_KEYS. */
+    clscan_segments segments;
+    clscan_type key_type;
+} clscan_scan_desc;
+
+/* Scans src[src_offset, +n) as *desc says into dst[dst_offset, +n), exclusive or (with
+ * inclusive nonzero) inclusive, with segments from segments[segments_offset, +n) (flags
+ * or keys; NULL without segments). Queues, events, wait lists, threads, n == 0 and what
+ * is written (only dst[dst_offset, +n)) as for clscan_exclusive_scan; segments must not
+ * overlap dst.
+ *
+ * Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for what the scans refuse, a NULL
+ * desc, a type_name without type_size (or one that is not a multiple of 4, or above 256),
+ * combine without identity or the reverse, a user type without combine, an empty
+ * expression, an input_type_name that is not a library type's name given without
+ * input_type_size, a bad segments value or key_type, a segments buffer missing, given
+ * without segments, too short, or overlapping dst; CLSCAN_ERROR_UNSUPPORTED for DOUBLE
+ * (scan, input or key type) without fp64, or a bitwise built-in op on a float type;
+ * CLSCAN_ERROR_BUILD_FAILED where the texts do not compile (clscan_context_last_error
+ * holds the compiler's log); CLSCAN_ERROR_OUT_OF_RESOURCES where the in-place copy would
+ * exceed the device's largest allocation or the type is too large for the device's local
+ * memory; or the OpenCL error of the call that failed. On failure *event is left
+ * untouched and, unless an enqueue itself failed part way, nothing is enqueued. */
+CLSCAN_API clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
+                                     const clscan_scan_desc *desc, int inclusive, cl_mem src,
+                                     size_t src_offset, cl_mem segments,
+                                     size_t segments_offset, cl_mem dst, size_t dst_offset,
+                                     size_t n, cl_uint num_events_in_wait_list,
+                                     const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------------------------------
  * Stream compaction: select, partition, unique.
  *
  * Each of these keeps some elements of src[src_offset, +n), in their order, writes them
@@ -311,6 +439,75 @@ CLSCAN_API clscan_status clscan_unique(clscan_context *ctx, cl_command_queue que
                                        size_t dst_offset, cl_mem count, size_t n,
                                        clscan_type type, cl_uint num_events_in_wait_list,
                                        const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------------------------------
+ * Radix sort.
+ *
+ * clscan_sort_keys sorts the n keys of src[src_offset, +n) into dst[dst_offset, +n),
+ * ascending. clscan_sort_pairs sorts keys[keys_offset, +n) into keys_out and moves each
+ * value with its key: values_out[i] is the value that was beside the key now at
+ * keys_out[i] (values[j] belongs to keys[j]). Both are stable: keys that compare equal
+ * keep their input order, and so do their values.
+ *
+ *   key_type        any clscan_type. Integers sort by value (signed ones as two's
+ *                   complement: INT_MIN first). FLOAT and DOUBLE sort by their bits in
+ *                   the usual radix order (a negative number with all its bits flipped,
+ *                   a positive one with its sign bit flipped): -INFINITY < negative
+ *                   numbers < -0.0 < +0.0 < positive numbers < +INFINITY, so -0.0 sorts
+ *                   before +0.0, a NaN with the sign bit clear after +INFINITY and one
+ *                   with it set before -INFINITY, NaNs among themselves by their bits.
+ *                   DOUBLE needs a device with fp64.
+ *   value_type      any clscan_type: values are moved as their 4 or 8 bytes, never
+ *                   looked at (DOUBLE values need no fp64).
+ *   offsets, n      in elements of each range's own type. n == 0 is valid.
+ *
+ * In place (src == dst with src_offset == dst_offset; for pairs keys and keys_out, or
+ * values and values_out, likewise) is allowed. Any other overlap is refused: an output
+ * must be its own input's exact range or share no byte with any input or the other
+ * output. The two inputs of sort_pairs, only read, may overlap each other. (Overlap
+ * through sub-buffers of one buffer is not detected and gives undefined results.)
+ * Nothing outside the outputs' ranges is written; the inputs are not written unless
+ * they are the outputs.
+ *
+ * The sort is least-significant digit first, with 8-bit digits: 4 passes over 32-bit
+ * keys, 8 over 64-bit ones, each a histogram of every work-group's digits, a scan of
+ * those counts (the library's multi-level scan) and a stable scatter, so a call is
+ * 3 to 5 kernels per pass (docs/ALGORITHMS.md). The passes alternate between the
+ * output and a temporary of n keys (and n values) in the context's scratch memory, which
+ * the context keeps for later calls and frees when it is released; a temporary that
+ * would exceed the device's largest allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE) is
+ * refused with CLSCAN_ERROR_OUT_OF_RESOURCES. The first call for a (key type, value
+ * size) builds the sort's program, and the scan's program for the counts if no call
+ * built it yet; clscan_context_warm does not build the sort programs.
+ *
+ * Events, wait lists, queues and threads as for the scans: the call returns once the
+ * work is enqueued, never blocks, and *event (if not NULL) completes when the outputs
+ * are final (with n == 0, a marker after the wait list). Returns CLSCAN_SUCCESS;
+ * CLSCAN_ERROR_INVALID_ARGUMENT for a NULL or released context, a NULL queue or
+ * buffer, a queue, buffer or waited-for event of another cl_context (or a queue of
+ * another device), a key_type or value_type outside clscan_type, a range past the end
+ * of its buffer, offset arithmetic that overflows, overlapping ranges (above), or a
+ * wait list that does not match its count or holds a NULL event;
+ * CLSCAN_ERROR_UNSUPPORTED for DOUBLE keys without fp64; CLSCAN_ERROR_BUILD_FAILED;
+ * CLSCAN_ERROR_OUT_OF_RESOURCES; or the OpenCL error of the enqueue that failed. The
+ * message (clscan_context_last_error) names the argument. On failure *event is left
+ * untouched and, unless an enqueue itself failed part way, nothing is enqueued.
+ * ------------------------------------------------------------------------------ */
+CLSCAN_API clscan_status clscan_sort_keys(clscan_context *ctx, cl_command_queue queue,
+                                          cl_mem src, size_t src_offset, cl_mem dst,
+                                          size_t dst_offset, size_t n, clscan_type key_type,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event);
+
+CLSCAN_API clscan_status clscan_sort_pairs(clscan_context *ctx, cl_command_queue queue,
+                                           cl_mem keys, size_t keys_offset, cl_mem values,
+                                           size_t values_offset, cl_mem keys_out,
+                                           size_t keys_out_offset, cl_mem values_out,
+                                           size_t values_out_offset, size_t n,
+                                           clscan_type key_type, clscan_type value_type,
+                                           cl_uint num_events_in_wait_list,
+                                           const cl_event *event_wait_list,
+                                           cl_event *event);
 
 /* ------------------------------------------------------------------------------
  * Disk cache and warming.

@@ -260,6 +260,9 @@ typedef struct clscan_scan_config {
     /* Bytes of one element of CLSCAN_T where type does not say it (general programs:
      * a user's struct, or a segmented scan's pair); 0: clscan_type_size(type). */
     size_t elem_bytes;
+    /* Sort programs: type and op are the count type (as for compaction) and ADD, the
+     * keys are of elem_type, and each value has value_bytes (4 or 8; 0: keys only). */
+    cl_uint value_bytes;
 } clscan_scan_config;
 
 /* A built scan program and its kernels. Kernel arguments are set and the kernels
@@ -281,6 +284,8 @@ typedef struct clscan_program {
     cl_kernel k_gen_reduce;     /* general programs: clscan_gen_reduce_tiles, */
     cl_kernel k_gen_scan;       /* clscan_gen_scan_tiles, */
     cl_kernel k_gen_single;     /* and, single-pass, clscan_gen_single */
+    cl_kernel k_sort_hist;      /* sort programs: clscan_sort_histogram, */
+    cl_kernel k_sort_scatter;   /* clscan_sort_scatter */
     char *predicate;            /* owned copy of config.predicate */
     char *prelude;              /* owned copy of config.prelude */
     pthread_mutex_t lock;
@@ -310,6 +315,18 @@ size_t clscan__config_elem_bytes(const clscan_scan_config *cfg);
 /* Whether cfg's look-back combines tile totals in a fixed order (cl/clscan_lookback.cl:
  * CLSCAN_LB_ORDERED): float types and every general program. */
 int clscan__lookback_ordered(const clscan_scan_config *cfg);
+/* The type id of a general program whose elements are a type of its prelude
+ * (cl/clscan_common.cl: CLSCAN_TYPE_CUSTOM), and the operator id of every general program
+ * (CLSCAN_OP_CUSTOM: the prelude's clscan_user_op). */
+#define CLSCAN_TYPE_ID_CUSTOM ((clscan_type)99)
+#define CLSCAN_OP_ID_CUSTOM ((clscan_op)99)
+/* The launch shape of a general scan (general.c) whose elements are `type` (a library
+ * type, or CLSCAN_TYPE_ID_CUSTOM) of elem_bytes each, built with `prelude` (not copied):
+ * the tile of 4-byte elements, with fewer items per work-item for larger elements. */
+clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan_profile *p,
+                                            clscan_scan_algo algo, clscan_type type,
+                                            size_t elem_bytes, const char *prelude,
+                                            clscan_scan_config *out);
 /* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
 cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */
@@ -428,6 +445,11 @@ clscan_status clscan__enqueue(clscan_launch *l, cl_kernel k, size_t groups, size
                               const char *what);
 /* Makes ev (owned) the launch's last command, which the next one waits for. */
 void clscan__launch_chain(clscan_launch *l, cl_event ev);
+/* Copies bytes [offset, +bytes) of src into a new buffer (*copy, which the caller
+ * releases once it has enqueued what reads it), as the launch's next command: an in-place
+ * call's input, where tiles would otherwise read what others overwrite. */
+clscan_status clscan__enqueue_copy_input(clscan_launch *l, cl_mem src, size_t offset,
+                                         size_t bytes, cl_mem *copy);
 /* An empty call: a marker after the wait list, if an event or a wait list asks for it. */
 clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
                                      cl_uint nwait, const cl_event *wait, cl_event *event);

@@ -1,2 +1,483 @@
-/* general.c - general scans (being written). */
+/* general.c - clscan_scan: general scans (custom operators and types, input transforms,
+ * segments by flags or keys). Argument checks; the prelude of OpenCL C generated from the
+ * description (types, operator, transform, the segmented pair) that a general program is
+ * built with; then the single-pass kernel or the multi-level scan, as for the scans. */
 #include "clscan_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SET_ARG(k, i, v) CLSCAN_SET_ARG(err, k, i, v)
+
+/* The largest user type the library takes (local memory holds a tile of them). */
+#define MAX_TYPE_SIZE 256
+
+/* OpenCL C names of the library's types, in clscan_type order. */
+static const char *const cl_type_names[CLSCAN_TYPE_COUNT] = {"int",   "uint",  "long",
+                                                             "ulong", "float", "double"};
+
+/* What the checks settle about a call's description. */
+typedef struct general_plan {
+    const clscan_scan_desc *d;
+    const char *out_name; /* OpenCL C name of the scan (and dst) type */
+    const char *in_name;  /* of src's elements */
+    size_t out_size, in_size, seg_size;
+    int uses_double;      /* some type is double: the prelude enables fp64 */
+} general_plan;
+
+static int is_blank(const char *text)
+{
+    return text[strspn(text, " \t\r\n")] == '\0';
+}
+
+/* Checks one optional expression or source text: NULL is fine, empty is not. */
+static clscan_status check_text(const clscan_context *ctx, const char *text, const char *name)
+{
+    CLSCAN_RETURN_IF(ctx, text && is_blank(text), CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->%s is empty", name);
+    return CLSCAN_SUCCESS;
+}
+
+/* A library type's index from its OpenCL C name, or -1. */
+static int cl_type_index(const char *name)
+{
+    for (int t = 0; t < CLSCAN_TYPE_COUNT; ++t)
+        if (strcmp(name, cl_type_names[t]) == 0) return t;
+    return -1;
+}
+
+/* Checks the description and fills *g. */
+static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_desc *d,
+                                general_plan *g)
+{
+    memset(g, 0, sizeof *g);
+    g->d = d;
+    CLSCAN_RETURN_IF(ctx, d == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "desc is NULL");
+    clscan_status s;
+    if ((s = check_text(ctx, d->source, "source")) != CLSCAN_SUCCESS ||
+        (s = check_text(ctx, d->combine, "combine")) != CLSCAN_SUCCESS ||
+        (s = check_text(ctx, d->identity, "identity")) != CLSCAN_SUCCESS ||
+        (s = check_text(ctx, d->transform, "transform")) != CLSCAN_SUCCESS ||
+        (s = check_text(ctx, d->type_name, "type_name")) != CLSCAN_SUCCESS ||
+        (s = check_text(ctx, d->input_type_name, "input_type_name")) != CLSCAN_SUCCESS)
+        return s;
+    CLSCAN_RETURN_IF(ctx, (d->combine == NULL) != (d->identity == NULL),
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->%s is given without desc->%s: a custom operator needs both",
+                     d->combine ? "combine" : "identity", d->combine ? "identity" : "combine");
+    if (d->type_name) {
+        CLSCAN_RETURN_IF(ctx, d->combine == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "desc->type_name \"%s\" needs desc->combine and desc->identity "
+                         "(built-in operators work on the library's types only)",
+                         d->type_name);
+        CLSCAN_RETURN_IF(ctx, d->type_size == 0 || d->type_size % 4 != 0 ||
+                                  d->type_size > MAX_TYPE_SIZE,
+                         CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "desc->type_size is %zu: the size of \"%s\" must be a multiple of 4 "
+                         "from 4 to %d bytes",
+                         d->type_size, d->type_name, MAX_TYPE_SIZE);
+        g->out_name = d->type_name;
+        g->out_size = d->type_size;
+    } else {
+        CLSCAN_RETURN_IF(ctx, !clscan__type_valid((int)d->type), CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "desc->type %d is not a clscan_type", (int)d->type);
+        if (!d->combine && (s = clscan__check_type_op(ctx, d->type, d->op)) != CLSCAN_SUCCESS)
+            return s;
+        g->out_name = cl_type_names[d->type];
+        g->out_size = clscan_type_size(d->type);
+        g->uses_double |= d->type == CLSCAN_DOUBLE;
+    }
+    if (d->transform && d->input_type_name) {
+        const int t = cl_type_index(d->input_type_name);
+        if (t >= 0) {
+            g->in_size = clscan_type_size((clscan_type)t);
+            g->uses_double |= t == CLSCAN_DOUBLE;
+        } else {
+            CLSCAN_RETURN_IF(ctx, d->input_type_size == 0, CLSCAN_ERROR_INVALID_ARGUMENT,
+                             "desc->input_type_name \"%s\" is not a library type's name "
+                             "(int, uint, long, ulong, float, double): give its size in "
+                             "desc->input_type_size",
+                             d->input_type_name);
+            g->in_size = d->input_type_size;
+        }
+        g->in_name = d->input_type_name;
+    } else {
+        CLSCAN_RETURN_IF(ctx, d->input_type_name && !d->transform,
+                         CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "desc->input_type_name is given without desc->transform");
+        g->in_name = g->out_name;
+        g->in_size = g->out_size;
+    }
+    switch (d->segments) {
+    case CLSCAN_SEGMENTS_NONE: break;
+    case CLSCAN_SEGMENTS_FLAGS: g->seg_size = 1; break;
+    case CLSCAN_SEGMENTS_KEYS:
+        CLSCAN_RETURN_IF(ctx, !clscan__type_valid((int)d->key_type),
+                         CLSCAN_ERROR_INVALID_ARGUMENT, "desc->key_type %d is not a clscan_type",
+                         (int)d->key_type);
+        g->seg_size = clscan_type_size(d->key_type);
+        g->uses_double |= d->key_type == CLSCAN_DOUBLE;
+        break;
+    default:
+        return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
+                            "desc->segments %d is not a clscan_segments value",
+                            (int)d->segments);
+    }
+    CLSCAN_RETURN_IF(ctx, g->uses_double && !ctx->profile.fp64, CLSCAN_ERROR_UNSUPPORTED,
+                     "device %s has no double precision (fp64)", ctx->profile.device_name);
+    return CLSCAN_SUCCESS;
+}
+
+/* Checks the buffers of the call against the plan. */
+static clscan_status check_buffers(const clscan_context *ctx, const general_plan *g, cl_mem src,
+                                   size_t src_offset, cl_mem seg, size_t seg_offset, cl_mem dst,
+                                   size_t dst_offset, size_t n)
+{
+    clscan_status s;
+    if ((s = clscan__check_range(ctx, src, "src", src_offset, n, g->in_size)) !=
+            CLSCAN_SUCCESS ||
+        (s = clscan__check_range(ctx, dst, "dst", dst_offset, n, g->out_size)) != CLSCAN_SUCCESS)
+        return s;
+    /* (Byte offsets cannot overflow once the ranges checked out.) */
+    const size_t src_b = src_offset * g->in_size, dst_b = dst_offset * g->out_size;
+    const int in_place = src == dst && src_b == dst_b && g->in_size == g->out_size;
+    if (!in_place &&
+        (s = clscan__check_disjoint(ctx, src, "src", src_b, n * g->in_size, dst, "dst", dst_b,
+                                    n * g->out_size)) != CLSCAN_SUCCESS)
+        return s;
+    if (g->d->segments == CLSCAN_SEGMENTS_NONE) {
+        CLSCAN_RETURN_IF(ctx, seg != NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "segments is given but desc->segments is CLSCAN_SEGMENTS_NONE");
+        return CLSCAN_SUCCESS;
+    }
+    CLSCAN_RETURN_IF(ctx, seg == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "segments is NULL but desc->segments asks for %s",
+                     g->d->segments == CLSCAN_SEGMENTS_FLAGS ? "flags" : "keys");
+    if ((s = clscan__check_range(ctx, seg, "segments", seg_offset, n, g->seg_size)) !=
+        CLSCAN_SUCCESS)
+        return s;
+    return clscan__check_disjoint(ctx, seg, "segments", seg_offset * g->seg_size,
+                                  n * g->seg_size, dst, "dst", dst_b, n * g->out_size);
+}
+
+/* ------------------------------------------------------------------ prelude -- */
+
+/* A growing string; on allocation failure it becomes NULL and stays so. */
+typedef struct text {
+    char *buf;
+    size_t len, cap;
+    int failed;
+} text;
+
+static void put(text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void put(text *t, const char *fmt, ...)
+{
+    if (t->failed) return;
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        t->failed = 1;
+        return;
+    }
+    if (t->len + (size_t)n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 1024;
+        while (t->len + (size_t)n + 1 > cap) cap *= 2;
+        char *b = realloc(t->buf, cap);
+        if (!b) {
+            t->failed = 1;
+            return;
+        }
+        t->buf = b;
+        t->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+/* A function `ret name(params)` returning the user's expression, which compiler messages
+ * then call line 1 of `label`. */
+static void put_expression(text *t, const char *ret, const char *name, const char *params,
+                           const char *unused, const char *label, const char *expr)
+{
+    put(t, "%s %s(%s)\n{\n%s    return (\n#line 1 \"%s\"\n%s\n#line 1 \"libclscan\"\n    );\n}\n",
+        ret, name, params, unused, label, expr);
+}
+
+/* The combine and identity expressions of built-in op on a library type, for the prelude
+ * (as cl/clscan_common.cl defines them: integers wrap, float MIN/MAX ignore NaN). */
+static void builtin_op_text(clscan_type t, clscan_op op, char *combine, size_t csize,
+                            char *identity, size_t isize)
+{
+    const char *T = cl_type_names[t];
+    const int fl = clscan__type_is_float(t), is_signed = t == CLSCAN_INT32 || t == CLSCAN_INT64;
+    const char *U = t == CLSCAN_INT32 ? "uint" : "ulong";
+    static const char *const max_names[CLSCAN_TYPE_COUNT] = {"INT_MAX",   "UINT_MAX",
+                                                             "LONG_MAX",  "ULONG_MAX",
+                                                             "INFINITY", "(double)INFINITY"};
+    static const char *const min_names[CLSCAN_TYPE_COUNT] = {"INT_MIN",    "0u",
+                                                             "LONG_MIN",   "0ul",
+                                                             "-INFINITY", "-(double)INFINITY"};
+    switch (op) {
+    case CLSCAN_OP_ADD:
+    case CLSCAN_OP_MUL: {
+        const char sym = op == CLSCAN_OP_ADD ? '+' : '*';
+        if (is_signed)
+            snprintf(combine, csize, "as_%s(as_%s(a) %c as_%s(b))", T, U, sym, U);
+        else
+            snprintf(combine, csize, "a %c b", sym);
+        snprintf(identity, isize, "(%s)%d", T, op == CLSCAN_OP_ADD ? 0 : 1);
+        break;
+    }
+    case CLSCAN_OP_MIN:
+    case CLSCAN_OP_MAX: {
+        const int mn = op == CLSCAN_OP_MIN;
+        if (fl) snprintf(combine, csize, "%s(a, b)", mn ? "fmin" : "fmax");
+        else snprintf(combine, csize, "a %c b ? a : b", mn ? '<' : '>');
+        snprintf(identity, isize, "(%s)%s", T, mn ? max_names[t] : min_names[t]);
+        break;
+    }
+    default: {
+        const char sym = op == CLSCAN_OP_AND ? '&' : op == CLSCAN_OP_OR ? '|' : '^';
+        snprintf(combine, csize, "a %c b", sym);
+        if (op == CLSCAN_OP_AND) snprintf(identity, isize, "(%s)~(%s)0", T, T);
+        else snprintf(identity, isize, "(%s)0", T);
+        break;
+    }
+    }
+}
+
+/* Whether the scan's elements are a type of the prelude's (a user's type, or the
+ * segmented pair) rather than a library type cl/clscan_common.cl defines. */
+static int custom_scan_type(const clscan_scan_desc *d)
+{
+    return d->type_name != NULL || d->segments != CLSCAN_SEGMENTS_NONE;
+}
+
+/* Bytes of the scan's element on the device: exact for library types and a user's type;
+ * for a segmented scan's pair { value; uint flag; } an upper bound of its size (a user's
+ * value type may be aligned to up to 16 bytes), which the prelude checks. */
+static size_t scan_elem_bytes(const general_plan *g)
+{
+    if (g->d->segments == CLSCAN_SEGMENTS_NONE) return g->out_size;
+    if (!g->d->type_name) return 2 * g->out_size; /* {int, uint}: 8; {long, uint}: 16 */
+    return (g->out_size + 4 + 15) / 16 * 16;
+}
+
+/* The prelude: the user's source, then the value operator, its identity and the
+ * transform as functions around the user's expressions, the segmented pair and its
+ * operator, and static checks of the sizes the host was told. */
+static char *make_prelude(const general_plan *g)
+{
+    const clscan_scan_desc *d = g->d;
+    const char *V = g->out_name;
+    text t = {0};
+    put(&t, "/* libclscan general scan: the user's source and the generated operator */\n");
+    if (g->uses_double) put(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+    if (d->source) put(&t, "#line 1 \"source\"\n%s\n#line 1 \"libclscan\"\n", d->source);
+    char combine[96], identity[96];
+    if (!d->combine)
+        builtin_op_text(d->type, d->op, combine, sizeof combine, identity, sizeof identity);
+    const char *cexpr = d->combine ? d->combine : combine;
+    const char *iexpr = d->combine ? d->identity : identity;
+    char params[160];
+    snprintf(params, sizeof params, "const %s a, const %s b", V, V);
+    put_expression(&t, V, "clscan_user_value_op", params, "", "combine", cexpr);
+    put_expression(&t, V, "clscan_user_value_identity", "void", "", "identity", iexpr);
+    put(&t, "#define CLSCAN_GEN_OUT %s\n#define CLSCAN_GEN_IN %s\n", V, g->in_name);
+    if (d->transform) {
+        snprintf(params, sizeof params, "const %s x, const ulong i", g->in_name);
+        put(&t, "#define CLSCAN_GEN_TRANSFORM_GIVEN 1\n");
+        put_expression(&t, V, "clscan_user_transform", params, "    (void)x;\n    (void)i;\n",
+                       "transform", d->transform);
+    }
+    if (d->type_name)
+        put(&t, "typedef char clscan_type_size_differs_from_device_sizeof[sizeof(%s) == %zu ? 1 "
+                ": -1];\n", V, g->out_size);
+    if (d->transform && d->input_type_name && cl_type_index(d->input_type_name) < 0)
+        put(&t, "typedef char clscan_input_type_size_differs_from_device_sizeof[sizeof(%s) == "
+                "%zu ? 1 : -1];\n", g->in_name, g->in_size);
+    if (d->segments == CLSCAN_SEGMENTS_NONE) {
+        put(&t, "#define clscan_user_op clscan_user_value_op\n"
+                "#define clscan_user_identity clscan_user_value_identity\n");
+        if (d->type_name) put(&t, "#define CLSCAN_T %s\n", V);
+    } else {
+        put(&t, "#define CLSCAN_GEN_SEGMENTS %d\n#define CLSCAN_GEN_SEG %s\n", (int)d->segments,
+            d->segments == CLSCAN_SEGMENTS_FLAGS ? "uchar" : cl_type_names[d->key_type]);
+        /* A segmented scan is the plain scan of (value, flag) pairs under the operator
+         * that restarts at a set flag on the right; it is associative when op is. */
+        put(&t,
+            "typedef struct clscan_seg_pair { %s v; uint f; } clscan_seg_pair;\n"
+            "clscan_seg_pair clscan_user_op(const clscan_seg_pair a, const clscan_seg_pair b)\n"
+            "{\n    clscan_seg_pair r;\n"
+            "    r.v = b.f ? b.v : clscan_user_value_op(a.v, b.v);\n"
+            "    r.f = a.f | b.f;\n    return r;\n}\n"
+            "clscan_seg_pair clscan_user_identity(void)\n"
+            "{\n    clscan_seg_pair r;\n    r.v = clscan_user_value_identity();\n"
+            "    r.f = 0u;\n    return r;\n}\n"
+            "typedef char clscan_pair_larger_than_host_bound[sizeof(clscan_seg_pair) <= "
+            "CLSCAN_T_BYTES ? 1 : -1];\n"
+            "#define CLSCAN_T clscan_seg_pair\n",
+            V);
+    }
+    if (t.failed) {
+        free(t.buf);
+        return NULL;
+    }
+    return t.buf;
+}
+
+/* ---------------------------------------------------------------- dispatch --- */
+
+/* One call's program and ranges. */
+typedef struct general_call {
+    cl_mem src, seg, dst;
+    cl_ulong src_off, seg_off, dst_off, n;
+    cl_int inclusive;
+} general_call;
+
+/* Sets the arguments every general kernel starts with: src, src_off, seg, seg_off. */
+static cl_int set_source_args(cl_kernel k, const general_call *c)
+{
+    cl_int err = CL_SUCCESS;
+    SET_ARG(k, 0, c->src);
+    SET_ARG(k, 1, c->src_off);
+    SET_ARG(k, 2, c->seg);
+    SET_ARG(k, 3, c->seg_off);
+    return err;
+}
+
+static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog,
+                                    const general_call *c)
+{
+    const clscan_scan_config *cfg = &prog->config;
+    clscan_lookback_args lb;
+    clscan_status s = clscan__lookback_begin(l, prog, &lb);
+    if (s != CLSCAN_SUCCESS) return s;
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    cl_kernel k = prog->k_gen_single;
+    cl_int err = set_source_args(k, c);
+    SET_ARG(k, 4, c->dst);
+    SET_ARG(k, 5, c->dst_off);
+    SET_ARG(k, 6, c->n);
+    SET_ARG(k, 7, c->inclusive);
+    SET_ARG(k, 8, lb.state);
+    SET_ARG(k, 9, lb.epoch);
+    SET_ARG(k, 10, lb.spins);
+    SET_ARG(k, 11, lb.stats);
+    SET_ARG(k, 12, lb.stats_off);
+    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(gen_single)");
+    return clscan__enqueue(l, k, (size_t)((c->n + tile - 1) / tile), cfg->wg_size,
+                           "enqueue gen_single");
+}
+
+/* Partials of each work-group's tiles into the scratch slot, their exclusive scan, then
+ * the scan of the tiles from them (one kernel when one work-group does it all). */
+static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const general_call *c)
+{
+    const clscan_scan_config *cfg = &prog->config;
+    const clscan_level_plan lp = clscan__plan_level(&l->ctx->profile, cfg, c->n);
+    const cl_int use_partials = lp.groups > 1;
+    const cl_ulong part_off = 0;
+    cl_mem partials = l->scratch ? l->scratch->buffer : c->src; /* (unused with one group) */
+    cl_int err = CL_SUCCESS;
+    clscan_status s;
+    if (use_partials) {
+        l->scratch->lb_clean = 0; /* partials overwrite status words */
+        cl_kernel k = prog->k_gen_reduce;
+        err = set_source_args(k, c);
+        SET_ARG(k, 4, c->n);
+        SET_ARG(k, 5, c->inclusive);
+        SET_ARG(k, 6, lp.per_group);
+        SET_ARG(k, 7, partials);
+        SET_ARG(k, 8, part_off);
+        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(gen_reduce)");
+        s = clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue gen_reduce_tiles");
+        if (s != CLSCAN_SUCCESS) return s;
+        s = clscan__enqueue_scan_partials(l, prog, partials, part_off, lp.groups);
+        if (s != CLSCAN_SUCCESS) return s;
+    }
+    cl_kernel k = prog->k_gen_scan;
+    err = set_source_args(k, c);
+    SET_ARG(k, 4, c->dst);
+    SET_ARG(k, 5, c->dst_off);
+    SET_ARG(k, 6, c->n);
+    SET_ARG(k, 7, c->inclusive);
+    SET_ARG(k, 8, lp.per_group);
+    SET_ARG(k, 9, partials);
+    SET_ARG(k, 10, part_off);
+    SET_ARG(k, 11, use_partials);
+    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(gen_scan)");
+    return clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue gen_scan_tiles");
+}
+
+clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
+                          const clscan_scan_desc *desc, int inclusive, cl_mem src,
+                          size_t src_offset, cl_mem segments, size_t segments_offset, cl_mem dst,
+                          size_t dst_offset, size_t n, cl_uint num_events_in_wait_list,
+                          const cl_event *event_wait_list, cl_event *event)
+{
+    int in_order = 1;
+    /* (The type and op checked here are placeholders: check_desc checks the real ones.) */
+    clscan_status s = clscan__check_call(ctx, queue, CLSCAN_INT32, CLSCAN_OP_ADD,
+                                         num_events_in_wait_list, event_wait_list, &in_order);
+    if (s != CLSCAN_SUCCESS) return s;
+    general_plan g;
+    if ((s = check_desc(ctx, desc, &g)) != CLSCAN_SUCCESS ||
+        (s = check_buffers(ctx, &g, src, src_offset, segments, segments_offset, dst, dst_offset,
+                           n)) != CLSCAN_SUCCESS)
+        return s;
+    /* A built-in operator on a library type, as it is: the ordinary scan. */
+    if (!desc->combine && !desc->transform && desc->segments == CLSCAN_SEGMENTS_NONE)
+        return (inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
+            ctx, queue, src, src_offset, dst, dst_offset, n, desc->type, desc->op,
+            num_events_in_wait_list, event_wait_list, event);
+    if (n == 0)
+        return clscan__enqueue_marker(ctx, queue, num_events_in_wait_list, event_wait_list,
+                                      event);
+
+    char *prelude = make_prelude(&g);
+    if (!prelude) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    clscan_scan_config cfg;
+    clscan_program *prog = NULL;
+    s = clscan__general_config_choose(ctx, &ctx->profile, ctx->profile.scan_algo,
+                                      custom_scan_type(desc) ? CLSCAN_TYPE_ID_CUSTOM : desc->type,
+                                      scan_elem_bytes(&g), prelude, &cfg);
+    if (s == CLSCAN_SUCCESS) s = clscan__program_get(ctx, &cfg, &prog);
+    free(prelude);
+    if (s != CLSCAN_SUCCESS) return s;
+    cfg = prog->config; /* the shape actually built */
+
+    const int single = clscan__lookback_fits(&cfg, n);
+    const size_t scratch_bytes =
+        single ? clscan__lookback_bytes(&cfg, n)
+               : (size_t)clscan__scan_scratch_elements(&ctx->profile, &cfg, n) * cfg.elem_bytes;
+    clscan_launch l;
+    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, num_events_in_wait_list,
+                                  event_wait_list, scratch_bytes)) != CLSCAN_SUCCESS)
+        return s;
+    general_call c = {src, segments ? segments : src, dst, src_offset, segments_offset,
+                      dst_offset, n, inclusive != 0};
+    cl_mem copy = NULL;
+    if (src == dst && src_offset * g.in_size == dst_offset * g.out_size) {
+        s = clscan__enqueue_copy_input(&l, src, src_offset * g.in_size, n * g.in_size, &copy);
+        c.src = copy;
+        c.src_off = 0;
+    }
+    if (s == CLSCAN_SUCCESS) {
+        pthread_mutex_lock(&prog->lock);
+        s = single ? enqueue_single(&l, prog, &c) : enqueue_multi(&l, prog, &c);
+        pthread_mutex_unlock(&prog->lock);
+    }
+    if (copy) clReleaseMemObject(copy);
+    return clscan__launch_end(&l, s, event);
+}

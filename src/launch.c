@@ -212,6 +212,19 @@ clscan_status clscan__launch_end(clscan_launch *l, clscan_status s, cl_event *ev
     return s;
 }
 
+clscan_status clscan__enqueue_copy_input(clscan_launch *l, cl_mem src, size_t offset,
+                                         size_t bytes, cl_mem *copy)
+{
+    clscan_status s = clscan__create_buffer(l->ctx, bytes, "the in-place input's copy", copy);
+    if (s != CLSCAN_SUCCESS) return s;
+    cl_event ev = NULL;
+    cl_int err = clEnqueueCopyBuffer(l->queue, src, *copy, offset, 0, bytes, l->nwait, l->wait,
+                                     &ev);
+    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clEnqueueCopyBuffer");
+    clscan__launch_chain(l, ev);
+    return CLSCAN_SUCCESS;
+}
+
 clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
                                      cl_uint nwait, const cl_event *wait, cl_event *event)
 {

@@ -204,6 +204,25 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
     return config_fit(ctx, p, out); /* with what compaction adds to local memory */
 }
 
+clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan_profile *p,
+                                            clscan_scan_algo algo, clscan_type type,
+                                            size_t elem_bytes, const char *prelude,
+                                            clscan_scan_config *out)
+{
+    clscan_status s = clscan__scan_config_choose(ctx, p, algo, CLSCAN_UINT32,
+                                                 CLSCAN_OP_ADD, out);
+    if (s != CLSCAN_SUCCESS) return s;
+    out->kind = CLSCAN_PROGRAM_GENERAL;
+    out->type = type;
+    out->op = CLSCAN_OP_ID_CUSTOM;
+    out->elem_bytes = elem_bytes;
+    out->prelude = prelude;
+    /* About as many bytes per work-item as a tile of 4-byte elements holds. */
+    const size_t budget = 4 * (size_t)out->items;
+    while (out->items > 1 && out->items * elem_bytes > budget) out->items /= 2;
+    return config_fit(ctx, p, out);
+}
+
 /* The OpenCL C version to compile for: 3.0 where the sub-group built-ins come from the
  * __opencl_c_subgroups feature alone (1.2 has them only through cl_khr_subgroups), and
  * 2.0 or 3.0 for the look-back's acquire/release atomics. */
@@ -253,6 +272,10 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
         {"CLSCAN_LB_ORDERED", 1, single && general},
         /* A general program's element size (its prelude checks sizeof against it). */
         {"CLSCAN_T_BYTES", (unsigned long)cfg->elem_bytes, general},
+        /* A sort program's key type and value size (cl/clscan_sort.cl). */
+        {"CLSCAN_SORT_KEY_ID", (unsigned long)cfg->elem_type, cfg->kind == CLSCAN_PROGRAM_SORT},
+        {"CLSCAN_SORT_VALUE_BYTES", (unsigned long)cfg->value_bytes,
+         cfg->kind == CLSCAN_PROGRAM_SORT},
     };
     const size_t ndefs = sizeof defs / sizeof defs[0];
     size_t len = 0;
@@ -266,6 +289,15 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
     } while (0)
     if (as_options)
         CLSCAN_APPEND("%s", cl_std_option(cfg, p));
+    else if (general)
+        CLSCAN_APPEND("/* libclscan %d.%d.%d: general scan of %s (%zu bytes), %s, %s work-group "
+                      "scan, %s sub-groups, for %s; built with %s */\n",
+                      CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR, CLSCAN_VERSION_PATCH,
+                      cfg->type == CLSCAN_TYPE_ID_CUSTOM ? "a prelude's type"
+                                                         : clscan_type_name(cfg->type),
+                      cfg->elem_bytes, clscan__scan_algo_name(cfg->algo),
+                      clscan__wg_algo_name(cfg->wg_algo), clscan__sg_impl_name(cfg->sg_impl),
+                      p->device_name, cl_std_option(cfg, p));
     else if (sel)
         CLSCAN_APPEND("/* libclscan %d.%d.%d: %s of %s (counts %s), %s, %s work-group scan, "
                       "%s sub-groups, for %s; built with %s */\n",
@@ -332,7 +364,7 @@ void clscan__programs_free(clscan_program *list)
 
 /* Reads the build log for a failed build into the thread's last error. */
 static clscan_status build_failed(clscan_context *ctx, cl_program program, cl_int err,
-                                  const char *defines, const char *predicate)
+                                  const char *defines, const char *predicate, int general)
 {
     size_t len = 0;
     char *log = NULL;
@@ -350,6 +382,9 @@ static clscan_status build_failed(clscan_context *ctx, cl_program program, cl_in
     if (predicate)
         snprintf(head, sizeof head, "the predicate \"%.200s%s\" does not compile; ", predicate,
                  strlen(predicate) > 200 ? "..." : "");
+    else if (general)
+        snprintf(head, sizeof head, "the general scan's OpenCL C (desc->source, combine, "
+                 "identity or transform) does not compile; ");
     snprintf(prefix, sizeof prefix, "%sclBuildProgram failed: %s (%d)\n--- options ---\n%s"
              "--- build log ---\n",
              head, clscan_status_string(err), (int)err, defines);
@@ -428,19 +463,24 @@ static clscan_status build_shape(clscan_context *ctx, clscan_program *prog, size
     if (cached) clscan__diskcache_key_free(&dkey);
     if (!prog->program) return clscan__fail_cl(ctx, err, "clCreateProgramWithSource");
     if (err != CL_SUCCESS)
-        return build_failed(ctx, prog->program, err, defines, cfg->predicate);
+        return build_failed(ctx, prog->program, err, defines, cfg->predicate,
+                            cfg->kind == CLSCAN_PROGRAM_GENERAL);
     /* Kernels with a tile shape must allow the configured work-group size; the others
      * (one work-item, or any size) are asked nothing. */
     const int single = cfg->algo == CLSCAN_SCAN_SINGLE_PASS;
     const int general = cfg->kind == CLSCAN_PROGRAM_GENERAL;
+    const int sort = cfg->kind == CLSCAN_PROGRAM_SORT;
     const struct {
         const char *name;
         cl_kernel *kernel;
         int wanted, shaped;
     } kernels[] = {
-        {"clscan_reduce_tiles", &prog->k_reduce, !general, 1},
-        {"clscan_scan_partials", &prog->k_partials, 1, 1},
-        {"clscan_scan_tiles", &prog->k_scan, !general, 1},
+        /* (A sort program holds only its own kernels: it scans its counts with a scan
+         * program.) */
+        /* (A general program scans its partials, recursively, with these three.) */
+        {"clscan_reduce_tiles", &prog->k_reduce, !sort, 1},
+        {"clscan_scan_partials", &prog->k_partials, !sort, 1},
+        {"clscan_scan_tiles", &prog->k_scan, !sort, 1},
         {"clscan_scan_single", &prog->k_single, single && !cfg->select && !general, 1},
         {"clscan_lb_clear", &prog->k_clear, single, 0},
         {"clscan_sel_count_tiles", &prog->k_sel_count, cfg->select != 0, 1},
@@ -450,6 +490,8 @@ static clscan_status build_shape(clscan_context *ctx, clscan_program *prog, size
         {"clscan_gen_reduce_tiles", &prog->k_gen_reduce, general, 1},
         {"clscan_gen_scan_tiles", &prog->k_gen_scan, general, 1},
         {"clscan_gen_single", &prog->k_gen_single, general && single, 1},
+        {"clscan_sort_histogram", &prog->k_sort_hist, sort, 1},
+        {"clscan_sort_scatter", &prog->k_sort_scatter, sort, 1},
     };
     *max_wg = cfg->wg_size;
     clscan_status s = CLSCAN_SUCCESS;
@@ -467,7 +509,8 @@ static void release_shape(clscan_program *prog)
     cl_kernel *const kernels[] = {
         &prog->k_reduce,     &prog->k_partials,   &prog->k_scan,       &prog->k_single,
         &prog->k_clear,      &prog->k_sel_count,  &prog->k_sel_write,  &prog->k_sel_zero,
-        &prog->k_sel_single, &prog->k_gen_reduce, &prog->k_gen_scan,   &prog->k_gen_single};
+        &prog->k_sel_single, &prog->k_gen_reduce, &prog->k_gen_scan,   &prog->k_gen_single,
+        &prog->k_sort_hist,  &prog->k_sort_scatter};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) {
         if (*kernels[i]) clReleaseKernel(*kernels[i]);
         *kernels[i] = NULL;

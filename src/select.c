@@ -160,22 +160,6 @@ static clscan_status enqueue_zero(clscan_launch *l, clscan_program *prog, const 
     return clscan__enqueue(l, prog->k_sel_zero, 1, 1, "enqueue sel_count_zero");
 }
 
-/* In place: copies the input into a new buffer, which the launch's commands then read;
- * released at once (OpenCL frees it when the commands using it have finished). */
-static clscan_status copy_input(clscan_launch *l, const select_call *c, cl_mem *copy)
-{
-    const size_t elem = clscan_type_size(c->type);
-    clscan_status s = clscan__create_buffer(l->ctx, c->n * elem, "the in-place input's copy",
-                                            copy);
-    if (s != CLSCAN_SUCCESS) return s;
-    cl_event ev = NULL;
-    cl_int err = clEnqueueCopyBuffer(l->queue, c->src, *copy, c->src_offset * elem, 0, c->n * elem,
-                              l->nwait, l->wait, &ev);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clEnqueueCopyBuffer");
-    clscan__launch_chain(l, ev);
-    return CLSCAN_SUCCESS;
-}
-
 static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const select_call *c,
                              cl_uint nwait, const cl_event *wait, cl_event *event)
 {
@@ -208,7 +192,10 @@ static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const 
     cl_mem src = c->src, copy = NULL;
     cl_ulong src_off = c->src_offset;
     if (c->n > 0 && c->src == c->dst && c->src_offset == c->dst_offset) {
-        s = copy_input(&l, c, &copy);
+        /* In place: the launch's commands read a copy (released below; OpenCL frees it
+         * when the commands using it have finished). */
+        const size_t elem = clscan_type_size(c->type);
+        s = clscan__enqueue_copy_input(&l, c->src, c->src_offset * elem, c->n * elem, &copy);
         src = copy;
         src_off = 0;
     }
