@@ -121,7 +121,11 @@ void clscan_gen_load_tile(clscan_gen_source s, ulong base, uint count, __local C
     const uint lid = get_local_id(0);
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = j * CLSCAN_WG_SIZE + lid;
-        tile[CLSCAN_PAD(k)] = k < count ? clscan_gen_load(s, base + k) : CLSCAN_IDENTITY;
+        /* (Through a private value: a struct copied straight from global to local memory
+         * becomes llvm.memmove, which Oclgrind's --uninitialized check cannot follow.) */
+        CLSCAN_T v = CLSCAN_IDENTITY;
+        if (k < count) v = clscan_gen_load(s, base + k);
+        tile[CLSCAN_PAD(k)] = v;
     }
 }
 

@@ -1,0 +1,397 @@
+/* verify_general.c - host references for general scans (clscan_scan): a table of test
+ * cases (custom operators on library types and on user structs, among them a
+ * non-commutative 2x2 matrix product; transforms; segments by flags and by keys), their
+ * inputs and segment buffers, the serial reference, and a runner with guard bands that
+ * clscan-selftest and tests/test_general.c share. */
+#include "verify_general.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The user types of the cases, as the host lays them out. */
+typedef struct { cl_uint a, b, c, d; } mat2u; /* a 2x2 matrix of uints, row-major */
+typedef struct { cl_float sum; cl_uint count; } sumcount;
+
+static const char mat2u_source[] =
+    "typedef struct { uint a, b, c, d; } mat2u;\n"
+    "mat2u mat2u_mul(mat2u x, mat2u y)\n"
+    "{\n"
+    "    mat2u r;\n"
+    "    r.a = x.a * y.a + x.b * y.c;\n"
+    "    r.b = x.a * y.b + x.b * y.d;\n"
+    "    r.c = x.c * y.a + x.d * y.c;\n"
+    "    r.d = x.c * y.b + x.d * y.d;\n"
+    "    return r;\n"
+    "}\n"
+    "mat2u mat2u_one(void) { mat2u r = {1u, 0u, 0u, 1u}; return r; }\n";
+
+static const char sumcount_source[] =
+    "typedef struct { float sum; uint count; } sumcount;\n"
+    "sumcount sc_make(float x) { sumcount r; r.sum = x; r.count = 1u; return r; }\n"
+    "sumcount sc_add(sumcount x, sumcount y)\n"
+    "{ sumcount r; r.sum = x.sum + y.sum; r.count = x.count + y.count; return r; }\n"
+    "sumcount sc_zero(void) { sumcount r = {0.0f, 0u}; return r; }\n";
+
+
+static void op_max_float(void *r, const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    *(float *)r = x > y ? x : y;
+}
+static void op_add_int(void *r, const void *a, const void *b)
+{
+    *(int32_t *)r = (int32_t)((uint32_t) * (const int32_t *)a + (uint32_t) * (const int32_t *)b);
+}
+static void op_add_long(void *r, const void *a, const void *b)
+{
+    *(int64_t *)r = (int64_t)((uint64_t) * (const int64_t *)a + (uint64_t) * (const int64_t *)b);
+}
+static void op_min_long(void *r, const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    *(int64_t *)r = x < y ? x : y;
+}
+static void op_mat2u(void *r, const void *a, const void *b)
+{
+    const mat2u *x = a, *y = b;
+    mat2u m = {x->a * y->a + x->b * y->c, x->a * y->b + x->b * y->d,
+               x->c * y->a + x->d * y->c, x->c * y->b + x->d * y->d};
+    *(mat2u *)r = m;
+}
+static void op_sumcount(void *r, const void *a, const void *b)
+{
+    const sumcount *x = a, *y = b;
+    sumcount s = {x->sum + y->sum, x->count + y->count};
+    *(sumcount *)r = s;
+}
+
+static void tr_sumcount(void *r, const void *x, size_t i)
+{
+    (void)i;
+    sumcount s = {*(const float *)x, 1u};
+    *(sumcount *)r = s;
+}
+static void tr_count_above(void *r, const void *x, size_t i)
+{
+    (void)i;
+    *(int32_t *)r = *(const float *)x > 0.5f ? 1 : 0;
+}
+static void tr_index_weight(void *r, const void *x, size_t i)
+{
+    *(int64_t *)r = (int64_t)*(const int32_t *)x * (int64_t)(i % 5);
+}
+static void tr_float_to_int(void *r, const void *x, size_t i)
+{
+    (void)i;
+    *(int32_t *)r = (int32_t)*(const float *)x;
+}
+
+uint32_t clscan_verify_gen_below(clscan_verify_rng *rng, uint32_t below)
+{
+    return (uint32_t)(clscan_verify_rng_next(rng) % below);
+}
+void clscan_verify_gen_fill_float(void *dst, size_t n, clscan_verify_rng *rng)
+{
+    for (size_t i = 0; i < n; ++i) ((float *)dst)[i] = ((float)clscan_verify_gen_below(rng, 2000001) - 1e6f) /
+                                                    8.0f;
+}
+/* Small integers as floats, so that sums are exact in any order. */
+static void fill_float_small(void *dst, size_t n, clscan_verify_rng *rng)
+{
+    for (size_t i = 0; i < n; ++i) ((float *)dst)[i] = (float)clscan_verify_gen_below(rng, 8);
+}
+static void fill_float_unit(void *dst, size_t n, clscan_verify_rng *rng)
+{
+    for (size_t i = 0; i < n; ++i) ((float *)dst)[i] = (float)clscan_verify_gen_below(rng, 1000) / 1000.0f;
+}
+static void fill_int_small(void *dst, size_t n, clscan_verify_rng *rng)
+{
+    for (size_t i = 0; i < n; ++i) ((int32_t *)dst)[i] = (int32_t)clscan_verify_gen_below(rng, 201) - 100;
+}
+static void fill_long_any(void *dst, size_t n, clscan_verify_rng *rng)
+{
+    for (size_t i = 0; i < n; ++i) ((int64_t *)dst)[i] = (int64_t)clscan_verify_rng_next(rng);
+}
+/* Matrices with small entries (products wrap as uint, on both sides alike). */
+static void fill_mat2u(void *dst, size_t n, clscan_verify_rng *rng)
+{
+    for (size_t i = 0; i < n; ++i) {
+        mat2u m = {clscan_verify_gen_below(rng, 4), clscan_verify_gen_below(rng, 4), clscan_verify_gen_below(rng, 4), clscan_verify_gen_below(rng, 4)};
+        ((mat2u *)dst)[i] = m;
+    }
+}
+
+
+static const mat2u mat2u_identity = {1, 0, 0, 1};
+static const float float_minus_inf = -INFINITY;
+static const int64_t long_max = INT64_MAX;
+
+clscan_verify_gen_case clscan_verify_gen_case_get(int k)
+{
+    clscan_verify_gen_case c;
+    memset(&c, 0, sizeof c);
+    clscan_scan_desc *d = &c.desc;
+    switch (k) {
+    case 0:
+        c.name = "float max, custom";
+        d->type = CLSCAN_FLOAT;
+        d->combine = "a > b ? a : b";
+        d->identity = "-INFINITY";
+        c.in_size = c.out_size = 4;
+        c.fill = clscan_verify_gen_fill_float;
+        c.op = op_max_float;
+        memcpy(c.identity, &float_minus_inf, 4);
+        break;
+    case 1:
+        c.name = "2x2 uint matrix product (non-commutative struct)";
+        d->type_name = "mat2u";
+        d->type_size = sizeof(mat2u);
+        d->source = mat2u_source;
+        d->combine = "mat2u_mul(a, b)";
+        d->identity = "mat2u_one()";
+        c.in_size = c.out_size = sizeof(mat2u);
+        c.fill = fill_mat2u;
+        c.op = op_mat2u;
+        memcpy(c.identity, &mat2u_identity, sizeof mat2u_identity);
+        break;
+    case 2:
+        c.name = "(sum, count) struct from a float transform";
+        d->type_name = "sumcount";
+        d->type_size = sizeof(sumcount);
+        d->source = sumcount_source;
+        d->combine = "sc_add(a, b)";
+        d->identity = "sc_zero()";
+        d->transform = "sc_make(x)";
+        d->input_type_name = "float";
+        c.in_size = 4;
+        c.out_size = sizeof(sumcount);
+        c.fill = fill_float_small;
+        c.transform = tr_sumcount;
+        c.op = op_sumcount;
+        break;
+    case 3:
+        c.name = "int32 add of a predicate on floats (transform)";
+        d->type = CLSCAN_INT32;
+        d->op = CLSCAN_OP_ADD;
+        d->transform = "x > 0.5f ? 1 : 0";
+        d->input_type_name = "float";
+        c.in_size = 4;
+        c.out_size = 4;
+        c.fill = fill_float_unit;
+        c.transform = tr_count_above;
+        c.op = op_add_int;
+        break;
+    case 4:
+        c.name = "int64 add of x * (i % 5) (transform with the index)";
+        d->type = CLSCAN_INT64;
+        d->op = CLSCAN_OP_ADD;
+        d->transform = "(long)x * (long)(i % 5)";
+        d->input_type_name = "int";
+        c.in_size = 4;
+        c.out_size = 8;
+        c.fill = fill_int_small;
+        c.transform = tr_index_weight;
+        c.op = op_add_long;
+        break;
+    case 5:
+        c.name = "int32 add, segmented by flags";
+        d->type = CLSCAN_INT32;
+        d->op = CLSCAN_OP_ADD;
+        d->segments = CLSCAN_SEGMENTS_FLAGS;
+        c.in_size = c.out_size = 4;
+        c.fill = fill_int_small;
+        c.op = op_add_int;
+        break;
+    case 6:
+        c.name = "float max (built-in), segmented by flags";
+        d->type = CLSCAN_FLOAT;
+        d->op = CLSCAN_OP_MAX;
+        d->segments = CLSCAN_SEGMENTS_FLAGS;
+        c.in_size = c.out_size = 4;
+        c.fill = clscan_verify_gen_fill_float;
+        c.op = op_max_float;
+        memcpy(c.identity, &float_minus_inf, 4);
+        break;
+    case 7:
+        c.name = "2x2 uint matrix product, segmented by int32 keys";
+        *d = clscan_verify_gen_case_get(1).desc;
+        d->segments = CLSCAN_SEGMENTS_KEYS;
+        d->key_type = CLSCAN_INT32;
+        c.in_size = c.out_size = sizeof(mat2u);
+        c.fill = fill_mat2u;
+        c.op = op_mat2u;
+        memcpy(c.identity, &mat2u_identity, sizeof mat2u_identity);
+        break;
+    case 8:
+        c.name = "int64 min, segmented by int32 keys";
+        d->type = CLSCAN_INT64;
+        d->op = CLSCAN_OP_MIN;
+        d->segments = CLSCAN_SEGMENTS_KEYS;
+        d->key_type = CLSCAN_INT32;
+        c.in_size = c.out_size = 8;
+        c.fill = fill_long_any;
+        c.op = op_min_long;
+        memcpy(c.identity, &long_max, 8);
+        break;
+    default:
+        c.name = "custom int32 add of (int)x, segmented by flags";
+        d->type = CLSCAN_INT32;
+        d->combine = "a + b";
+        d->identity = "0";
+        d->transform = "(int)x";
+        d->input_type_name = "float";
+        d->segments = CLSCAN_SEGMENTS_FLAGS;
+        c.in_size = c.out_size = 4;
+        c.fill = fill_float_small;
+        c.transform = tr_float_to_int;
+        c.op = op_add_int;
+        break;
+    }
+    return c;
+}
+
+/* Segment buffers: flags (one byte each, about one in eight set, as random nonzero
+ * bytes) or int32 keys in runs of 1 to 24. */
+static void fill_segments(const clscan_scan_desc *d, void *seg, size_t n,
+                          clscan_verify_rng *rng)
+{
+    if (d->segments == CLSCAN_SEGMENTS_FLAGS) {
+        for (size_t i = 0; i < n; ++i)
+            ((unsigned char *)seg)[i] = clscan_verify_gen_below(rng, 8) == 0 ? (unsigned char)(1 + clscan_verify_gen_below(rng, 255)) : 0;
+    } else if (d->segments == CLSCAN_SEGMENTS_KEYS) {
+        int32_t key = (int32_t)clscan_verify_gen_below(rng, 1000);
+        for (size_t i = 0; i < n;) {
+            size_t run = 1 + clscan_verify_gen_below(rng, 24);
+            for (; run > 0 && i < n; --run, ++i) ((int32_t *)seg)[i] = key;
+            key += 1 + (int32_t)clscan_verify_gen_below(rng, 3);
+        }
+    }
+}
+
+/* The serial reference: out[i] from the elements of i's segment. */
+void clscan_verify_gen_reference(const clscan_verify_gen_case *c, int inclusive, const void *in, const void *seg,
+                      size_t n, void *out)
+{
+    unsigned char acc[32], e[32], t[32];
+    const size_t os = c->out_size;
+    for (size_t i = 0; i < n; ++i) {
+        int head = i == 0;
+        if (c->desc.segments == CLSCAN_SEGMENTS_FLAGS)
+            head |= ((const unsigned char *)seg)[i] != 0;
+        else if (c->desc.segments == CLSCAN_SEGMENTS_KEYS)
+            head |= ((const int32_t *)seg)[i] != ((const int32_t *)seg)[i - (i > 0)];
+        if (head) memcpy(acc, c->identity, os);
+        if (c->transform) c->transform(e, (const unsigned char *)in + i * c->in_size, i);
+        else memcpy(e, (const unsigned char *)in + i * c->in_size, os);
+        if (!inclusive) memcpy((unsigned char *)out + i * os, acc, os);
+        c->op(t, acc, e);
+        memcpy(acc, t, os);
+        if (inclusive) memcpy((unsigned char *)out + i * os, acc, os);
+    }
+}
+
+
+enum { GUARD = 16, POISON = 0xa5 }; /* elements after dst; poison bytes */
+
+/* A buffer of `bytes` (at least 1), a copy of init when it is not NULL. */
+static cl_mem gen_buffer(cl_context cl_ctx, size_t bytes, const void *init)
+{
+    cl_int err;
+    return clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0),
+                          bytes ? bytes : 1, (void *)(uintptr_t)init, &err);
+}
+
+/* Copies n elements of `size` into a new buffer at element `offset` (zeros before). */
+static cl_mem gen_buffer_at(cl_context cl_ctx, const void *data, size_t n, size_t size,
+                            size_t offset)
+{
+    unsigned char *init = calloc(offset + n + 1, size);
+    if (!init) return NULL;
+    memcpy(init + offset * size, data, n * size);
+    cl_mem m = gen_buffer(cl_ctx, (offset + n + 1) * size, init);
+    free(init);
+    return m;
+}
+
+clscan_verify_result clscan_verify_run_general(clscan_context *ctx, cl_context cl_ctx,
+                                               cl_command_queue queue,
+                                               const clscan_verify_gen_case *c, size_t n,
+                                               int inclusive, int layout, uint64_t seed,
+                                               char *msg, size_t msg_size)
+{
+    const size_t is = c->in_size, os = c->out_size;
+    const size_t seg_size = c->desc.segments == CLSCAN_SEGMENTS_FLAGS  ? 1
+                            : c->desc.segments == CLSCAN_SEGMENTS_KEYS ? 4
+                                                                       : 0;
+    const size_t src_off = layout ? 2 : 3, dst_off = layout ? 2 : 5, seg_off = 7;
+    const size_t dst_elems = dst_off + n + GUARD;
+    const char *where = layout ? "in place" : "at offsets";
+    clscan_verify_result r = CLSCAN_VERIFY_FAIL;
+    cl_mem src = NULL, dst = NULL, segs = NULL;
+    cl_event ev = NULL;
+    void *in = malloc(n * is + 1), *seg = malloc(n * 4 + 1), *want = malloc(n * os + 1);
+    unsigned char *init = malloc(dst_elems * os), *all = malloc(dst_elems * os);
+    if (!in || !seg || !want || !init || !all) {
+        snprintf(msg, msg_size, "out of host memory");
+        goto done;
+    }
+    clscan_verify_rng rng = {clscan_verify_mix(seed, n * 4 + (size_t)layout * 2 + inclusive)};
+    c->fill(in, n, &rng);
+    fill_segments(&c->desc, seg, n, &rng);
+    clscan_verify_gen_reference(c, inclusive, in, seg, n, want);
+    /* dst (and, in place, src) sits in a poisoned buffer with GUARD elements after it. */
+    memset(init, POISON, dst_elems * os);
+    if (layout) memcpy(init + src_off * is, in, n * is);
+    dst = gen_buffer(cl_ctx, dst_elems * os, init);
+    src = layout ? dst : gen_buffer_at(cl_ctx, in, n, is, src_off);
+    if (seg_size) segs = gen_buffer_at(cl_ctx, seg, n, seg_size, seg_off);
+    if (!dst || !src || (seg_size && !segs)) {
+        snprintf(msg, msg_size, "buffers could not be created");
+        goto done;
+    }
+    clscan_status s = clscan_scan(ctx, queue, &c->desc, inclusive, src, src_off, segs, seg_off,
+                                  dst, dst_off, n, 0, NULL, &ev);
+    if (s != CLSCAN_SUCCESS) {
+        snprintf(msg, msg_size, "clscan_scan: %s: %s", clscan_status_string(s),
+                 clscan_context_last_error(ctx));
+        goto done;
+    }
+    const char *what = NULL;
+    cl_int err = clscan_verify_wait(ev, &what);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(queue, dst, CL_TRUE, 0, dst_elems * os, all, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        snprintf(msg, msg_size, "%s: %s", what ? what : "clEnqueueReadBuffer",
+                 clscan_status_string(err));
+        goto done;
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (memcmp(all + (dst_off + i) * os, (unsigned char *)want + i * os, os) != 0) {
+            snprintf(msg, msg_size, "%s, n %zu, %s: element %zu differs from the host reference",
+                     inclusive ? "inclusive" : "exclusive", n, where, i);
+            goto done;
+        }
+    /* Outside dst: the poison, and in place the input's bytes beyond dst (none, as src
+     * and dst are then the same range). */
+    for (size_t b = 0; b < dst_elems * os; ++b)
+        if ((b < dst_off * os || b >= (dst_off + n) * os) && all[b] != init[b]) {
+            snprintf(msg, msg_size, "n %zu, %s: byte %zu outside dst was written", n, where, b);
+            goto done;
+        }
+    snprintf(msg, msg_size, "%s, n %zu, %s: matches the host reference",
+             inclusive ? "inclusive" : "exclusive", n, where);
+    r = CLSCAN_VERIFY_PASS;
+done:
+    if (ev) clReleaseEvent(ev);
+    if (segs) clReleaseMemObject(segs);
+    if (src && src != dst) clReleaseMemObject(src);
+    if (dst) clReleaseMemObject(dst);
+    free(in);
+    free(seg);
+    free(want);
+    free(init);
+    free(all);
+    return r;
+}

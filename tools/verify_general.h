@@ -1,0 +1,54 @@
+/* verify_general.h - host references and a runner for general scans (clscan_scan), shared
+ * by clscan-selftest and tests/test_general.c. */
+#ifndef CLSCAN_VERIFY_GENERAL_H
+#define CLSCAN_VERIFY_GENERAL_H
+
+#include "verify.h"
+
+#include <clscan.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Host versions of a case's parts: r = a op b (r never aliases a or b); the transform of
+ * input element x at index i into scan element r; n input elements from rng. */
+typedef void (*clscan_verify_gen_op)(void *r, const void *a, const void *b);
+typedef void (*clscan_verify_gen_transform)(void *r, const void *x, size_t i);
+typedef void (*clscan_verify_gen_fill)(void *dst, size_t n, clscan_verify_rng *rng);
+
+/* One general scan to test: its description, and the host's version of it. Every case's
+ * results are exact (integers, small integers in floats, max), so they are compared bit
+ * for bit. */
+typedef struct clscan_verify_gen_case {
+    const char *name;
+    clscan_scan_desc desc;
+    size_t in_size, out_size;       /* bytes of src's and dst's elements */
+    clscan_verify_gen_fill fill;
+    clscan_verify_gen_transform transform; /* NULL: the input is the scan element */
+    clscan_verify_gen_op op;
+    unsigned char identity[16];
+} clscan_verify_gen_case;
+
+#define CLSCAN_VERIFY_GEN_CASES 10
+/* Case k of the table (0 <= k < CLSCAN_VERIFY_GEN_CASES). */
+clscan_verify_gen_case clscan_verify_gen_case_get(int k);
+
+/* The serial reference: out[i] combines the elements of i's segment up to i (inclusive)
+ * or before it (exclusive). seg: the case's flags or int32 keys (unused without). */
+void clscan_verify_gen_reference(const clscan_verify_gen_case *c, int inclusive,
+                                 const void *in, const void *seg, size_t n, void *out);
+
+/* A random integer below `below`, and n random floats (multiples of 1/8 within +-125000). */
+uint32_t clscan_verify_gen_below(clscan_verify_rng *rng, uint32_t below);
+void clscan_verify_gen_fill_float(void *dst, size_t n, clscan_verify_rng *rng);
+
+/* Runs case c at size n on queue: layout 0 with offsets (src 3, segments 7, dst 5),
+ * layout 1 in place at offset 2 (only for cases whose in and out sizes are equal), with
+ * inputs and segments drawn from seed; checks dst against the reference and that
+ * nothing around it was written. Always writes a one-line reason into msg. */
+clscan_verify_result clscan_verify_run_general(clscan_context *ctx, cl_context cl_ctx,
+                                               cl_command_queue queue,
+                                               const clscan_verify_gen_case *c, size_t n,
+                                               int inclusive, int layout, uint64_t seed,
+                                               char *msg, size_t msg_size);
+
+#endif /* CLSCAN_VERIFY_GENERAL_H */
