@@ -50,10 +50,12 @@ typedef struct clscan_gen_source {
 } clscan_gen_source;
 
 #if CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
-/* With segments CLSCAN_T is the pair { CLSCAN_GEN_OUT v; uint f; } of the prelude, whose
- * operator keeps the right operand's value where its flag is set, and
+/* With segments CLSCAN_T is the pair { CLSCAN_GEN_OUT v; uint f; uint pad[]; } of the
+ * prelude, whose operator keeps the right operand's value where its flag is set;
+ * clscan_seg_make(v, f) builds one (its padding zeroed), and
  * clscan_user_value_identity() is the value operator's identity. */
 CLSCAN_GEN_OUT clscan_user_value_identity(void);
+CLSCAN_T clscan_seg_make(const CLSCAN_GEN_OUT v, const uint f);
 
 /* Whether element i starts a segment (element 0 always does). */
 uint clscan_gen_head(clscan_gen_source s, ulong i)
@@ -78,18 +80,14 @@ CLSCAN_T clscan_gen_load(clscan_gen_source s, ulong i)
     const CLSCAN_GEN_IN x = s.src[i];
     return CLSCAN_GEN_TRANSFORM(x, i);
 #else
-    CLSCAN_T p;
-    p.f = clscan_gen_head(s, i);
+    const uint head = clscan_gen_head(s, i);
     if (!s.exclusive) {
         const CLSCAN_GEN_IN x = s.src[i];
-        p.v = CLSCAN_GEN_TRANSFORM(x, i);
-    } else if (p.f) {
-        p.v = clscan_user_value_identity();
-    } else {
-        const CLSCAN_GEN_IN x = s.src[i - 1];
-        p.v = CLSCAN_GEN_TRANSFORM(x, i - 1);
+        return clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, i), head);
     }
-    return p;
+    if (head) return clscan_seg_make(clscan_user_value_identity(), 1u);
+    const CLSCAN_GEN_IN x = s.src[i - 1];
+    return clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, i - 1), 0u);
 #endif
 }
 

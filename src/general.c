@@ -263,14 +263,22 @@ static int custom_scan_type(const clscan_scan_desc *d)
     return d->type_name != NULL || d->segments != CLSCAN_SEGMENTS_NONE;
 }
 
-/* Bytes of the scan's element on the device: exact for library types and a user's type;
- * for a segmented scan's pair { value; uint flag; } an upper bound of its size (a user's
- * value type may be aligned to up to 16 bytes), which the prelude checks. */
+/* 32-bit words of explicit padding in a segmented scan's pair { value; uint f; pad },
+ * so that the pair has no implicit padding (whose bytes would be copied uninitialised)
+ * and its size is known on the host: the value's alignment divides its size, so padding
+ * the pair to the largest of 16, 8 and 4 that divides the value's size suffices (the
+ * prelude checks the size). */
+static size_t pair_pad_words(size_t value_size)
+{
+    const size_t align = value_size % 16 == 0 ? 16 : value_size % 8 == 0 ? 8 : 4;
+    return (align - (value_size + 4) % align) % align / 4;
+}
+
+/* Bytes of the scan's element on the device (a user's type or a pair: checked there). */
 static size_t scan_elem_bytes(const general_plan *g)
 {
     if (g->d->segments == CLSCAN_SEGMENTS_NONE) return g->out_size;
-    if (!g->d->type_name) return 2 * g->out_size; /* {int, uint}: 8; {long, uint}: 16 */
-    return (g->out_size + 4 + 15) / 16 * 16;
+    return g->out_size + 4 + 4 * pair_pad_words(g->out_size);
 }
 
 /* The prelude: the user's source, then the value operator, its identity and the
@@ -315,19 +323,30 @@ static char *make_prelude(const general_plan *g)
             d->segments == CLSCAN_SEGMENTS_FLAGS ? "uchar" : cl_type_names[d->key_type]);
         /* A segmented scan is the plain scan of (value, flag) pairs under the operator
          * that restarts at a set flag on the right; it is associative when op is. */
+        const size_t pad = pair_pad_words(g->out_size);
+        char pad_member[48] = "", pad_zero[64] = "";
+        if (pad) {
+            snprintf(pad_member, sizeof pad_member, " uint pad[%zu];", pad);
+            for (size_t k = 0; k < pad; ++k) {
+                char one[20];
+                snprintf(one, sizeof one, " r.pad[%zu] = 0u;", k);
+                strcat(pad_zero, one);
+            }
+        }
         put(&t,
-            "typedef struct clscan_seg_pair { %s v; uint f; } clscan_seg_pair;\n"
+            "typedef struct clscan_seg_pair { %s v; uint f;%s } clscan_seg_pair;\n"
+            "clscan_seg_pair clscan_seg_make(const %s v, const uint f)\n"
+            "{\n    clscan_seg_pair r;\n    r.v = v;\n    r.f = f;%s\n    return r;\n}\n"
             "clscan_seg_pair clscan_user_op(const clscan_seg_pair a, const clscan_seg_pair b)\n"
-            "{\n    clscan_seg_pair r;\n"
-            "    r.v = b.f ? b.v : clscan_user_value_op(a.v, b.v);\n"
-            "    r.f = a.f | b.f;\n    return r;\n}\n"
+            "{\n"
+            "    return clscan_seg_make(b.f ? b.v : clscan_user_value_op(a.v, b.v), a.f | b.f);\n"
+            "}\n"
             "clscan_seg_pair clscan_user_identity(void)\n"
-            "{\n    clscan_seg_pair r;\n    r.v = clscan_user_value_identity();\n"
-            "    r.f = 0u;\n    return r;\n}\n"
-            "typedef char clscan_pair_larger_than_host_bound[sizeof(clscan_seg_pair) <= "
+            "{\n    return clscan_seg_make(clscan_user_value_identity(), 0u);\n}\n"
+            "typedef char clscan_pair_size_differs_from_host[sizeof(clscan_seg_pair) == "
             "CLSCAN_T_BYTES ? 1 : -1];\n"
             "#define CLSCAN_T clscan_seg_pair\n",
-            V);
+            V, pad_member, V, pad_zero);
     }
     if (t.failed) {
         free(t.buf);
