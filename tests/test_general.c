@@ -88,6 +88,13 @@ START_TEST(test_cases)
 {
     const clscan_verify_gen_case c = clscan_verify_gen_case_get(_i);
     if (!gen_fp64 && c.desc.type == CLSCAN_DOUBLE) return;
+    /* $CLSCAN_TEST_SKIP_CASE: one case number not to run, for the one shape Oclgrind 21.10
+     * cannot create the kernel of (docs/IMPLEMENTATION-ISSUES.md). */
+    const char *skip = getenv("CLSCAN_TEST_SKIP_CASE");
+    if (skip && *skip && atoi(skip) == _i) {
+        fprintf(stderr, "case %d skipped (CLSCAN_TEST_SKIP_CASE)\n", _i);
+        return;
+    }
     const uint64_t seed = clscan_verify_mix(gen_seed(), (uint64_t)_i);
     fprintf(stderr, "case %d: %s\n", _i, c.name);
     /* $CLSCAN_TEST_MAX_SIZE caps the sizes (for runs under Oclgrind). */

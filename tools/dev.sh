@@ -133,6 +133,29 @@ lookback_runs() {
     echo "sp-silent-32 $sp CLSCAN_LOOKBACK_TEST=silent CLSCAN_INT64_ATOMICS=0"
 }
 
+# General scans (tests/test_general: every case, inclusive and exclusive, up to 700
+# elements) under Oclgrind in three shapes: the default, single-pass with 64 x 2 tiles
+# and silent tiles (case 2 skipped: Oclgrind cannot create that kernel,
+# docs/IMPLEMENTATION-ISSUES.md), and the multi-level scan with 64 x 2 tiles.
+general_runs() {
+    local sp="CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=2"
+    echo "general CK_FORK=no"
+    echo "general-sp-silent CK_FORK=no $sp CLSCAN_LOOKBACK_TEST=silent CLSCAN_TEST_SKIP_CASE=2"
+    echo "general-multi-level CK_FORK=no CLSCAN_SCAN_ALGO=multi-level CLSCAN_WORK_GROUP_SIZE=64" \
+        "CLSCAN_ITEMS_PER_THREAD=2 CLSCAN_MAX_GROUPS=4"
+}
+run_oclgrind_general() {
+    local name settings pids=() names=()
+    while read -r name settings; do
+        run_oclgrind "$name" "CLSCAN_TEST_MAX_SIZE=700 $settings" "$build/tests/test_general" \
+            >"$build/oclgrind-$name.summary" &
+        pids+=($!)
+        names+=("$name")
+        if [ ${#pids[@]} = 2 ]; then wait_oclgrind; fi
+    done
+    wait_oclgrind
+}
+
 # Waits for the background Oclgrind runs and counts them from their summaries.
 wait_oclgrind() {
     local i
@@ -311,6 +334,7 @@ test)
             "$build/examples/fused_map_scan" 20000 "$(date +%s)"
         run_oclgrind_profiles <tests/profiles.txt
         kinds=select_flagged,select_if,partition_if,unique run_oclgrind_profiles < <(lookback_runs)
+        run_oclgrind_general < <(general_runs)
     else
         echo "dev.sh: oclgrind not installed: kernel race checks not run" >&2
         failed=$((failed + 1))
