@@ -1,2 +1,340 @@
-/* sort.c - radix sort (being written). */
+/* sort.c - radix sort: clscan_sort_keys and clscan_sort_pairs. Argument checks, the
+ * tile shape of the sort kernels (cl/clscan_sort.cl), then per 8-bit digit of the keys,
+ * least significant first, three steps: a histogram of each work-group's digits, the
+ * exclusive scan of those counts by the multi-level scan of a scan program (scan.c),
+ * and the stable scatter. The passes ping-pong between the output and a temporary in
+ * the context's scratch memory, so that the last one writes the output. */
 #include "clscan_internal.h"
+
+#include <string.h>
+
+#define SET_ARG(k, i, v) CLSCAN_SET_ARG(err, k, i, v)
+
+/* CLSCAN_SORT_BITS, CLSCAN_SORT_RADIX and CLSCAN_SORT_SUB_RADIX of cl/clscan_sort.cl. */
+enum { SORT_BITS = 8, SORT_RADIX = 256, SORT_SUB_RADIX = 16 };
+
+/* One sort call's arguments; the names are the ones messages use. */
+typedef struct sort_call {
+    cl_mem keys, values, keys_out, values_out;
+    size_t keys_offset, values_offset, keys_out_offset, values_out_offset, n;
+    clscan_type key_type, value_type;
+    int pairs; /* values and values_out are used */
+    const char *keys_name, *keys_out_name;
+} sort_call;
+
+/* Bytes of local memory the sort kernels of cfg's shape declare (an upper bound): the
+ * tile's keys and values, the sub-digit matrix, the digit bins, starts and next slots,
+ * and the work-group scan's scratch. */
+static size_t sort_local_bytes(const clscan_scan_config *cfg, const clscan_profile *p)
+{
+    const size_t count_bytes = clscan_type_size(cfg->type);
+    if (cfg->wg_size == 1) return SORT_RADIX * (4 + count_bytes);
+    size_t tile = cfg->wg_size * cfg->items, matrix = SORT_SUB_RADIX * cfg->wg_size;
+    size_t bins = cfg->wg_size > SORT_RADIX ? cfg->wg_size : SORT_RADIX;
+    if (cfg->log_banks) {
+        tile += tile >> cfg->log_banks;
+        matrix += matrix >> cfg->log_banks;
+        bins += bins >> cfg->log_banks;
+    }
+    clscan_scan_config one = *cfg; /* the scan layers' scratch, with a tile of one item */
+    one.kind = CLSCAN_PROGRAM_SCAN;
+    one.items = 1;
+    return tile * (clscan_type_size(cfg->elem_type) + cfg->value_bytes) + matrix * 4 +
+           bins * 8 + SORT_RADIX * count_bytes + clscan__scan_local_bytes(&one, p);
+}
+
+/* Loop iterations one work-item runs per tile (an upper bound, with the compiler's
+ * margin), and per kernel besides its tiles. */
+static cl_ulong sort_tile_iterations(const clscan_scan_config *cfg)
+{
+    if (cfg->wg_size == 1) return cfg->items + 4;
+    cl_ulong log_wg = 0;
+    for (size_t w = cfg->wg_size; w > 1; w >>= 1) ++log_wg;
+    const cl_ulong bins = cfg->wg_size > SORT_RADIX ? 1 : SORT_RADIX / cfg->wg_size;
+    return 12ull * cfg->items + 2 * (3 * SORT_SUB_RADIX + 2 * log_wg) + 6 * bins + 4 * log_wg +
+           32;
+}
+static const cl_ulong sort_kernel_iterations = 4 * SORT_RADIX + 32;
+
+/* The shape of the sort program for keys of key_type, values of value_bytes, counts of
+ * count_type: the multi-level scan's shape for the count type, with items halved until
+ * the tile fits local memory and the loop budget. The KHR sub-group layer is replaced
+ * by local memory: program.c checks that layer's width on the scan kernel, which a
+ * sort program does not have. */
+static clscan_status sort_config_choose(const clscan_context *ctx, clscan_type key_type,
+                                        cl_uint value_bytes, clscan_type count_type,
+                                        clscan_scan_config *out)
+{
+    const clscan_profile *p = &ctx->profile;
+    clscan_status s = clscan__scan_config_choose(ctx, p, CLSCAN_SCAN_MULTI_LEVEL, count_type,
+                                                 CLSCAN_OP_ADD, out);
+    if (s != CLSCAN_SUCCESS) return s;
+    out->kind = CLSCAN_PROGRAM_SORT;
+    out->elem_type = key_type;
+    out->value_bytes = value_bytes;
+    if (out->sg_impl == CLSCAN_SG_KHR) {
+        out->sg_impl = CLSCAN_SG_LOCAL;
+        out->wg_algo = CLSCAN_WG_BLELLOCH;
+    }
+    /* Each work-item holds its keys and values in registers: 8-byte ones halve the
+     * items, as for compaction. */
+    if (clscan_type_size(key_type) + value_bytes > 8 && out->items > 1) out->items /= 2;
+    const cl_ulong budget =
+        p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
+    while (p->max_loop_iterations && out->items > 1 &&
+           (sort_tile_iterations(out) + sort_kernel_iterations) * 8 > p->max_loop_iterations)
+        out->items /= 2;
+    while (sort_local_bytes(out, p) > budget) {
+        if (out->items > 1) {
+            out->items /= 2;
+        } else if (out->wg_size > 1) {
+            out->wg_size /= 2;
+            if (out->sg_width > out->wg_size) {
+                out->sg_impl = CLSCAN_SG_LOCAL;
+                out->wg_algo = CLSCAN_WG_BLELLOCH;
+                out->sg_width = (cl_uint)out->wg_size;
+            }
+        } else {
+            return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES,
+                                "no sort tile fits in %llu bytes of local memory",
+                                (unsigned long long)p->local_mem_size);
+        }
+    }
+    return CLSCAN_SUCCESS;
+}
+
+/* How the tiles of n keys are split over work-groups: as the multi-level scan splits
+ * them (a bounded number of groups, each a contiguous run of tiles), with fewer tiles
+ * per group where the device limits a work-item's loop iterations. */
+typedef struct sort_plan {
+    cl_ulong groups, per_group;
+} sort_plan;
+
+static sort_plan sort_plan_groups(const clscan_profile *p, const clscan_scan_config *cfg,
+                                  cl_ulong n)
+{
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    const cl_ulong ntiles = (n + tile - 1) / tile;
+    cl_ulong max_groups = p->max_groups ? p->max_groups
+                                        : (cl_ulong)p->compute_units * p->groups_per_cu;
+    if (max_groups < 1) max_groups = 1;
+    cl_ulong max_tiles = ~(cl_ulong)0;
+    if (p->max_loop_iterations) {
+        const cl_ulong per_tile = sort_tile_iterations(cfg);
+        max_tiles = p->max_loop_iterations > sort_kernel_iterations + 2 * per_tile
+                        ? (p->max_loop_iterations - sort_kernel_iterations) / per_tile
+                        : 1;
+    }
+    sort_plan sp;
+    sp.groups = ntiles < max_groups ? ntiles : max_groups;
+    if ((ntiles + sp.groups - 1) / sp.groups > max_tiles)
+        sp.groups = (ntiles + max_tiles - 1) / max_tiles;
+    sp.per_group = (ntiles + sp.groups - 1) / sp.groups;
+    sp.groups = (ntiles + sp.per_group - 1) / sp.per_group; /* no group without a tile */
+    return sp;
+}
+
+/* Byte offsets rounded up to 256, so that every temporary starts aligned for any type
+ * (and for the devices' base address alignment of sub-ranges, should they be used). */
+static cl_ulong align_up(cl_ulong x) { return (x + 255) & ~(cl_ulong)255; }
+
+/* Every check that needs no OpenCL object created. */
+static clscan_status check_sort(const clscan_context *ctx, cl_command_queue queue,
+                                const sort_call *c, cl_uint nwait, const cl_event *wait,
+                                int *in_order)
+{
+    clscan_status s = clscan__check_call(ctx, queue, CLSCAN_UINT32, CLSCAN_OP_ADD, nwait, wait,
+                                         in_order);
+    if (s != CLSCAN_SUCCESS) return s;
+    CLSCAN_RETURN_IF(ctx, !clscan__type_valid((int)c->key_type), CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "key_type %d is not a clscan_type", (int)c->key_type);
+    CLSCAN_RETURN_IF(ctx, c->pairs && !clscan__type_valid((int)c->value_type),
+                     CLSCAN_ERROR_INVALID_ARGUMENT, "value_type %d is not a clscan_type",
+                     (int)c->value_type);
+    CLSCAN_RETURN_IF(ctx, c->key_type == CLSCAN_DOUBLE && !ctx->profile.fp64,
+                     CLSCAN_ERROR_UNSUPPORTED,
+                     "key_type double: device %s has no double precision (fp64)",
+                     ctx->profile.device_name);
+    const size_t kb = clscan_type_size(c->key_type);
+    const size_t vb = c->pairs ? clscan_type_size(c->value_type) : 0;
+    if ((s = clscan__check_range(ctx, c->keys, c->keys_name, c->keys_offset, c->n, kb)) !=
+            CLSCAN_SUCCESS ||
+        (c->pairs && (s = clscan__check_range(ctx, c->values, "values", c->values_offset, c->n,
+                                              vb)) != CLSCAN_SUCCESS) ||
+        (s = clscan__check_range(ctx, c->keys_out, c->keys_out_name, c->keys_out_offset, c->n,
+                                 kb)) != CLSCAN_SUCCESS ||
+        (c->pairs && (s = clscan__check_range(ctx, c->values_out, "values_out",
+                                              c->values_out_offset, c->n, vb)) !=
+                         CLSCAN_SUCCESS))
+        return s;
+    if (!c->pairs)
+        return clscan__check_in_place(ctx, c->keys, c->keys_offset, c->keys_out,
+                                      c->keys_out_offset, c->n);
+    /* Pairs: each output is its own input's exact range (in place) or shares no byte with
+     * the inputs and the other output; the inputs, only read, may overlap each other.
+     * (Offsets times sizes cannot overflow once the ranges checked out.) */
+    const size_t kin = c->keys_offset * kb, kout = c->keys_out_offset * kb;
+    const size_t vin = c->values_offset * vb, vout = c->values_out_offset * vb;
+    const size_t klen = c->n * kb, vlen = c->n * vb;
+    const int keys_in_place = c->keys == c->keys_out && kin == kout;
+    const int values_in_place = c->values == c->values_out && vin == vout;
+    if ((!keys_in_place &&
+         (s = clscan__check_disjoint(ctx, c->keys, "keys", kin, klen, c->keys_out, "keys_out",
+                                     kout, klen)) != CLSCAN_SUCCESS) ||
+        (!values_in_place &&
+         (s = clscan__check_disjoint(ctx, c->values, "values", vin, vlen, c->values_out,
+                                     "values_out", vout, vlen)) != CLSCAN_SUCCESS) ||
+        (s = clscan__check_disjoint(ctx, c->keys_out, "keys_out", kout, klen, c->values_out,
+                                    "values_out", vout, vlen)) != CLSCAN_SUCCESS ||
+        (s = clscan__check_disjoint(ctx, c->keys_out, "keys_out", kout, klen, c->values,
+                                    "values", vin, vlen)) != CLSCAN_SUCCESS ||
+        (s = clscan__check_disjoint(ctx, c->values_out, "values_out", vout, vlen, c->keys,
+                                    "keys", kin, klen)) != CLSCAN_SUCCESS)
+        return s;
+    return CLSCAN_SUCCESS;
+}
+
+/* Where one pass reads and writes keys or values: a buffer and an element offset. */
+typedef struct sort_side {
+    cl_mem mem;
+    cl_ulong off;
+} sort_side;
+
+/* Enqueues the passes (both programs' locks held). Pass i reads the input (i == 0), the
+ * temporary (i odd) or the output (i even) and writes the temporary (i even) or the
+ * output (i odd); the passes are even in number, so the last writes the output. */
+static clscan_status enqueue_passes(clscan_launch *l, clscan_program *prog,
+                                    clscan_program *scan_prog, const sort_call *c,
+                                    sort_plan sp, cl_ulong counts_len, cl_ulong tmp_keys,
+                                    cl_ulong tmp_values)
+{
+    const clscan_scan_config *cfg = &prog->config;
+    cl_mem scratch = l->scratch->buffer;
+    const cl_ulong kb = clscan_type_size(c->key_type);
+    const cl_ulong vb = cfg->value_bytes;
+    const sort_side kin = {c->keys, c->keys_offset}, kout = {c->keys_out, c->keys_out_offset};
+    const sort_side ktmp = {scratch, tmp_keys / kb};
+    /* Keys only: the value arguments name the key buffers, and are never touched. */
+    const sort_side vin = c->pairs ? (sort_side){c->values, c->values_offset} : kin;
+    const sort_side vout = c->pairs ? (sort_side){c->values_out, c->values_out_offset} : kout;
+    const sort_side vtmp = vb ? (sort_side){scratch, tmp_values / vb} : ktmp;
+    const cl_ulong n = c->n, zero = 0;
+    const cl_uint passes = (cl_uint)(kb * 8 / SORT_BITS);
+    clscan_status s = CLSCAN_SUCCESS;
+    for (cl_uint pass = 0; pass < passes && s == CLSCAN_SUCCESS; ++pass) {
+        const sort_side from = pass == 0 ? kin : (pass & 1) ? ktmp : kout;
+        const sort_side to = (pass & 1) ? kout : ktmp;
+        const sort_side vfrom = pass == 0 ? vin : (pass & 1) ? vtmp : vout;
+        const sort_side vto = (pass & 1) ? vout : vtmp;
+        const cl_uint shift = pass * SORT_BITS;
+        cl_int err = CL_SUCCESS;
+        cl_kernel k = prog->k_sort_hist;
+        SET_ARG(k, 0, from.mem);
+        SET_ARG(k, 1, from.off);
+        SET_ARG(k, 2, n);
+        SET_ARG(k, 3, sp.per_group);
+        SET_ARG(k, 4, shift);
+        SET_ARG(k, 5, scratch);
+        SET_ARG(k, 6, zero);
+        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sort_histogram)");
+        s = clscan__enqueue(l, k, (size_t)sp.groups, cfg->wg_size, "enqueue sort_histogram");
+        if (s != CLSCAN_SUCCESS) return s;
+        /* The counts' exclusive scan, in place, its partials after the counts. */
+        s = clscan__enqueue_scan_level(l, scan_prog, scratch, 0, scratch, 0, counts_len, 0,
+                                       scratch, counts_len);
+        if (s != CLSCAN_SUCCESS) return s;
+        k = prog->k_sort_scatter;
+        SET_ARG(k, 0, from.mem);
+        SET_ARG(k, 1, from.off);
+        SET_ARG(k, 2, to.mem);
+        SET_ARG(k, 3, to.off);
+        SET_ARG(k, 4, vfrom.mem);
+        SET_ARG(k, 5, vfrom.off);
+        SET_ARG(k, 6, vto.mem);
+        SET_ARG(k, 7, vto.off);
+        SET_ARG(k, 8, n);
+        SET_ARG(k, 9, sp.per_group);
+        SET_ARG(k, 10, shift);
+        SET_ARG(k, 11, scratch);
+        SET_ARG(k, 12, zero);
+        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sort_scatter)");
+        s = clscan__enqueue(l, k, (size_t)sp.groups, cfg->wg_size, "enqueue sort_scatter");
+    }
+    return s;
+}
+
+static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sort_call *c,
+                          cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    int in_order = 1;
+    clscan_status s = check_sort(ctx, queue, c, nwait, wait, &in_order);
+    if (s != CLSCAN_SUCCESS) return s;
+    if (c->n == 0) return clscan__enqueue_marker(ctx, queue, nwait, wait, event);
+
+    /* Counts of 32 bits while they cannot overflow; 64 from 2^32 keys on. */
+    const clscan_type count_type = c->n > 0xffffffffull ? CLSCAN_UINT64 : CLSCAN_UINT32;
+    const cl_uint vb = c->pairs ? (cl_uint)clscan_type_size(c->value_type) : 0;
+    clscan_scan_config cfg, scan_cfg;
+    clscan_program *prog, *scan_prog;
+    if ((s = sort_config_choose(ctx, c->key_type, vb, count_type, &cfg)) != CLSCAN_SUCCESS ||
+        (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS ||
+        (s = clscan__scan_config_choose(ctx, &ctx->profile, CLSCAN_SCAN_MULTI_LEVEL,
+                                        count_type, CLSCAN_OP_ADD, &scan_cfg)) !=
+            CLSCAN_SUCCESS ||
+        (s = clscan__program_get(ctx, &scan_cfg, &scan_prog)) != CLSCAN_SUCCESS)
+        return s;
+    cfg = prog->config; /* the shapes actually built */
+    scan_cfg = scan_prog->config;
+
+    /* The scratch slot: the counts (digit-major), the scan's partials, the temporary
+     * keys and values. */
+    const sort_plan sp = sort_plan_groups(&ctx->profile, &cfg, c->n);
+    const cl_ulong cb = clscan_type_size(count_type), kb = clscan_type_size(c->key_type);
+    const cl_ulong counts_len = SORT_RADIX * sp.groups;
+    const cl_ulong partials = clscan__scan_scratch_elements(&ctx->profile, &scan_cfg, counts_len);
+    const cl_ulong tmp_keys = align_up((counts_len + partials) * cb);
+    const cl_ulong tmp_values = align_up(tmp_keys + (cl_ulong)c->n * kb);
+    const cl_ulong bytes = tmp_values + (cl_ulong)c->n * vb;
+    CLSCAN_RETURN_IF(ctx, bytes > ctx->profile.max_alloc || bytes > (cl_ulong)SIZE_MAX,
+                     CLSCAN_ERROR_OUT_OF_RESOURCES,
+                     "the sort's temporaries (%zu keys%s and the digit counts) need %llu bytes, "
+                     "more than the device's largest allocation "
+                     "(CL_DEVICE_MAX_MEM_ALLOC_SIZE) of %llu bytes",
+                     c->n, c->pairs ? " and values" : "", (unsigned long long)bytes,
+                     (unsigned long long)ctx->profile.max_alloc);
+    clscan_launch l;
+    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, (size_t)bytes)) !=
+        CLSCAN_SUCCESS)
+        return s;
+    l.scratch->lb_clean = 0; /* counts and keys overwrite status words */
+    pthread_mutex_lock(&prog->lock);
+    pthread_mutex_lock(&scan_prog->lock);
+    s = enqueue_passes(&l, prog, scan_prog, c, sp, counts_len, tmp_keys, tmp_values);
+    pthread_mutex_unlock(&scan_prog->lock);
+    pthread_mutex_unlock(&prog->lock);
+    return clscan__launch_end(&l, s, event);
+}
+
+clscan_status clscan_sort_keys(clscan_context *ctx, cl_command_queue queue, cl_mem src,
+                               size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,
+                               clscan_type key_type, cl_uint num_events_in_wait_list,
+                               const cl_event *event_wait_list, cl_event *event)
+{
+    const sort_call c = {src,       NULL,       dst, NULL, src_offset, 0, dst_offset, 0, n,
+                         key_type, CLSCAN_UINT32, 0,   "src", "dst"};
+    return sort(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
+}
+
+clscan_status clscan_sort_pairs(clscan_context *ctx, cl_command_queue queue, cl_mem keys,
+                                size_t keys_offset, cl_mem values, size_t values_offset,
+                                cl_mem keys_out, size_t keys_out_offset, cl_mem values_out,
+                                size_t values_out_offset, size_t n, clscan_type key_type,
+                                clscan_type value_type, cl_uint num_events_in_wait_list,
+                                const cl_event *event_wait_list, cl_event *event)
+{
+    const sort_call c = {keys,        values,          keys_out,          values_out,
+                         keys_offset, values_offset,   keys_out_offset,   values_out_offset,
+                         n,           key_type,        value_type,        1,
+                         "keys",      "keys_out"};
+    return sort(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
+}

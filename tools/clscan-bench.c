@@ -48,7 +48,8 @@
 #define TRACE_CAP 64                     /* kernel events traced per call */
 
 /* What a row times: a scan, or one of the compactions. */
-enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE, CALL_COUNT };
+enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
+       CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_COUNT };
 
 typedef struct options {
     long platform, device; /* -1: default */
@@ -108,7 +109,8 @@ static void usage(FILE *f)
           "  --list                    list platforms and devices with their indices, then exit\n"
           "  --type LIST               int32,uint32,int64,uint64,float,double (default int32)\n"
           "  --call LIST               what to time: scan,select-if,select-flagged,partition,\n"
-          "                            unique (default scan)\n"
+          "                            unique,sort-keys,sort-pairs (default scan); sort-pairs\n"
+          "                            moves a uint32 value (the index) with each key\n"
           "  --op LIST                 scans: add,mul,min,max,and,or,xor (default add)\n"
           "  --mode LIST               scans: exclusive,inclusive (default exclusive)\n"
           "  --predicate TEXT          select-if, partition: the predicate (default \"(x & 1) ==\n"
@@ -161,12 +163,15 @@ static const char *op_name(int i) { return clscan_op_name((clscan_op)i); }
 static const char *algo_name(int i) { return clscan__scan_algo_name((clscan_scan_algo)i); }
 static const char *call_name(int i)
 {
-    static const char *const names[CALL_COUNT] = {"scan", "select-if", "select-flagged",
-                                                  "partition", "unique"};
+    static const char *const names[CALL_COUNT] = {"scan",      "select-if", "select-flagged",
+                                                  "partition", "unique",    "sort-keys",
+                                                  "sort-pairs"};
     return names[i];
 }
 static int takes_predicate(int call) { return call == CALL_SELECT_IF || call == CALL_PARTITION; }
 static int takes_fraction(int call) { return call == CALL_SELECT_FLAGGED || call == CALL_UNIQUE; }
+static int is_sort(int call) { return call == CALL_SORT_KEYS || call == CALL_SORT_PAIRS; }
+static int is_compaction(int call) { return call != CALL_SCAN && !is_sort(call); }
 
 /* Parses "2^K" or a number with an optional K, M or G suffix; 0 on success. */
 static int parse_count(const char *s, unsigned long long *out)
@@ -699,6 +704,71 @@ static const char *check_compaction(const row *r, const void *in, const cl_uchar
     return "PASS";
 }
 
+/* Sort inputs: keys of random bits (floats included: every bit pattern, NaNs among
+ * them, sorts by its bits), and for pairs the index of each key as its uint32 value. */
+static void fill_sort(const row *r, void *h, cl_uchar *values, uint64_t seed)
+{
+    const size_t e = clscan_type_size(r->type);
+    for (size_t i = 0; i < r->n; i++) {
+        const uint64_t x = rng_next(&seed);
+        memcpy((char *)h + i * e, &x, e); /* little-endian hosts: the low bytes */
+    }
+    for (size_t i = 0; values && i < r->n; i++) {
+        const cl_uint v = (cl_uint)i;
+        memcpy(values + i * sizeof v, &v, sizeof v);
+    }
+}
+
+/* The key's bits as an unsigned integer in the sort's order (clscan.h). */
+static uint64_t sort_ordered(uint64_t x, clscan_type t)
+{
+    const int wide = clscan_type_size(t) == 8;
+    const uint64_t sign = wide ? 0x8000000000000000u : 0x80000000u;
+    const uint64_t mask = wide ? ~(uint64_t)0 : 0xffffffffu;
+    if (t == CLSCAN_INT32 || t == CLSCAN_INT64) return x ^ sign;
+    if (t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE) return x & sign ? ~x & mask : x | sign;
+    return x;
+}
+
+typedef struct sort_entry {
+    uint64_t key;
+    size_t index;
+} sort_entry;
+
+static int cmp_sort_entry(const void *a, const void *b)
+{
+    const sort_entry *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Checks a sort's keys (and, for pairs, values: the input indices) against a stable
+ * host sort of the input. Returns "PASS" or "FAIL" (msg names the first difference). */
+static const char *check_sort(const row *r, const void *in, const void *got,
+                              const cl_uint *got_values, char *msg, size_t size)
+{
+    const size_t n = r->n, e = clscan_type_size(r->type);
+    sort_entry *s = malloc((n ? n : 1) * sizeof *s);
+    if (!s) {
+        snprintf(msg, size, "out of host memory for the reference");
+        return "FAIL";
+    }
+    for (size_t i = 0; i < n; i++) s[i] = (sort_entry){sort_ordered(raw_bits(in, i, e), r->type), i};
+    qsort(s, n, sizeof *s, cmp_sort_entry); /* (the index makes it stable) */
+    for (size_t i = 0; i < n; i++) {
+        if (raw_bits(got, i, e) != raw_bits(in, s[i].index, e) ||
+            (got_values && got_values[i] != (cl_uint)s[i].index)) {
+            snprintf(msg, size, "keys_out[%zu] = 0x%llx%s%u, expected 0x%llx (input %zu)", i,
+                     raw_bits(got, i, e), got_values ? ", value " : "",
+                     got_values ? got_values[i] : 0, raw_bits(in, s[i].index, e), s[i].index);
+            free(s);
+            return "FAIL";
+        }
+    }
+    free(s);
+    return "PASS";
+}
+
 /* ------------------------------------------------------------- timing ------- */
 
 static double now_ns(void)
@@ -779,11 +849,17 @@ static cl_mem upload(bench *b, const void *host, size_t bytes, cl_int *err)
     return m;
 }
 
-/* Enqueues r's call: src (and flags) to out, the count (compactions) to count. */
+/* Enqueues r's call: src (and flags) to out, the count (compactions) to count; a sort of
+ * pairs takes its values from flags and writes them to count. */
 static clscan_status enqueue_call(bench *b, const row *r, cl_mem src, cl_mem flags, cl_mem out,
                                   cl_mem count, cl_event *done)
 {
     switch (r->call) {
+    case CALL_SORT_KEYS:
+        return clscan_sort_keys(b->ctx, b->queue, src, 0, out, 0, r->n, r->type, 0, NULL, done);
+    case CALL_SORT_PAIRS:
+        return clscan_sort_pairs(b->ctx, b->queue, src, 0, flags, 0, out, 0, count, 0, r->n,
+                                 r->type, CLSCAN_UINT32, 0, NULL, done);
     case CALL_SCAN:
         return (r->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
             b->ctx, b->queue, src, 0, out, 0, r->n, r->type, r->op, 0, NULL, done);
@@ -816,7 +892,7 @@ static int run_row(bench *b, const options *o, row *r)
 {
     const size_t elem = clscan_type_size(r->type), n = r->n;
     const unsigned w = o->warmup;
-    const int compaction = r->call != CALL_SCAN;
+    const int compaction = is_compaction(r->call), pairs = r->call == CALL_SORT_PAIRS;
     cl_mem out = NULL, count = NULL, in[MAX_ROTATE] = {0}, flags[MAX_ROTATE] = {0};
     void *host = NULL, *got = NULL;
     cl_uchar *hflags = NULL;
@@ -825,12 +901,14 @@ static int run_row(bench *b, const options *o, row *r)
     cl_event trace[TRACE_CAP];
     cl_int err = CL_SUCCESS;
     char label[32];
-    size_t bytes = n * elem, k = 0, fbytes = r->call == CALL_SELECT_FLAGGED ? n : 0;
+    /* (fbytes: select-flagged's flags, or the values of sort-pairs, each input's own.) */
+    size_t bytes = n * elem, k = 0,
+           fbytes = r->call == CALL_SELECT_FLAGGED ? n : pairs ? n * sizeof(cl_uint) : 0;
 
     r->check = "PASS";
     r->clock_ok = 1;
     b->ctx->profile.scan_algo = r->algo; /* this thread alone uses the context */
-    if (is_float(r->type) && !compaction && r->op >= CLSCAN_OP_AND)
+    if (is_float(r->type) && r->call == CALL_SCAN && r->op >= CLSCAN_OP_AND)
         ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
     if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
     if (n > SIZE_MAX / elem || bytes > b->max_alloc)
@@ -867,16 +945,18 @@ static int run_row(bench *b, const options *o, row *r)
 
     uint64_t seed = 0x5eed0000ull + n * 64 + (uint64_t)r->type * 8 + r->op;
     if (compaction) fill_compaction(r, host, hflags, seed + (uint64_t)r->call * 0x100000);
+    else if (is_sort(r->call)) fill_sort(r, host, hflags, seed);
     else fill_input(host, n, r->type, r->op, seed);
     out = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (compaction && err == CL_SUCCESS)
-        count = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, sizeof kept, NULL, &err);
+    if ((compaction || pairs) && err == CL_SUCCESS)
+        count = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, pairs ? fbytes : sizeof kept, NULL,
+                               &err);
     for (size_t j = 0; j < k && err == CL_SUCCESS; j++) {
         in[j] = upload(b, host, bytes, &err);
         if (fbytes && err == CL_SUCCESS) flags[j] = upload(b, hflags, fbytes, &err);
     }
     if (err == CL_SUCCESS) err = poison(b->queue, out, bytes); /* touches it, too */
-    if (count && err == CL_SUCCESS) err = poison(b->queue, count, sizeof kept);
+    if (count && err == CL_SUCCESS) err = poison(b->queue, count, pairs ? fbytes : sizeof kept);
     if (err != CL_SUCCESS)
         ROW_FAIL(alloc_error(err) ? "SKIP" : "ERROR", "allocating and filling %zu buffers of %zu "
                  "bytes: %s", k + 1, bytes, clscan_status_string(err));
@@ -921,7 +1001,8 @@ static int run_row(bench *b, const options *o, row *r)
         /* The checked call must write every element it claims: poison before it. */
         if (c + 2 == w + r->repeats) {
             err = poison(b->queue, out, bytes);
-            if (count && err == CL_SUCCESS) err = poison(b->queue, count, sizeof kept);
+            if (count && err == CL_SUCCESS)
+                err = poison(b->queue, count, pairs ? fbytes : sizeof kept);
             if (err != CL_SUCCESS)
                 ROW_FAIL("ERROR", "clEnqueueFillBuffer: %s", clscan_status_string(err));
         }
@@ -931,10 +1012,20 @@ static int run_row(bench *b, const options *o, row *r)
     }
 
     err = clEnqueueReadBuffer(b->queue, out, CL_TRUE, 0, bytes, got, 0, NULL, NULL);
-    if (count && err == CL_SUCCESS)
+    if (compaction && err == CL_SUCCESS)
         err = clEnqueueReadBuffer(b->queue, count, CL_TRUE, 0, sizeof kept, &kept, 0, NULL, NULL);
-    if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
-    if (compaction) {
+    cl_uint *got_values = pairs ? malloc(fbytes) : NULL;
+    if (pairs && !got_values) ROW_FAIL("SKIP", "out of host memory for %zu-byte buffers", fbytes);
+    if (pairs && err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(b->queue, count, CL_TRUE, 0, fbytes, got_values, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        free(got_values);
+        ROW_FAIL("ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
+    }
+    if (is_sort(r->call)) {
+        r->check = check_sort(r, host, got, got_values, r->note, sizeof r->note);
+        free(got_values);
+    } else if (compaction) {
         r->kept = kept > n ? n : kept;
         r->check = check_compaction(r, host, hflags, got, kept, r->note, sizeof r->note);
     } else if (!check_scan(host, got, n, r->type, r->op, r->inclusive, r->note,
@@ -1003,6 +1094,7 @@ static double moved_bytes(const row *r)
 {
     double n = (double)r->n, e = (double)clscan_type_size(r->type);
     if (r->call == CALL_SCAN) return 2 * n * e;
+    if (is_sort(r->call)) return 2 * n * (e + (r->call == CALL_SORT_PAIRS ? 4 : 0));
     return n * e + (r->call == CALL_SELECT_FLAGGED ? n : 0) +
            (r->call == CALL_PARTITION ? n : (double)r->kept) * e + 8;
 }
@@ -1043,7 +1135,8 @@ static void print_table(const bench *b, const row *rows, size_t count)
         const row *r = &rows[i];
         char n[32], call[32], kept[32] = "-";
         size_text(r->n, n, sizeof n);
-        if (r->call != CALL_SCAN && measured(r)) snprintf(kept, sizeof kept, "%llu", r->kept);
+        if (is_compaction(r->call) && measured(r))
+            snprintf(kept, sizeof kept, "%llu", r->kept);
         printf("%-7s %-14s %-11s %10s ", clscan_type_name(r->type), row_label(r, call, sizeof call),
                algo_name(r->algo), n);
         if (measured(r) && r->clock_ok)
@@ -1086,7 +1179,7 @@ static int has_number(char k, const row *r)
     case 'm': return m;
     case 'd': return m && r->clock_ok;
     case 'f': return takes_fraction(r->call);
-    default: return m && r->call != CALL_SCAN; /* 'c' */
+    default: return m && is_compaction(r->call); /* 'c' */
     }
 }
 

@@ -1,6 +1,7 @@
-/* clscan-selftest.c - checks every scan (type x op x inclusive/exclusive x sizes x layouts)
- * and every stream compaction (kind x type x pattern x sizes x layouts) on every OpenCL
- * device found against a host reference; prints what was detected and tables. */
+/* clscan-selftest.c - checks every scan (type x op x inclusive/exclusive x sizes x layouts),
+ * every stream compaction (kind x type x pattern x sizes x layouts) and every radix sort
+ * (keys or pairs x key type x key pattern x sizes x layouts) on every OpenCL device found
+ * against a host reference; prints what was detected and tables. */
 #include "clscan.h"
 #include "verify.h"
 
@@ -37,8 +38,11 @@ static void clscan_usage(FILE *f)
           "  --types LIST       only these types (int32,uint32,int64,uint64,float,double)\n"
           "  --ops LIST         only these scan operators (add,mul,min,max,and,or,xor),\n"
           "                     or none: no scans\n"
-          "  --kinds LIST       only these compactions (select_flagged,select_if,\n"
-          "                     partition_if,unique), or none: no compactions\n"
+          "  --kinds LIST       only these compactions and sorts (select_flagged,\n"
+          "                     select_if,partition_if,unique,sort_keys,sort_pairs), or\n"
+          "                     none: neither. The sorts run only when named here: under\n"
+          "                     Oclgrind they are slow, and trip its shadow-memory bug with\n"
+          "                     a grown scratch buffer (docs/ALGORITHMS.md)\n"
           "  --max-size N       leave out the sizes above N (for slow simulators)\n"
           "  --seed S           input seed (default: from the clock; always printed)\n"
           "  --format F         text (default), csv or json: one record per case on\n"
@@ -68,14 +72,23 @@ static int clscan_parse_num(const char *s, unsigned long long *out)
     return *end ? -1 : 0;
 }
 
-enum { CLSCAN_NAMES_TYPES, CLSCAN_NAMES_OPS, CLSCAN_NAMES_KINDS };
+enum { CLSCAN_NAMES_TYPES, CLSCAN_NAMES_OPS, CLSCAN_NAMES_KINDS, CLSCAN_NAMES_SORTS };
 
-/* Name k of a list of names (a type, an operator or a compaction kind). */
+/* --kinds bits: the compaction kinds, then the sort kinds from this bit on. */
+#define CLSCAN_SORT_KIND_BIT CLSCAN_VERIFY_KIND_COUNT
+#define CLSCAN_COMPACTION_KINDS ((1u << CLSCAN_VERIFY_KIND_COUNT) - 1)
+
+/* Name k of a list of names (a type, an operator, a compaction or sort kind: --kinds
+ * names the sorts after the compactions; a sort table's columns are the sorts alone). */
 static const char *clscan_list_name(int which, int k)
 {
+    if (which == CLSCAN_NAMES_KINDS && k >= CLSCAN_SORT_KIND_BIT)
+        return clscan_verify_sort_kind_name((clscan_verify_sort_kind)(k - CLSCAN_SORT_KIND_BIT));
     return which == CLSCAN_NAMES_TYPES ? clscan_type_name((clscan_type)k)
            : which == CLSCAN_NAMES_OPS ? clscan_op_name((clscan_op)k)
-                                       : clscan_verify_kind_name((clscan_verify_kind)k);
+           : which == CLSCAN_NAMES_SORTS
+               ? clscan_verify_sort_kind_name((clscan_verify_sort_kind)k)
+               : clscan_verify_kind_name((clscan_verify_kind)k);
 }
 
 /* Parses a comma-separated list of type, operator or kind names (`which`) into a bit
@@ -88,7 +101,8 @@ static const char *clscan_parse_names(const char *list, int which, unsigned *mas
         return NULL;
     const int count = which == CLSCAN_NAMES_TYPES ? CLSCAN_TYPE_COUNT
                       : which == CLSCAN_NAMES_OPS ? CLSCAN_OP_COUNT
-                                                  : CLSCAN_VERIFY_KIND_COUNT;
+                                                  : CLSCAN_VERIFY_KIND_COUNT +
+                                                        CLSCAN_VERIFY_SORT_KIND_COUNT;
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ",");
         int found = 0;
@@ -295,6 +309,7 @@ typedef struct clscan_device_run {
     const char *dev_name;
     clscan_cell scans[CLSCAN_TYPE_COUNT * CLSCAN_OP_COUNT];
     clscan_cell compactions[CLSCAN_TYPE_COUNT * CLSCAN_VERIFY_KIND_COUNT];
+    clscan_cell sorts[CLSCAN_TYPE_COUNT * CLSCAN_VERIFY_SORT_KIND_COUNT];
     char *failures; /* newline-separated failure lines */
     size_t failures_len;
 } clscan_device_run;
@@ -434,6 +449,56 @@ static void clscan_run_compactions(clscan_device_run *run, clscan_context *ctx,
     }
 }
 
+/* Every sort with keys of the type: the sort kinds chosen, all sizes (the compaction
+ * sizes) and layouts, with every key pattern (--quick: one at each size and layout, in
+ * turn); pairs take each value type in turn. */
+static void clscan_run_sorts(clscan_device_run *run, clscan_context *ctx, cl_context cl_ctx,
+                             cl_command_queue queue, int ty, const clscan_verify_size *sizes,
+                             size_t nsizes)
+{
+    clscan_selftest *t = run->t;
+    char msg[1024], line[1500];
+    for (int kind = 0; kind < CLSCAN_VERIFY_SORT_KIND_COUNT; kind++) {
+        if (!(t->kinds >> (CLSCAN_SORT_KIND_BIT + kind) & 1))
+            continue;
+        size_t turn = (size_t)ty, vturn = (size_t)ty;
+        for (size_t s = 0; s < nsizes; s++) {
+            int layouts = sizes[s].all_layouts ? CLSCAN_VERIFY_LAYOUT_COUNT : 1;
+            for (int l = 0; l < layouts; l++) {
+                for (int k = 0; k < (t->quick ? 1 : CLSCAN_VERIFY_KEYS_COUNT); k++) {
+                    const int pattern = t->quick ? (int)(turn++ % CLSCAN_VERIFY_KEYS_COUNT) : k;
+                    const clscan_type vt =
+                        kind ? (clscan_type)(vturn++ % CLSCAN_TYPE_COUNT) : CLSCAN_UINT32;
+                    clscan_verify_sort_case c = {(clscan_verify_sort_kind)kind, (clscan_type)ty,
+                                                 vt, pattern, sizes[s].n, 0, 0, 0, 0, 0, 0};
+                    clscan_verify_sort_layout(&c, l);
+                    c.seed = clscan_verify_mix(
+                        t->seed, ((uint64_t)sizes[s].n << 24) ^
+                                     (uint64_t)(ty | kind << 4 | pattern << 8 | l << 14 |
+                                                2 << 20));
+                    clscan_verify_result r =
+                        clscan_verify_run_sort(ctx, cl_ctx, queue, &c, msg, sizeof msg);
+                    const char *pat = clscan_verify_keys_name(pattern);
+                    const char *mode = clscan_verify_sort_kind_name(c.kind);
+                    const size_t ko = c.in_place ? c.keys_offset : c.keys_out_offset;
+                    snprintf(line, sizeof line,
+                             "%s %s%s%s keys %s n=%zu keys_offset=%zu values_offset=%zu "
+                             "keys_out_offset=%zu in_place=%d (seed %" PRIu64 "): %s",
+                             clscan_type_name(c.key_type), mode, kind ? " values " : "",
+                             kind ? clscan_type_name(vt) : "", pat, c.n, c.keys_offset,
+                             c.values_offset, ko, c.in_place, t->seed, msg);
+                    /* (A record's op column holds the value type of a pair sort.) */
+                    const clscan_rec rec = {clscan_type_name(c.key_type),
+                                            kind ? clscan_type_name(vt) : "-", mode, pat, c.n,
+                                            c.keys_offset, c.values_offset, ko, c.in_place};
+                    clscan_tally(run, &run->sorts[ty * CLSCAN_VERIFY_SORT_KIND_COUNT + kind],
+                                 &rec, r, line, msg);
+                }
+            }
+        }
+    }
+}
+
 /* Runs the whole matrix on one device. */
 static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p,
                               cl_device_id dev, cl_uint d)
@@ -500,6 +565,7 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
             continue;
         clscan_run_scans(run, ctx, cl_ctx, queue, ty, sizes, nsizes);
         clscan_run_compactions(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
+        clscan_run_sorts(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
         if (!t->verbose)
             fprintf(f, "  %s done\n", clscan_type_name((clscan_type)ty));
         fflush(f);
@@ -509,14 +575,18 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
         ncases += run->scans[k].pass + run->scans[k].fail + run->scans[k].skip;
     for (int k = 0; k < CLSCAN_TYPE_COUNT * CLSCAN_VERIFY_KIND_COUNT; k++)
         ncases += run->compactions[k].pass + run->compactions[k].fail + run->compactions[k].skip;
+    for (int k = 0; k < CLSCAN_TYPE_COUNT * CLSCAN_VERIFY_SORT_KIND_COUNT; k++)
+        ncases += run->sorts[k].pass + run->sorts[k].fail + run->sorts[k].skip;
     fprintf(f, "  %lu cases in %.0f s wall, %.1f s CPU (all threads); seed %" PRIu64 "\n", ncases,
             difftime(time(NULL), wall_started), (double)(clock() - started) / CLOCKS_PER_SEC,
             t->seed);
     if (t->ops)
         clscan_print_table(f, run->scans, CLSCAN_NAMES_OPS, CLSCAN_OP_COUNT, 12);
-    if (t->kinds)
+    if (t->kinds & CLSCAN_COMPACTION_KINDS)
         clscan_print_table(f, run->compactions, CLSCAN_NAMES_KINDS, CLSCAN_VERIFY_KIND_COUNT,
                            14);
+    if (t->kinds >> CLSCAN_SORT_KIND_BIT)
+        clscan_print_table(f, run->sorts, CLSCAN_NAMES_SORTS, CLSCAN_VERIFY_SORT_KIND_COUNT, 14);
     if (t->ops)
         fputs("  (refused N: a bitwise op on a float type, correctly refused with\n"
               "   CLSCAN_ERROR_UNSUPPORTED and nothing written; counted as passed error-path "
@@ -550,7 +620,7 @@ int main(int argc, char **argv)
     clscan_selftest t = {.platform = -1, .device = -1, .format = CLSCAN_FMT_TEXT,
                          .types = (1u << CLSCAN_TYPE_COUNT) - 1,
                          .ops = (1u << CLSCAN_OP_COUNT) - 1,
-                         .kinds = (1u << CLSCAN_VERIFY_KIND_COUNT) - 1, .max_size = ~0ull};
+                         .kinds = CLSCAN_COMPACTION_KINDS, .max_size = ~0ull};
     t.seed = (uint64_t)time(NULL);
     int rc = clscan_parse_args(&t, argc, argv);
     if (rc)

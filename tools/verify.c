@@ -1203,3 +1203,294 @@ size_t clscan_verify_compact_sizes(int quick, uint64_t seed, clscan_verify_size 
         out[k++] = (clscan_verify_size){((size_t)1 << 20) + 7, 1};
     return k;
 }
+
+/* ---------------------------------------------------------------- sorts -------- */
+
+const char *clscan_verify_sort_kind_name(clscan_verify_sort_kind kind)
+{
+    return kind == CLSCAN_VERIFY_SORT_KEYS ? "sort_keys"
+           : kind == CLSCAN_VERIFY_SORT_PAIRS ? "sort_pairs"
+                                              : "invalid";
+}
+
+const char *clscan_verify_keys_name(int pattern)
+{
+    static const char *const names[CLSCAN_VERIFY_KEYS_COUNT] = {"random", "few", "special",
+                                                                 "descending"};
+    return pattern >= 0 && pattern < CLSCAN_VERIFY_KEYS_COUNT ? names[pattern] : "invalid";
+}
+
+uint64_t clscan_verify_sort_ordered(uint64_t bits, clscan_type type)
+{
+    switch (type) {
+    case CLSCAN_INT32: return (bits & 0xffffffffu) ^ 0x80000000u;
+    case CLSCAN_UINT32: return bits & 0xffffffffu;
+    case CLSCAN_INT64: return bits ^ 0x8000000000000000u;
+    case CLSCAN_FLOAT:
+        bits &= 0xffffffffu;
+        return bits & 0x80000000u ? ~bits & 0xffffffffu : bits | 0x80000000u;
+    case CLSCAN_DOUBLE:
+        return bits & 0x8000000000000000u ? ~bits : bits | 0x8000000000000000u;
+    default: return bits;
+    }
+}
+
+/* The key bits whose ordered form is o: the inverse of clscan_verify_sort_ordered. */
+static uint64_t clscan_sort_unordered(uint64_t o, clscan_type type)
+{
+    switch (type) {
+    case CLSCAN_INT32: return o ^ 0x80000000u;
+    case CLSCAN_INT64: return o ^ 0x8000000000000000u;
+    case CLSCAN_FLOAT: return o & 0x80000000u ? o ^ 0x80000000u : ~o & 0xffffffffu;
+    case CLSCAN_DOUBLE: return o & 0x8000000000000000u ? o ^ 0x8000000000000000u : ~o;
+    default: return o;
+    }
+}
+
+void clscan_verify_sort_layout(clscan_verify_sort_case *c, int l)
+{
+    static const size_t offs[3][4] = {{0, 0, 0, 0}, {3, 5, 17, 9}, {5, 7, 5, 7}};
+    c->keys_offset = offs[l][0];
+    c->values_offset = offs[l][1];
+    c->keys_out_offset = offs[l][2];
+    c->values_out_offset = offs[l][3];
+    c->in_place = l == 2;
+}
+
+static uint64_t clscan_sort_load(const void *p, size_t i, size_t es)
+{
+    if (es == 4) {
+        uint32_t w;
+        memcpy(&w, (const unsigned char *)p + i * 4, 4);
+        return w;
+    }
+    uint64_t w;
+    memcpy(&w, (const unsigned char *)p + i * 8, 8);
+    return w;
+}
+
+static void clscan_sort_store(void *p, size_t i, size_t es, uint64_t v)
+{
+    if (es == 4) {
+        uint32_t w = (uint32_t)v;
+        memcpy((unsigned char *)p + i * 4, &w, 4);
+    } else {
+        memcpy((unsigned char *)p + i * 8, &v, 8);
+    }
+}
+
+/* The value of index i (see clscan_verify_sort_case). */
+static uint64_t clscan_sort_value(size_t i, size_t es)
+{
+    return es == 4 ? ((uint64_t)i ^ 0xa5a5a5a5u) & 0xffffffffu
+                   : (uint64_t)(uint32_t)i | (uint64_t)(uint32_t)~(uint32_t)i << 32;
+}
+
+/* A special key of type t chosen by r: the compaction's specials, and for floats also
+ * denormals of either sign and NaNs with the sign bit set. */
+static uint64_t clscan_sort_special(clscan_type t, uint64_t r)
+{
+    if (clscan_is_float(t) && (r & 3) == 0) {
+        const int f = t == CLSCAN_FLOAT;
+        const uint64_t sign = f ? 0x80000000u : 0x8000000000000000u;
+        const uint64_t mant = (r >> 8) & (f ? 0x7fffffu : 0xfffffffffffffu);
+        return ((r >> 2) & 1 ? sign : 0) | (mant ? mant : 1); /* a denormal */
+    }
+    return clscan_special_bits(t, r >> 2);
+}
+
+void clscan_verify_sort_fill(const clscan_verify_sort_case *c, void *keys)
+{
+    clscan_verify_rng rng = {c->seed};
+    const size_t es = clscan_type_size(c->key_type);
+    const uint64_t mask = es == 4 ? 0xffffffffu : ~(uint64_t)0;
+    uint64_t few[16];
+    for (int k = 0; k < 16; k++) few[k] = clscan_verify_rng_next(&rng) & mask;
+    /* Descending: distinct ordered values from the top, in steps of up to 2^16. */
+    uint64_t down = mask;
+    for (size_t i = 0; i < c->n; i++) {
+        const uint64_t r = clscan_verify_rng_next(&rng);
+        uint64_t v;
+        switch (c->pattern) {
+        case CLSCAN_VERIFY_KEYS_FEW: v = few[r & 15]; break;
+        case CLSCAN_VERIFY_KEYS_SPECIAL:
+            v = r & 1 ? clscan_sort_special(c->key_type, r >> 1) : clscan_verify_rng_next(&rng);
+            break;
+        case CLSCAN_VERIFY_KEYS_DESCENDING:
+            v = clscan_sort_unordered(down, c->key_type);
+            down -= 1 + (r & 0xffff);
+            break;
+        default: v = r; break;
+        }
+        clscan_sort_store(keys, i, es, v & mask);
+    }
+}
+
+typedef struct clscan_sort_entry {
+    uint64_t ordered;
+    size_t index;
+} clscan_sort_entry;
+
+static int clscan_sort_cmp(const void *a, const void *b)
+{
+    const clscan_sort_entry *x = a, *y = b;
+    if (x->ordered != y->ordered) return x->ordered < y->ordered ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int clscan_verify_sort_reference(clscan_type key_type, const void *keys, size_t n,
+                                 size_t *perm)
+{
+    const size_t es = clscan_type_size(key_type);
+    clscan_sort_entry *e = malloc((n ? n : 1) * sizeof *e);
+    if (!e) return -1;
+    for (size_t i = 0; i < n; i++)
+        e[i] = (clscan_sort_entry){clscan_verify_sort_ordered(clscan_sort_load(keys, i, es),
+                                                              key_type),
+                                   i};
+    /* (The index breaks ties: qsort is not stable, the comparison makes the order so.) */
+    qsort(e, n, sizeof *e, clscan_sort_cmp);
+    for (size_t i = 0; i < n; i++) perm[i] = e[i].index;
+    free(e);
+    return 0;
+}
+
+/* One guarded range of a sort case: a buffer of `len` bytes whose bytes [off, off +
+ * bytes) hold the range; img is its host image. */
+typedef struct clscan_sort_range {
+    cl_mem mem;
+    unsigned char *img;
+    size_t len, off, bytes;
+} clscan_sort_range;
+
+enum { CLSCAN_SORT_GUARD = 16, CLSCAN_SORT_POISON = 0xa7 };
+
+/* Creates r's buffer with `data` (if not NULL) at its range and poison around. */
+static cl_int clscan_sort_range_make(cl_context cl_ctx, clscan_sort_range *r, size_t off_elems,
+                                     size_t n, size_t es, const void *data)
+{
+    r->off = off_elems * es;
+    r->bytes = n * es;
+    r->len = r->off + r->bytes + CLSCAN_SORT_GUARD * es;
+    r->img = malloc(r->len);
+    if (!r->img) return CL_OUT_OF_HOST_MEMORY;
+    memset(r->img, CLSCAN_SORT_POISON, r->len);
+    if (data) memcpy(r->img + r->off, data, r->bytes);
+    cl_int err;
+    r->mem = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, r->len, r->img,
+                            &err);
+    return err;
+}
+
+clscan_verify_result clscan_verify_run_sort(clscan_context *ctx, cl_context cl_ctx,
+                                            cl_command_queue queue,
+                                            const clscan_verify_sort_case *c, char *msg,
+                                            size_t msg_size)
+{
+    const int pairs = c->kind == CLSCAN_VERIFY_SORT_PAIRS;
+    const size_t n = c->n, kb = clscan_type_size(c->key_type);
+    const size_t vb = pairs ? clscan_type_size(c->value_type) : 0;
+    clscan_verify_result res = CLSCAN_VERIFY_FAIL;
+    clscan_sort_range kin = {0}, vin = {0}, kout = {0}, vout = {0};
+    unsigned char *keys = malloc(n * kb + 1), *values = malloc(n * (vb ? vb : 1) + 1);
+    unsigned char *got = NULL;
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    cl_event ev = NULL;
+    cl_int err = CL_SUCCESS;
+    const char *what = "host memory";
+    if (!keys || !values || !perm) goto cl_fail;
+    clscan_verify_sort_fill(c, keys);
+    for (size_t i = 0; i < n && pairs; i++) clscan_sort_store(values, i, vb, clscan_sort_value(i, vb));
+    what = "clCreateBuffer";
+    if ((err = clscan_sort_range_make(cl_ctx, &kin, c->keys_offset, n, kb, keys)) != CL_SUCCESS ||
+        (pairs &&
+         (err = clscan_sort_range_make(cl_ctx, &vin, c->values_offset, n, vb, values)) !=
+             CL_SUCCESS) ||
+        (!c->in_place &&
+         (err = clscan_sort_range_make(cl_ctx, &kout, c->keys_out_offset, n, kb, NULL)) !=
+             CL_SUCCESS) ||
+        (pairs && !c->in_place &&
+         (err = clscan_sort_range_make(cl_ctx, &vout, c->values_out_offset, n, vb, NULL)) !=
+             CL_SUCCESS))
+        goto cl_fail;
+    const clscan_sort_range *ko = c->in_place ? &kin : &kout, *vo = c->in_place ? &vin : &vout;
+    clscan_status st =
+        pairs ? clscan_sort_pairs(ctx, queue, kin.mem, c->keys_offset, vin.mem,
+                                  c->values_offset, ko->mem, ko->off / kb, vo->mem,
+                                  vo->off / vb, n, c->key_type, c->value_type, 0, NULL, &ev)
+              : clscan_sort_keys(ctx, queue, kin.mem, c->keys_offset, ko->mem, ko->off / kb, n,
+                                 c->key_type, 0, NULL, &ev);
+    const int skip = c->key_type == CLSCAN_DOUBLE && !clscan_queue_fp64(queue, c->key_type);
+    if (skip) {
+        if (st != CLSCAN_ERROR_UNSUPPORTED) {
+            clscan_say(msg, msg_size, "double keys on a device without fp64 returned %s, not "
+                       "CLSCAN_ERROR_UNSUPPORTED", clscan_status_string(st));
+            goto done;
+        }
+        /* (The outputs are checked untouched below.) */
+    } else if (st != CLSCAN_SUCCESS) {
+        clscan_say(msg, msg_size, "returned %s: %s", clscan_status_string(st),
+                   clscan_context_last_error(ctx));
+        goto done;
+    } else {
+        if ((err = clscan_verify_wait(ev, &what)) != CL_SUCCESS) goto cl_fail;
+    }
+    what = "the host reference (out of memory)";
+    if (clscan_verify_sort_reference(c->key_type, keys, n, perm)) goto cl_fail;
+    /* Every buffer is read whole: the outputs' ranges must hold the reference, and every
+     * other byte what was there before (the inputs' images, poison around the outputs). */
+    const clscan_sort_range *all[4] = {&kin, &vin, &kout, &vout};
+    for (int b = 0; b < 4; b++) {
+        const clscan_sort_range *r = all[b];
+        if (!r->mem) continue;
+        free(got);
+        what = "clEnqueueReadBuffer";
+        if (!(got = malloc(r->len)) ||
+            (err = clEnqueueReadBuffer(queue, r->mem, CL_TRUE, 0, r->len, got, 0, NULL, NULL)) !=
+                CL_SUCCESS)
+            goto cl_fail;
+        const int is_out = !skip && (r == ko || (pairs && r == vo));
+        const int is_keys = r == &kin || r == &kout;
+        const size_t es = is_keys ? kb : vb;
+        static const char *const names[4] = {"keys", "values", "keys_out", "values_out"};
+        for (size_t at = 0; at < r->len; at++) {
+            const int inside = at >= r->off && at < r->off + r->bytes;
+            if (is_out && inside) continue;
+            if (got[at] != r->img[at]) {
+                clscan_say(msg, msg_size, "%s byte %zu (element %zu) was changed%s", names[b],
+                           at, at / es, inside ? "" : ", outside the ranges of the call");
+                goto done;
+            }
+        }
+        if (!is_out) continue;
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t g = clscan_sort_load(got + r->off, i, es);
+            const uint64_t w = is_keys ? clscan_sort_load(keys, perm[i], kb)
+                                       : clscan_sort_value(perm[i], vb);
+            if (g != w) {
+                clscan_say(msg, msg_size, "%s[%zu] = 0x%" PRIx64 ", expected 0x%" PRIx64
+                           " (input index %zu)", names[b], i,
+                           g, w, perm[i]);
+                goto done;
+            }
+        }
+    }
+    clscan_say(msg, msg_size, skip ? "refused (no fp64), nothing written" : "ok");
+    res = skip ? CLSCAN_VERIFY_SKIP : CLSCAN_VERIFY_PASS;
+    goto done;
+cl_fail:
+    clscan_say(msg, msg_size, "%s failed: %s", what, clscan_status_string(err));
+    res = CLSCAN_VERIFY_FAIL;
+done:
+    if (ev) clReleaseEvent(ev);
+    clscan_sort_range *own[4] = {&kin, &vin, &kout, &vout};
+    for (int b = 0; b < 4; b++) {
+        if (own[b]->mem) clReleaseMemObject(own[b]->mem);
+        free(own[b]->img);
+    }
+    free(got);
+    free(keys);
+    free(values);
+    free(perm);
+    return res;
+}

@@ -207,4 +207,68 @@ clscan_verify_result clscan_verify_run_compact(clscan_context *ctx, cl_context c
 size_t clscan_verify_compact_sizes(int quick, uint64_t seed, clscan_verify_size *out,
                                    size_t cap);
 
+/* ------------------------------------------------------------------ sorts ------ */
+
+/* The two sort calls. */
+typedef enum clscan_verify_sort_kind {
+    CLSCAN_VERIFY_SORT_KEYS = 0, /* clscan_sort_keys */
+    CLSCAN_VERIFY_SORT_PAIRS = 1 /* clscan_sort_pairs */
+} clscan_verify_sort_kind;
+#define CLSCAN_VERIFY_SORT_KIND_COUNT 2
+
+/* "sort_keys", "sort_pairs"; "invalid" otherwise. */
+const char *clscan_verify_sort_kind_name(clscan_verify_sort_kind kind);
+
+/* Key patterns: random bits (floats: NaNs and infinities included, at their rate among
+ * all bit patterns), 16 distinct values (most keys equal to many others: the stability
+ * check), random values mixed half and half with the type's special ones (floats: +-0.0,
+ * +-INFINITY, NaNs of either sign, denormals, 1.0; integers: 0, 1, all ones, minimum,
+ * maximum), and distinct keys in descending order. */
+enum {
+    CLSCAN_VERIFY_KEYS_RANDOM,
+    CLSCAN_VERIFY_KEYS_FEW,
+    CLSCAN_VERIFY_KEYS_SPECIAL,
+    CLSCAN_VERIFY_KEYS_DESCENDING,
+    CLSCAN_VERIFY_KEYS_COUNT
+};
+/* "random", "few", "special", "descending"; "invalid" otherwise. */
+const char *clscan_verify_keys_name(int pattern);
+
+/* One sort on a device. Values (pairs) are the bits of their index i, so that the
+ * output shows where each came from: i ^ 0xa5a5a5a5 in 4 bytes, or i in the low and ~i
+ * in the high 4 of 8. in_place: keys_out and values_out are the input ranges (the
+ * *_out offsets are ignored). */
+typedef struct clscan_verify_sort_case {
+    clscan_verify_sort_kind kind;
+    clscan_type key_type, value_type;
+    int pattern;
+    size_t n, keys_offset, values_offset, keys_out_offset, values_out_offset;
+    int in_place;
+    uint64_t seed;
+} clscan_verify_sort_case;
+
+/* The key's bits (zero-extended) as an unsigned integer with the sort's order (see
+ * clscan.h: signed integers flip the sign bit, floats the usual radix flip). */
+uint64_t clscan_verify_sort_ordered(uint64_t bits, clscan_type type);
+/* Sets c's offsets and in_place for layout l of clscan_verify_layouts: [0] all offsets
+ * 0; [1] keys 3, values 5, keys_out 17, values_out 9; [2] in place, keys at 5, values
+ * at 7. */
+void clscan_verify_sort_layout(clscan_verify_sort_case *c, int l);
+/* Fills keys with c->n keys of c->key_type as c's pattern and seed say. */
+void clscan_verify_sort_fill(const clscan_verify_sort_case *c, void *keys);
+/* The host reference: perm[i] receives the input index of the key that belongs at
+ * output i (a stable sort by the ordered bits). Returns 0, or -1 when out of memory. */
+int clscan_verify_sort_reference(clscan_type key_type, const void *keys, size_t n,
+                                 size_t *perm);
+/* Runs one sort case on `queue` with guard bands of poison before and after every
+ * range, waits for the call's event, reads back and checks: keys_out (and values_out)
+ * bit for bit against the reference, nothing written outside them, the inputs unchanged
+ * (unless in place). DOUBLE keys on a device without fp64 must be refused with
+ * CLSCAN_ERROR_UNSUPPORTED and nothing written: a SKIP. Always writes a one-line reason
+ * into msg. Releases everything it created. */
+clscan_verify_result clscan_verify_run_sort(clscan_context *ctx, cl_context cl_ctx,
+                                            cl_command_queue queue,
+                                            const clscan_verify_sort_case *c, char *msg,
+                                            size_t msg_size);
+
 #endif /* CLSCAN_VERIFY_H */
