@@ -31,6 +31,7 @@
  * alone, and with clFinish), and with --first-call warm of clscan_context_warm before
  * them; tools/first-call.sh runs it with the disk cache off, cold and warm. */
 #include "clscan_internal.h"
+#include "verify_general.h"
 
 #include <float.h>
 #include <math.h>
@@ -49,7 +50,21 @@
 
 /* What a row times: a scan, or one of the compactions. */
 enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
-       CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_COUNT };
+       CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_CUSTOM_MAX,
+       CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_COUNT };
+/* The general scans (clscan_scan) a call times: cases of tools/verify_general.c whose input
+ * and output elements have one size. */
+static int general_case(int call)
+{
+    switch (call) {
+    case CALL_SEG_ADD: return 5;         /* int32 add, segmented by flags */
+    case CALL_SEG_KEYS_MIN: return 8;    /* int64 min, segmented by int32 keys */
+    case CALL_CUSTOM_MAX: return 0;      /* float "a > b ? a : b" */
+    case CALL_MAT2: return 1;            /* 2x2 uint matrix product, a 16-byte struct */
+    case CALL_TRANSFORM_COUNT: return 3; /* int32 add of "x > 0.5f ? 1 : 0" over floats */
+    default: return -1;
+    }
+}
 
 typedef struct options {
     long platform, device; /* -1: default */
@@ -110,9 +125,15 @@ static void usage(FILE *f)
           "  --type LIST               int32,uint32,int64,uint64,float,double (default int32)\n"
           "  --call LIST               what to time: scan,select-if,select-flagged,partition,\n"
           "                            unique,sort-keys,sort-pairs (default scan); sort-pairs\n"
-          "                            moves a uint32 value (the index) with each key\n"
+          "                            moves a uint32 value (the index) with each key;\n"
+          "                            general scans (clscan_scan, their own types; --type\n"
+          "                            ignored): seg-add (int32 add, segmented by flags),\n"
+          "                            seg-keys-min (int64 min by int32 keys), custom-max\n"
+          "                            (float, \"a > b ? a : b\"), mat2 (2x2 uint matrix\n"
+          "                            product), transform-count (int32 add of x > 0.5f)\n"
           "  --op LIST                 scans: add,mul,min,max,and,or,xor (default add)\n"
-          "  --mode LIST               scans: exclusive,inclusive (default exclusive)\n"
+          "  --mode LIST               scans, general scans: exclusive,inclusive (default\n"
+          "                            exclusive)\n"
           "  --predicate TEXT          select-if, partition: the predicate (default \"(x & 1) ==\n"
           "                            0\", keep even, on integer types; \"x > 0\" on float\n"
           "                            types: about half of the random inputs). Checked on the\n"
@@ -165,13 +186,22 @@ static const char *call_name(int i)
 {
     static const char *const names[CALL_COUNT] = {"scan",      "select-if", "select-flagged",
                                                   "partition", "unique",    "sort-keys",
-                                                  "sort-pairs"};
+                                                  "sort-pairs", "seg-add",  "seg-keys-min",
+                                                  "custom-max", "mat2", "transform-count"};
     return names[i];
 }
 static int takes_predicate(int call) { return call == CALL_SELECT_IF || call == CALL_PARTITION; }
 static int takes_fraction(int call) { return call == CALL_SELECT_FLAGGED || call == CALL_UNIQUE; }
 static int is_sort(int call) { return call == CALL_SORT_KEYS || call == CALL_SORT_PAIRS; }
-static int is_compaction(int call) { return call != CALL_SCAN && !is_sort(call); }
+static int is_compaction(int call)
+{
+    return call != CALL_SCAN && !is_sort(call) && general_case(call) < 0;
+}
+/* Rows a call makes per type: scans one per (op, mode), general scans one per mode. */
+static size_t rows_per_call(const options *o, int call)
+{
+    return call == CALL_SCAN ? o->nops * o->nmodes : general_case(call) >= 0 ? o->nmodes : 1;
+}
 
 /* Parses "2^K" or a number with an optional K, M or G suffix; 0 on success. */
 static int parse_count(const char *s, unsigned long long *out)
@@ -860,6 +890,15 @@ static clscan_status enqueue_call(bench *b, const row *r, cl_mem src, cl_mem fla
     case CALL_SORT_PAIRS:
         return clscan_sort_pairs(b->ctx, b->queue, src, 0, flags, 0, out, 0, count, 0, r->n,
                                  r->type, CLSCAN_UINT32, 0, NULL, done);
+    case CALL_SEG_ADD:
+    case CALL_SEG_KEYS_MIN:
+    case CALL_CUSTOM_MAX:
+    case CALL_MAT2:
+    case CALL_TRANSFORM_COUNT: {
+        const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
+        return clscan_scan(b->ctx, b->queue, &g.desc, r->inclusive, src, 0,
+                           g.desc.segments ? flags : NULL, 0, out, 0, r->n, 0, NULL, done);
+    }
     case CALL_SCAN:
         return (r->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
             b->ctx, b->queue, src, 0, out, 0, r->n, r->type, r->op, 0, NULL, done);
@@ -881,7 +920,9 @@ static clscan_status enqueue_call(bench *b, const row *r, cl_mem src, cl_mem fla
 /* "add exclusive" and the like for a scan, else the call's name; in buf. */
 static const char *row_label(const row *r, char *buf, size_t size)
 {
-    if (r->call != CALL_SCAN) snprintf(buf, size, "%s", call_name(r->call));
+    if (general_case(r->call) >= 0)
+        snprintf(buf, size, "%s %s", call_name(r->call), mode_name(r->inclusive));
+    else if (r->call != CALL_SCAN) snprintf(buf, size, "%s", call_name(r->call));
     else snprintf(buf, size, "%s %s", clscan_op_name(r->op), mode_name(r->inclusive));
     return buf;
 }
@@ -890,7 +931,12 @@ static const char *row_label(const row *r, char *buf, size_t size)
  * which the device cannot be trusted (the run stops), else 0. */
 static int run_row(bench *b, const options *o, row *r)
 {
-    const size_t elem = clscan_type_size(r->type), n = r->n;
+    const int gcase = general_case(r->call);
+    const clscan_verify_gen_case gc = clscan_verify_gen_case_get(gcase < 0 ? 0 : gcase);
+    const size_t gseg = gc.desc.segments == CLSCAN_SEGMENTS_FLAGS  ? 1
+                        : gc.desc.segments == CLSCAN_SEGMENTS_KEYS ? 4
+                                                                   : 0;
+    const size_t elem = gcase >= 0 ? gc.out_size : clscan_type_size(r->type), n = r->n;
     const unsigned w = o->warmup;
     const int compaction = is_compaction(r->call), pairs = r->call == CALL_SORT_PAIRS;
     cl_mem out = NULL, count = NULL, in[MAX_ROTATE] = {0}, flags[MAX_ROTATE] = {0};
@@ -904,6 +950,7 @@ static int run_row(bench *b, const options *o, row *r)
     /* (fbytes: select-flagged's flags, or the values of sort-pairs, each input's own.) */
     size_t bytes = n * elem, k = 0,
            fbytes = r->call == CALL_SELECT_FLAGGED ? n : pairs ? n * sizeof(cl_uint) : 0;
+    if (gcase >= 0) fbytes = n * gseg; /* a general scan's segments */
 
     r->check = "PASS";
     r->clock_ok = 1;
@@ -946,6 +993,11 @@ static int run_row(bench *b, const options *o, row *r)
     uint64_t seed = 0x5eed0000ull + n * 64 + (uint64_t)r->type * 8 + r->op;
     if (compaction) fill_compaction(r, host, hflags, seed + (uint64_t)r->call * 0x100000);
     else if (is_sort(r->call)) fill_sort(r, host, hflags, seed);
+    else if (gcase >= 0) {
+        clscan_verify_rng rng = {seed};
+        gc.fill(host, n, &rng);
+        clscan_verify_gen_fill_segments(&gc.desc, hflags, n, &rng);
+    }
     else fill_input(host, n, r->type, r->op, seed);
     out = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
     if ((compaction || pairs) && err == CL_SUCCESS)
@@ -1022,7 +1074,19 @@ static int run_row(bench *b, const options *o, row *r)
         free(got_values);
         ROW_FAIL("ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
     }
-    if (is_sort(r->call)) {
+    if (gcase >= 0) {
+        void *want = malloc(bytes ? bytes : 1);
+        if (!want) ROW_FAIL("SKIP", "out of host memory for %zu-byte buffers", bytes);
+        clscan_verify_gen_reference(&gc, r->inclusive, host, hflags, n, want);
+        for (size_t i = 0; i < n; ++i)
+            if (memcmp((char *)got + i * elem, (char *)want + i * elem, elem) != 0) {
+                r->check = "FAIL";
+                snprintf(r->note, sizeof r->note, "element %zu differs from the host reference",
+                         i);
+                break;
+            }
+        free(want);
+    } else if (is_sort(r->call)) {
         r->check = check_sort(r, host, got, got_values, r->note, sizeof r->note);
         free(got_values);
     } else if (compaction) {
@@ -1094,6 +1158,13 @@ static double moved_bytes(const row *r)
 {
     double n = (double)r->n, e = (double)clscan_type_size(r->type);
     if (r->call == CALL_SCAN) return 2 * n * e;
+    if (general_case(r->call) >= 0) { /* input, output, segments */
+        const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
+        return n * (double)(g.in_size + g.out_size) +
+               n * (g.desc.segments == CLSCAN_SEGMENTS_FLAGS  ? 1.0
+                    : g.desc.segments == CLSCAN_SEGMENTS_KEYS ? 4.0
+                                                              : 0.0);
+    }
     if (is_sort(r->call)) return 2 * n * (e + (r->call == CALL_SORT_PAIRS ? 4 : 0));
     return n * e + (r->call == CALL_SELECT_FLAGGED ? n : 0) +
            (r->call == CALL_PARTITION ? n : (double)r->kept) * e + 8;
@@ -1414,7 +1485,7 @@ int main(int argc, char **argv)
 
     if (!o.nalgos) o.algos[o.nalgos++] = (int)b.ctx->profile.scan_algo;
     size_t per_type = 0, count = 0, bad = 0; /* rows: (op, mode) pairs of scans, compactions */
-    for (size_t c = 0; c < o.ncalls; c++) per_type += o.calls[c] ? 1 : o.nops * o.nmodes;
+    for (size_t c = 0; c < o.ncalls; c++) per_type += rows_per_call(&o, o.calls[c]);
     size_t total = o.ntypes * per_type * o.nalgos * o.nsizes;
     row *rows = calloc(total, sizeof *rows);
     if (!rows) {
@@ -1425,14 +1496,16 @@ int main(int argc, char **argv)
     int stop = 0;
     for (size_t t = 0; t < o.ntypes && !stop; t++)
         for (size_t c = 0; c < o.ncalls && !stop; c++)
-            for (size_t p = 0; p < (o.calls[c] ? 1 : o.nops * o.nmodes) && !stop; p++)
+            for (size_t p = 0; p < rows_per_call(&o, o.calls[c]) && !stop; p++)
                 for (size_t g = 0; g < o.nalgos * o.nsizes && !stop; g++) {
                     row *r = &rows[count++];
                     char n[32], label[32];
                     r->type = (clscan_type)o.types[t];
                     r->call = o.calls[c];
                     r->op = r->call ? CLSCAN_OP_ADD : (clscan_op)o.ops[p / o.nmodes];
-                    r->inclusive = r->call ? 0 : o.modes[p % o.nmodes];
+                    r->inclusive = r->call == CALL_SCAN || general_case(r->call) >= 0
+                                       ? o.modes[p % o.nmodes]
+                                       : 0;
                     r->predicate = !takes_predicate(r->call) ? NULL
                                  : o.predicate                ? o.predicate
                                  : is_float(r->type)          ? "x > 0"

@@ -4,6 +4,7 @@
  * against a host reference; prints what was detected and tables. */
 #include "clscan.h"
 #include "verify.h"
+#include "verify_general.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,9 +39,11 @@ static void clscan_usage(FILE *f)
           "  --types LIST       only these types (int32,uint32,int64,uint64,float,double)\n"
           "  --ops LIST         only these scan operators (add,mul,min,max,and,or,xor),\n"
           "                     or none: no scans\n"
-          "  --kinds LIST       only these compactions and sorts (select_flagged,\n"
-          "                     select_if,partition_if,unique,sort_keys,sort_pairs), or\n"
-          "                     none: neither. The sorts run only when named here: under\n"
+          "  --kinds LIST       only these compactions, sorts and general scans\n"
+          "                     (select_flagged,select_if,partition_if,unique,sort_keys,\n"
+          "                     sort_pairs,general: every case of custom operators and\n"
+          "                     types, transforms, segments), or none. Default: the\n"
+          "                     compactions and general. The sorts run only when named here: under\n"
           "                     Oclgrind they are slow, and trip its shadow-memory bug with\n"
           "                     a grown scratch buffer (docs/ALGORITHMS.md)\n"
           "  --max-size N       leave out the sizes above N (for slow simulators)\n"
@@ -77,11 +80,15 @@ enum { CLSCAN_NAMES_TYPES, CLSCAN_NAMES_OPS, CLSCAN_NAMES_KINDS, CLSCAN_NAMES_SO
 /* --kinds bits: the compaction kinds, then the sort kinds from this bit on. */
 #define CLSCAN_SORT_KIND_BIT CLSCAN_VERIFY_KIND_COUNT
 #define CLSCAN_COMPACTION_KINDS ((1u << CLSCAN_VERIFY_KIND_COUNT) - 1)
+/* ... and the general scans (every case of tools/verify_general.c) after the sorts. */
+#define CLSCAN_GENERAL_KIND_BIT (CLSCAN_SORT_KIND_BIT + CLSCAN_VERIFY_SORT_KIND_COUNT)
 
 /* Name k of a list of names (a type, an operator, a compaction or sort kind: --kinds
  * names the sorts after the compactions; a sort table's columns are the sorts alone). */
 static const char *clscan_list_name(int which, int k)
 {
+    if (which == CLSCAN_NAMES_KINDS && k == CLSCAN_GENERAL_KIND_BIT)
+        return "general";
     if (which == CLSCAN_NAMES_KINDS && k >= CLSCAN_SORT_KIND_BIT)
         return clscan_verify_sort_kind_name((clscan_verify_sort_kind)(k - CLSCAN_SORT_KIND_BIT));
     return which == CLSCAN_NAMES_TYPES ? clscan_type_name((clscan_type)k)
@@ -101,8 +108,7 @@ static const char *clscan_parse_names(const char *list, int which, unsigned *mas
         return NULL;
     const int count = which == CLSCAN_NAMES_TYPES ? CLSCAN_TYPE_COUNT
                       : which == CLSCAN_NAMES_OPS ? CLSCAN_OP_COUNT
-                                                  : CLSCAN_VERIFY_KIND_COUNT +
-                                                        CLSCAN_VERIFY_SORT_KIND_COUNT;
+                                                  : CLSCAN_GENERAL_KIND_BIT + 1;
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ",");
         int found = 0;
@@ -310,6 +316,7 @@ typedef struct clscan_device_run {
     clscan_cell scans[CLSCAN_TYPE_COUNT * CLSCAN_OP_COUNT];
     clscan_cell compactions[CLSCAN_TYPE_COUNT * CLSCAN_VERIFY_KIND_COUNT];
     clscan_cell sorts[CLSCAN_TYPE_COUNT * CLSCAN_VERIFY_SORT_KIND_COUNT];
+    clscan_cell general[CLSCAN_VERIFY_GEN_CASES];
     char *failures; /* newline-separated failure lines */
     size_t failures_len;
 } clscan_device_run;
@@ -499,6 +506,41 @@ static void clscan_run_sorts(clscan_device_run *run, clscan_context *ctx, cl_con
     }
 }
 
+/* Every general scan case (once per device, not per type): inclusive and exclusive, at
+ * the compaction sizes, with offsets, and in place where input and output elements have
+ * one size. */
+static void clscan_run_general(clscan_device_run *run, clscan_context *ctx, cl_context cl_ctx,
+                               cl_command_queue queue, const clscan_verify_size *sizes,
+                               size_t nsizes)
+{
+    clscan_selftest *t = run->t;
+    char msg[1024], line[1500];
+    if (!(t->kinds >> CLSCAN_GENERAL_KIND_BIT & 1)) return;
+    for (int k = 0; k < CLSCAN_VERIFY_GEN_CASES; k++) {
+        const clscan_verify_gen_case c = clscan_verify_gen_case_get(k);
+        const uint64_t seed = clscan_verify_mix(t->seed, 0x6e000u + (uint64_t)k);
+        for (size_t s = 0; s < nsizes; s++)
+            for (int inclusive = 0; inclusive < 2; inclusive++)
+                for (int l = 0; l < (c.in_size == c.out_size ? 2 : 1); l++) {
+                    clscan_verify_result r = clscan_verify_run_general(
+                        ctx, cl_ctx, queue, &c, sizes[s].n, inclusive, l, seed, msg, sizeof msg);
+                    snprintf(line, sizeof line, "general %d (%s) (seed %" PRIu64 "): %s", k,
+                             c.name, t->seed, msg);
+                    char pat[8];
+                    snprintf(pat, sizeof pat, "case%d", k);
+                    const clscan_rec rec = {"-", "-", inclusive ? "general-inclusive"
+                                                                : "general-exclusive",
+                                            pat, sizes[s].n, l ? 2 : 3, 7, l ? 2 : 5, l};
+                    clscan_tally(run, &run->general[k], &rec, r, line, msg);
+                }
+    }
+    fprintf(t->info, "  general scans (case: passed/failed):");
+    for (int k = 0; k < CLSCAN_VERIFY_GEN_CASES; k++)
+        fprintf(t->info, " %d: %lu/%lu", k, (unsigned long)run->general[k].pass,
+                (unsigned long)run->general[k].fail);
+    fputc('\n', t->info);
+}
+
 /* Runs the whole matrix on one device. */
 static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p,
                               cl_device_id dev, cl_uint d)
@@ -570,6 +612,7 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
             fprintf(f, "  %s done\n", clscan_type_name((clscan_type)ty));
         fflush(f);
     }
+    clscan_run_general(run, ctx, cl_ctx, queue, csizes, ncsizes);
     unsigned long ncases = 0;
     for (int k = 0; k < CLSCAN_TYPE_COUNT * CLSCAN_OP_COUNT; k++)
         ncases += run->scans[k].pass + run->scans[k].fail + run->scans[k].skip;
@@ -577,6 +620,8 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
         ncases += run->compactions[k].pass + run->compactions[k].fail + run->compactions[k].skip;
     for (int k = 0; k < CLSCAN_TYPE_COUNT * CLSCAN_VERIFY_SORT_KIND_COUNT; k++)
         ncases += run->sorts[k].pass + run->sorts[k].fail + run->sorts[k].skip;
+    for (int k = 0; k < CLSCAN_VERIFY_GEN_CASES; k++)
+        ncases += run->general[k].pass + run->general[k].fail + run->general[k].skip;
     fprintf(f, "  %lu cases in %.0f s wall, %.1f s CPU (all threads); seed %" PRIu64 "\n", ncases,
             difftime(time(NULL), wall_started), (double)(clock() - started) / CLOCKS_PER_SEC,
             t->seed);
@@ -585,7 +630,7 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
     if (t->kinds & CLSCAN_COMPACTION_KINDS)
         clscan_print_table(f, run->compactions, CLSCAN_NAMES_KINDS, CLSCAN_VERIFY_KIND_COUNT,
                            14);
-    if (t->kinds >> CLSCAN_SORT_KIND_BIT)
+    if (t->kinds >> CLSCAN_SORT_KIND_BIT & ((1u << CLSCAN_VERIFY_SORT_KIND_COUNT) - 1))
         clscan_print_table(f, run->sorts, CLSCAN_NAMES_SORTS, CLSCAN_VERIFY_SORT_KIND_COUNT, 14);
     if (t->ops)
         fputs("  (refused N: a bitwise op on a float type, correctly refused with\n"
@@ -620,7 +665,8 @@ int main(int argc, char **argv)
     clscan_selftest t = {.platform = -1, .device = -1, .format = CLSCAN_FMT_TEXT,
                          .types = (1u << CLSCAN_TYPE_COUNT) - 1,
                          .ops = (1u << CLSCAN_OP_COUNT) - 1,
-                         .kinds = CLSCAN_COMPACTION_KINDS, .max_size = ~0ull};
+                         .kinds = CLSCAN_COMPACTION_KINDS | 1u << CLSCAN_GENERAL_KIND_BIT,
+                         .max_size = ~0ull};
     t.seed = (uint64_t)time(NULL);
     int rc = clscan_parse_args(&t, argc, argv);
     if (rc)

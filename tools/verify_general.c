@@ -254,8 +254,8 @@ clscan_verify_gen_case clscan_verify_gen_case_get(int k)
 
 /* Segment buffers: flags (one byte each, about one in eight set, as random nonzero
  * bytes) or int32 keys in runs of 1 to 24. */
-static void fill_segments(const clscan_scan_desc *d, void *seg, size_t n,
-                          clscan_verify_rng *rng)
+void clscan_verify_gen_fill_segments(const clscan_scan_desc *d, void *seg, size_t n,
+                                      clscan_verify_rng *rng)
 {
     if (d->segments == CLSCAN_SEGMENTS_FLAGS) {
         for (size_t i = 0; i < n; ++i)
@@ -339,7 +339,7 @@ clscan_verify_result clscan_verify_run_general(clscan_context *ctx, cl_context c
     }
     clscan_verify_rng rng = {clscan_verify_mix(seed, n * 4 + (size_t)layout * 2 + inclusive)};
     c->fill(in, n, &rng);
-    fill_segments(&c->desc, seg, n, &rng);
+    clscan_verify_gen_fill_segments(&c->desc, seg, n, &rng);
     clscan_verify_gen_reference(c, inclusive, in, seg, n, want);
     /* dst (and, in place, src) sits in a poisoned buffer with GUARD elements after it. */
     memset(init, POISON, dst_elems * os);

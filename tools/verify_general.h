@@ -37,6 +37,10 @@ clscan_verify_gen_case clscan_verify_gen_case_get(int k);
 void clscan_verify_gen_reference(const clscan_verify_gen_case *c, int inclusive,
                                  const void *in, const void *seg, size_t n, void *out);
 
+/* Fills n segment entries for d: flags (about one in eight set, as random nonzero bytes)
+ * or int32 keys in runs of 1 to 24; nothing without segments. */
+void clscan_verify_gen_fill_segments(const clscan_scan_desc *d, void *seg, size_t n,
+                                     clscan_verify_rng *rng);
 /* A random integer below `below`, and n random floats (multiples of 1/8 within +-125000). */
 uint32_t clscan_verify_gen_below(clscan_verify_rng *rng, uint32_t below);
 void clscan_verify_gen_fill_float(void *dst, size_t n, clscan_verify_rng *rng);
