@@ -8,6 +8,10 @@
 #          then what compact runs;
 #   compact: int32 compaction, both device algorithms: select-if keep-even, select-flagged
 #          with half the flags set, partition keep-even, unique with runs of 2 on average;
+#   general: general scans (clscan_scan), exclusive and inclusive: int32 add segmented by
+#          flags, int64 min segmented by keys, a custom float max, the 2x2 uint matrix
+#          product (16-byte struct), an int32 count of a float predicate (transform);
+#   sort:  radix sort of uint32 keys and pairs (a uint32 value), and int64 keys;
 #   firstcall: first-call latency with the disk cache off, cold and warm, the driver's
 #          cache empty and warm (tools/first-call.sh; the table in first-call.txt);
 #   sizes: clscan-bigcheck: n = 2^32 + 3 (int32; int64 must be refused above the largest
@@ -100,6 +104,17 @@ if has bench || has compact; then
     for call in select-if select-flagged partition unique; do
         bench_one $call - $big --type int32 --call $call --algo single-pass,multi-level
     done
+fi
+
+if has general; then
+    step general
+    bench_one general - $big --call seg-add,seg-keys-min,custom-max,mat2,transform-count \
+        --mode exclusive,inclusive --repeats 20
+fi
+if has sort; then
+    step sort
+    BENCH_TIMEOUT=300 bench_one sort - $big --type uint32 --call sort-keys,sort-pairs --repeats 20
+    bench_one sort64 - 2^20,2^24 --type int64 --call sort-keys --repeats 20
 fi
 
 if has firstcall; then
