@@ -3,8 +3,9 @@
 # clscan-selftest on every OpenCL device; `tools/dev.sh test` builds and runs the test
 # suite on each OpenCL implementation present, plus the quick selftest under Oclgrind
 # (default tuning, then each emulated device profile of tests/profiles.txt), and the host
-# code under AddressSanitizer + UBSan, valgrind memcheck and ThreadSanitizer on PoCL;
-# `tools/dev.sh sanitizers` runs only those three stages.
+# code under AddressSanitizer + UBSan, valgrind memcheck and ThreadSanitizer on PoCL; it
+# leaves out the meson suites of extra tunings (tests/meson.build), which
+# `tools/dev.sh test-full` adds; `tools/dev.sh sanitizers` runs only the three stages.
 # Both install what a fresh Debian 12 lacks (when run as root, or with sudo) first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ packages=(pocl-opencl-icd mesa-opencl-icd oclgrind ocl-icd-opencl-dev opencl-c-h
           clinfo check meson ninja-build pkg-config gcc python3 valgrind)
 
 usage() {
-    echo "usage: tools/dev.sh selftest [clscan-selftest options] | test | sanitizers" >&2
+    echo "usage: tools/dev.sh selftest [clscan-selftest options] | test | test-full | sanitizers" >&2
     exit 2
 }
 
@@ -44,15 +45,17 @@ build() {
 # rusticl shows its llvmpipe device only when asked to.
 export RUSTICL_ENABLE=${RUSTICL_ENABLE:-llvmpipe}
 
-# Runs `meson test` with the ICD loader restricted to one implementation's .icd file;
-# adds its passes and failures to the totals.
+# Runs `meson test` with the ICD loader restricted to one implementation's .icd file (and
+# the meson arguments after it: the suites to leave out); adds its passes and failures to
+# the totals.
 passed=0
 failed=0
 run_suite() {
     local name=$1 icd=$2
-    echo "== meson test on $name ($icd)"
+    shift 2
+    echo "== meson test on $name ($icd)${*:+ $*}"
     local log
-    log=$(OCL_ICD_VENDORS=$icd meson test -C "$build" --print-errorlogs 2>&1) || true
+    log=$(OCL_ICD_VENDORS=$icd meson test -C "$build" --print-errorlogs "$@" 2>&1) || true
     echo "$log" | grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Timeout|Expected Fail|Unexpected Pass|Skipped):" || true
     local ok fail timeout
     ok=$(echo "$log" | sed -n 's/^Ok: *\([0-9]*\).*/\1/p' | tail -1)
@@ -308,15 +311,24 @@ selftest)
     build
     exec "$build/clscan-selftest" "$@"
     ;;
-test)
+test | test-full)
     build
     found=0
-    for impl in pocl:/etc/OpenCL/vendors/pocl.icd rusticl:/etc/OpenCL/vendors/rusticl.icd; do
-        if [ -f "${impl#*:}" ]; then
-            found=1
-            run_suite "${impl%%:*}" "${impl#*:}"
-        fi
-    done
+    # test: every suite but 'extended' on PoCL, and on rusticl not 'lookback-stress'
+    # either (tests/meson.build); test-full: all of them on both.
+    skip_pocl=() skip_rusticl=()
+    if [ "$cmd" = test ]; then
+        skip_pocl=(--no-suite extended)
+        skip_rusticl=(--no-suite extended --no-suite lookback-stress)
+    fi
+    if [ -f /etc/OpenCL/vendors/pocl.icd ]; then
+        found=1
+        run_suite pocl /etc/OpenCL/vendors/pocl.icd "${skip_pocl[@]}"
+    fi
+    if [ -f /etc/OpenCL/vendors/rusticl.icd ]; then
+        found=1
+        run_suite rusticl /etc/OpenCL/vendors/rusticl.icd "${skip_rusticl[@]}"
+    fi
     # On a machine with other vendors' ICDs (a GPU host), also the full default list.
     if [ -d /etc/OpenCL/vendors ] && ls /etc/OpenCL/vendors/*.icd 2>/dev/null |
         grep -qvE '/(pocl|rusticl|mesa)\.icd$'; then
