@@ -2,10 +2,10 @@
  * clscan_context_create, a scan and a compaction, wait, clscan_context_release, with the
  * OpenCL objects the library creates and releases counted through link-time wraps
  * (-Wl,--wrap=..., tests/meson.build) and resident memory watched for growth. */
+#include "test_devices.h"
 #include "verify.h"
 
 #include <check.h>
-#include <ctype.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -472,20 +472,6 @@ static void clscan_cyc_heap_get(long *bytes, long *blocks)
 
 /* ------------------------------------------------------------ devices ------- */
 
-/* 1 if `name` contains `part`, ignoring case. */
-static int clscan_cyc_name_matches(const char *name, const char *part)
-{
-    size_t len = strlen(part);
-    for (const char *p = name; strlen(p) >= len; p++) {
-        size_t k = 0;
-        while (k < len && tolower((unsigned char)p[k]) == tolower((unsigned char)part[k]))
-            k++;
-        if (k == len)
-            return 1;
-    }
-    return 0;
-}
-
 /* The first device of each platform ($CLSCAN_TEST_PLATFORM: only platforms whose name
  * contains it, in any case), written into devs (at most cap); returns how many. */
 static int clscan_cyc_devices(cl_device_id *devs, char (*names)[256], int cap)
@@ -499,7 +485,7 @@ static int clscan_cyc_devices(cl_device_id *devs, char (*names)[256], int cap)
     for (cl_uint p = 0; p < count && p < 16 && n < cap; p++) {
         char pname[128] = "", dname[120] = "";
         clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-        if ((want && !clscan_cyc_name_matches(pname, want)) ||
+        if ((want && !clscan_test_name_matches(pname, want)) ||
             clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 1, &devs[n], NULL) != CL_SUCCESS)
             continue;
         clGetDeviceInfo(devs[n], CL_DEVICE_NAME, sizeof dname, dname, NULL);
@@ -513,15 +499,6 @@ static int clscan_cyc_devices(cl_device_id *devs, char (*names)[256], int cap)
 }
 
 /* ------------------------------------------------------------ helpers ------- */
-
-/* The master seed: $CLSCAN_TEST_SEED, else a fixed one; printed. */
-static uint64_t clscan_cyc_seed(void)
-{
-    const char *s = getenv("CLSCAN_TEST_SEED");
-    uint64_t seed = s && *s ? strtoull(s, NULL, 0) : 20261124u;
-    fprintf(stderr, "seed %" PRIu64 " (set CLSCAN_TEST_SEED to change it)\n", seed);
-    return seed;
-}
 
 /* A positive whole number from the environment, or `fallback`. */
 static long clscan_cyc_env_long(const char *name, long fallback)
@@ -618,7 +595,7 @@ static void clscan_cyc_expect_heap(long base_bytes, long base_blocks, const char
  * it is at least 2 x CLSCAN_CYC_SETTLED. */
 START_TEST(test_cycles)
 {
-    const uint64_t seed = clscan_cyc_seed();
+    const uint64_t seed = clscan_test_seed(20261124u);
     const long cycles = clscan_cyc_env_long("CLSCAN_TEST_CYCLES", 10000);
     const clscan_verify_predicate *pred = &clscan_verify_predicates[0]; /* (x & 1) == 0 */
     ck_assert_str_eq(pred->text, "(x & 1) == 0");
@@ -802,9 +779,5 @@ static Suite *clscan_cyc_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(clscan_cyc_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return clscan_test_run(clscan_cyc_suite());
 }

@@ -2,10 +2,10 @@
  * kind runs at tile edges and offsets, in place and not, with dst a sub-buffer framed by
  * guard bands of their own patterns; bands and results are checked against verify.c. */
 #include "clscan_internal.h"
+#include "test_devices.h"
 #include "verify.h"
 
 #include <check.h>
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,99 +14,21 @@
 
 /* ------------------------------------------------------------ devices ------- */
 
-/* One device under test: the first of a platform ($CLSCAN_TEST_PLATFORM: only platforms
- * whose name contains it, in any case). Opened in each forked test. */
-typedef struct clscan_guard_dev {
-    cl_device_id dev;
-    cl_context cl_ctx;
-    cl_command_queue queue; /* in-order */
-    clscan_context *ctx;
-    int fp64;
-    size_t align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: where a sub-buffer may start */
-    char name[256];
-} clscan_guard_dev;
-
-enum { CLSCAN_GUARD_MAX_PLATFORMS = 16 };
-static clscan_guard_dev clscan_guard_devs[CLSCAN_GUARD_MAX_PLATFORMS];
-static int clscan_guard_ndevs;
-
-/* 1 if `name` contains `part`, ignoring case. */
-static int clscan_guard_name_matches(const char *name, const char *part)
-{
-    size_t len = strlen(part);
-    for (const char *p = name; strlen(p) >= len; p++) {
-        size_t k = 0;
-        while (k < len && tolower((unsigned char)p[k]) == tolower((unsigned char)part[k]))
-            k++;
-        if (k == len)
-            return 1;
-    }
-    return 0;
-}
-
-static int clscan_guard_open(cl_platform_id p, const char *pname, clscan_guard_dev *d)
-{
-    char dname[200] = "";
-    cl_uint align_bits = 0;
-    cl_int err;
-    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d->dev, NULL) != CL_SUCCESS)
-        return 0;
-    clGetDeviceInfo(d->dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-    snprintf(d->name, sizeof d->name, "%s / %s", pname, dname);
-    ck_assert_int_eq(clGetDeviceInfo(d->dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
-                                     &align_bits, NULL), CL_SUCCESS);
-    d->align = align_bits >= 8 ? align_bits / 8 : 1;
-    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0};
-    d->cl_ctx = clCreateContext(props, 1, &d->dev, NULL, NULL, &err);
-    ck_assert_msg(d->cl_ctx != NULL, "%s: clCreateContext: %s", d->name,
-                  clscan_status_string(err));
-    d->queue = clCreateCommandQueue(d->cl_ctx, d->dev, 0, &err);
-    ck_assert_msg(d->queue != NULL, "%s: clCreateCommandQueue: %s", d->name,
-                  clscan_status_string(err));
-    clscan_status st = clscan_context_create(d->cl_ctx, d->dev, &d->ctx);
-    ck_assert_msg(st == CLSCAN_SUCCESS, "%s: clscan_context_create: %s: %s", d->name,
-                  clscan_status_string(st), clscan_context_last_error(NULL));
-    d->fp64 = clscan_verify_device_has_fp64(d->dev);
-    return 1;
-}
+/* The devices under test, their fixture, the seed (20261124 unless $CLSCAN_TEST_SEED
+ * says otherwise) and buffers: test_devices.h. Each device's
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes (where a sub-buffer may start), by its index in
+ * clscan_test_devs; filled by clscan_guard_setup. */
+static size_t clscan_guard_aligns[CLSCAN_TEST_MAX_PLATFORMS];
 
 static void clscan_guard_setup(void)
 {
-    const char *want = getenv("CLSCAN_TEST_PLATFORM");
-    cl_platform_id plats[CLSCAN_GUARD_MAX_PLATFORMS];
-    cl_uint count = 0;
-    clscan_guard_ndevs = 0;
-    if (clGetPlatformIDs(CLSCAN_GUARD_MAX_PLATFORMS, plats, &count) != CL_SUCCESS)
-        count = 0;
-    for (cl_uint p = 0; p < count && p < CLSCAN_GUARD_MAX_PLATFORMS; p++) {
-        char pname[256] = "";
-        clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-        if ((!want || clscan_guard_name_matches(pname, want)) &&
-            clscan_guard_open(plats[p], pname, &clscan_guard_devs[clscan_guard_ndevs]))
-            clscan_guard_ndevs++;
+    clscan_test_setup();
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        cl_uint align_bits = 0;
+        ck_assert_int_eq(clGetDeviceInfo(clscan_test_devs[di].dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+                                         sizeof align_bits, &align_bits, NULL), CL_SUCCESS);
+        clscan_guard_aligns[di] = align_bits >= 8 ? align_bits / 8 : 1;
     }
-    ck_assert_msg(clscan_guard_ndevs > 0, "no OpenCL device found%s%s%s: these tests need one",
-                  want ? " on a platform matching CLSCAN_TEST_PLATFORM='" : "",
-                  want ? want : "", want ? "'" : "");
-}
-
-static void clscan_guard_teardown(void)
-{
-    while (clscan_guard_ndevs > 0) {
-        clscan_guard_dev *d = &clscan_guard_devs[--clscan_guard_ndevs];
-        clscan_context_release(d->ctx);
-        clReleaseCommandQueue(d->queue);
-        clReleaseContext(d->cl_ctx);
-    }
-}
-
-/* The master seed: $CLSCAN_TEST_SEED, else a fixed one; printed by every test using it. */
-static uint64_t clscan_guard_seed(void)
-{
-    const char *s = getenv("CLSCAN_TEST_SEED");
-    uint64_t seed = s && *s ? strtoull(s, NULL, 0) : 20261124u;
-    fprintf(stderr, "seed %" PRIu64 " (set CLSCAN_TEST_SEED to change it)\n", seed);
-    return seed;
 }
 
 /* ------------------------------------------------------------ the calls ----- */
@@ -177,7 +99,7 @@ static const clscan_verify_predicate *clscan_guard_pred(const clscan_guard_call 
 /* Elements per tile of the program the call runs (in_place: a scan then takes the
  * multi-level one; a compaction copies its input and keeps the profile's choice), as
  * the library builds it. 0 when the device cannot build it (DOUBLE without fp64). */
-static size_t clscan_guard_tile(clscan_guard_dev *d, const clscan_guard_call *k, int in_place)
+static size_t clscan_guard_tile(clscan_test_dev *d, const clscan_guard_call *k, int in_place)
 {
     static const clscan_select_mode modes[CLSCAN_VERIFY_KIND_COUNT] = {
         CLSCAN_SELECT_FLAGGED, CLSCAN_SELECT_IF, CLSCAN_SELECT_PARTITION, CLSCAN_SELECT_UNIQUE};
@@ -266,13 +188,14 @@ typedef struct clscan_guard_layout {
 
 /* Bands of at least 4 KiB and two tiles on each side of the output; the band before
  * the sub-buffer ends where a sub-buffer may start. */
-static clscan_guard_layout clscan_guard_plan(const clscan_guard_dev *d, const clscan_guard_case *c,
+static clscan_guard_layout clscan_guard_plan(const clscan_test_dev *d, const clscan_guard_case *c,
                                              size_t tile)
 {
     clscan_guard_layout g;
     g.es = clscan_type_size(c->call->type);
     g.band = 2 * tile * g.es > 4096 ? 2 * tile * g.es : 4096;
-    g.sub_start = (g.band + d->align - 1) / d->align * d->align;
+    const size_t align = clscan_guard_aligns[d - clscan_test_devs];
+    g.sub_start = (g.band + align - 1) / align * align;
     g.sub_len = (c->dst_offset + c->n) * g.es + g.band;
     g.out_start = g.sub_start + c->dst_offset * g.es;
     g.parent_len = g.sub_start + g.sub_len + g.band;
@@ -309,17 +232,8 @@ static const char *clscan_guard_where(const clscan_guard_layout *g, const clscan
     return buf;
 }
 
-static cl_mem clscan_guard_buffer(clscan_guard_dev *d, size_t bytes, void *init)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, init,
-                              &err);
-    ck_assert_msg(m != NULL, "%s: clCreateBuffer(%zu bytes): %s", d->name, bytes,
-                  clscan_status_string(err));
-    return m;
-}
-
-static void clscan_guard_read(clscan_guard_dev *d, cl_mem m, size_t bytes, void *out)
+/* A blocking read whose failure names the device and the status. */
+static void clscan_guard_read(clscan_test_dev *d, cl_mem m, size_t bytes, void *out)
 {
     cl_int err = clEnqueueReadBuffer(d->queue, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL);
     ck_assert_msg(err == CL_SUCCESS, "%s: clEnqueueReadBuffer: %s", d->name,
@@ -355,7 +269,7 @@ enum {
  * changed, to show that the checks see it. DOUBLE on a device without fp64 must be
  * refused with CLSCAN_ERROR_UNSUPPORTED and nothing written: that passes, with *skipped
  * set. */
-static int clscan_guard_run(clscan_guard_dev *d, const clscan_guard_case *c, size_t tile,
+static int clscan_guard_run(clscan_test_dev *d, const clscan_guard_case *c, size_t tile,
                             int plant, int *skipped, char *msg, size_t msg_size)
 {
     const clscan_guard_call *k = c->call;
@@ -412,16 +326,16 @@ static int clscan_guard_run(clscan_guard_dev *d, const clscan_guard_case *c, siz
         free(out);
     }
 
-    cl_mem parent = clscan_guard_buffer(d, g.parent_len, img);
+    cl_mem parent = clscan_test_buffer(d, g.parent_len, img);
     const cl_buffer_region region = {g.sub_start, g.sub_len};
     cl_int err;
     cl_mem dst = clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
                                    &region, &err);
     ck_assert_msg(dst != NULL, "%s: clCreateSubBuffer(origin %zu, %zu bytes): %s", d->name,
                   region.origin, region.size, clscan_status_string(err));
-    cl_mem src = c->in_place ? dst : clscan_guard_buffer(d, g.src_len, src_img);
-    cl_mem flags = flagged ? clscan_guard_buffer(d, g.flags_len, flags_img) : NULL;
-    cl_mem count = k->compaction ? clscan_guard_buffer(d, sizeof count_img, count_img) : NULL;
+    cl_mem src = c->in_place ? dst : clscan_test_buffer(d, g.src_len, src_img);
+    cl_mem flags = flagged ? clscan_test_buffer(d, g.flags_len, flags_img) : NULL;
+    cl_mem count = k->compaction ? clscan_test_buffer(d, sizeof count_img, count_img) : NULL;
     const size_t soff = c->in_place ? c->dst_offset : c->src_offset;
 
     static char sentinel_obj;
@@ -600,11 +514,11 @@ static size_t clscan_guard_sizes(size_t tile, size_t *out)
 START_TEST(test_guard)
 {
     const clscan_guard_call *k = &clscan_guard_calls[_i];
-    const uint64_t seed = clscan_guard_seed();
+    const uint64_t seed = clscan_test_seed(20261124u);
     char name[128];
     clscan_guard_call_name(k, name, sizeof name);
-    for (int di = 0; di < clscan_guard_ndevs; di++) {
-        clscan_guard_dev *d = &clscan_guard_devs[di];
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         unsigned cases = 0, skipped = 0;
         for (int in_place = 0; in_place < 2; in_place++) {
             const size_t tile = clscan_guard_tile(d, k, in_place);
@@ -664,9 +578,9 @@ START_TEST(test_detects)
         {CLSCAN_PLANT_COUNT_TAIL, &select, "count byte 8"},
         {CLSCAN_PLANT_RESULT, &scan, "index"},
         {CLSCAN_PLANT_RESULT, &select, "a wrong result"}};
-    const uint64_t seed = clscan_guard_seed();
-    for (int di = 0; di < clscan_guard_ndevs; di++) {
-        clscan_guard_dev *d = &clscan_guard_devs[di];
+    const uint64_t seed = clscan_test_seed(20261124u);
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
             const size_t tile = clscan_guard_tile(d, steps[s].call, 0);
             const clscan_guard_case c = {steps[s].call, 3 * tile + 1, 3, 5, 0, 0,
@@ -690,7 +604,7 @@ static Suite *clscan_guard_suite(void)
 {
     Suite *s = suite_create("guard");
     TCase *tc = tcase_create("device");
-    tcase_add_checked_fixture(tc, clscan_guard_setup, clscan_guard_teardown);
+    tcase_add_checked_fixture(tc, clscan_guard_setup, clscan_test_teardown);
     tcase_set_timeout(tc, 280);
     tcase_add_test(tc, test_detects);
     tcase_add_loop_test(tc, test_guard, 0, CLSCAN_GUARD_NCALLS);
@@ -700,9 +614,5 @@ static Suite *clscan_guard_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(clscan_guard_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return clscan_test_run(clscan_guard_suite());
 }

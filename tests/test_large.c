@@ -2,10 +2,10 @@
  * exceed the device's real CL_DEVICE_MAX_MEM_ALLOC_SIZE (one-element single-pass tiles)
  * must be refused with a clear error and enqueue nothing. Large sizes: clscan-bigcheck. */
 #include "clscan_internal.h"
+#include "test_devices.h"
 #include "verify.h"
 
 #include <check.h>
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,86 +14,24 @@
 
 /* ------------------------------------------------------------ devices ------- */
 
-/* One device under test: the first of a platform ($CLSCAN_TEST_PLATFORM: only platforms
- * whose name contains it, in any case). Opened in each forked test. */
-typedef struct clscan_large_dev {
-    cl_device_id dev;
-    cl_context cl_ctx;
-    cl_command_queue queue; /* in-order */
-    clscan_context *ctx;
-    cl_ulong max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE as the device says it */
-    char name[256];
-} clscan_large_dev;
-
-enum { CLSCAN_LARGE_MAX_PLATFORMS = 16 };
-static clscan_large_dev clscan_large_devs[CLSCAN_LARGE_MAX_PLATFORMS];
-static int clscan_large_ndevs;
-
-/* 1 if `name` contains `part`, ignoring case. */
-static int clscan_large_name_matches(const char *name, const char *part)
-{
-    size_t len = strlen(part);
-    for (const char *p = name; strlen(p) >= len; p++) {
-        size_t k = 0;
-        while (k < len && tolower((unsigned char)p[k]) == tolower((unsigned char)part[k]))
-            k++;
-        if (k == len)
-            return 1;
-    }
-    return 0;
-}
-
-static int clscan_large_open(cl_platform_id p, const char *pname, clscan_large_dev *d)
-{
-    char dname[200] = "";
-    cl_int err;
-    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d->dev, NULL) != CL_SUCCESS)
-        return 0;
-    clGetDeviceInfo(d->dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-    snprintf(d->name, sizeof d->name, "%s / %s", pname, dname);
-    ck_assert_int_eq(clGetDeviceInfo(d->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d->max_alloc,
-                                     &d->max_alloc, NULL), CL_SUCCESS);
-    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0};
-    d->cl_ctx = clCreateContext(props, 1, &d->dev, NULL, NULL, &err);
-    ck_assert_msg(d->cl_ctx != NULL, "%s: clCreateContext: %s", d->name,
-                  clscan_status_string(err));
-    d->queue = clCreateCommandQueue(d->cl_ctx, d->dev, 0, &err);
-    ck_assert_msg(d->queue != NULL, "%s: clCreateCommandQueue: %s", d->name,
-                  clscan_status_string(err));
-    clscan_status st = clscan_context_create(d->cl_ctx, d->dev, &d->ctx);
-    ck_assert_msg(st == CLSCAN_SUCCESS, "%s: clscan_context_create: %s: %s", d->name,
-                  clscan_status_string(st), clscan_context_last_error(NULL));
-    return 1;
-}
+/* The devices under test, their fixture and buffers: test_devices.h. Each device's
+ * CL_DEVICE_MAX_MEM_ALLOC_SIZE as the device says it, by its index in clscan_test_devs;
+ * filled by clscan_large_setup. */
+static cl_ulong clscan_large_max_allocs[CLSCAN_TEST_MAX_PLATFORMS];
 
 static void clscan_large_setup(void)
 {
-    const char *want = getenv("CLSCAN_TEST_PLATFORM");
-    cl_platform_id plats[CLSCAN_LARGE_MAX_PLATFORMS];
-    cl_uint count = 0;
-    clscan_large_ndevs = 0;
-    if (clGetPlatformIDs(CLSCAN_LARGE_MAX_PLATFORMS, plats, &count) != CL_SUCCESS)
-        count = 0;
-    for (cl_uint p = 0; p < count && p < CLSCAN_LARGE_MAX_PLATFORMS; p++) {
-        char pname[256] = "";
-        clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-        if ((!want || clscan_large_name_matches(pname, want)) &&
-            clscan_large_open(plats[p], pname, &clscan_large_devs[clscan_large_ndevs]))
-            clscan_large_ndevs++;
-    }
-    ck_assert_msg(clscan_large_ndevs > 0, "no OpenCL device found%s%s%s: these tests need one",
-                  want ? " on a platform matching CLSCAN_TEST_PLATFORM='" : "",
-                  want ? want : "", want ? "'" : "");
+    clscan_test_setup();
+    for (int di = 0; di < clscan_test_ndevs; di++)
+        ck_assert_int_eq(clGetDeviceInfo(clscan_test_devs[di].dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                                         sizeof clscan_large_max_allocs[di],
+                                         &clscan_large_max_allocs[di], NULL), CL_SUCCESS);
 }
 
-static void clscan_large_teardown(void)
+/* d's CL_DEVICE_MAX_MEM_ALLOC_SIZE. */
+static cl_ulong clscan_large_max_alloc(const clscan_test_dev *d)
 {
-    while (clscan_large_ndevs > 0) {
-        clscan_large_dev *d = &clscan_large_devs[--clscan_large_ndevs];
-        clscan_context_release(d->ctx);
-        clReleaseCommandQueue(d->queue);
-        clReleaseContext(d->cl_ctx);
-    }
+    return clscan_large_max_allocs[d - clscan_test_devs];
 }
 
 /* ------------------------------------------------------------ max alloc ----- */
@@ -127,7 +65,7 @@ static const clscan_large_call clscan_large_calls[] = {
 
 /* The scratch bytes the call asks for at n elements: the status words of the program
  * the library builds for it. */
-static size_t clscan_large_scratch(clscan_large_dev *d, const clscan_large_call *k, size_t n)
+static size_t clscan_large_scratch(clscan_test_dev *d, const clscan_large_call *k, size_t n)
 {
     static const clscan_select_mode modes[CLSCAN_VERIFY_KIND_COUNT] = {
         CLSCAN_SELECT_FLAGGED, CLSCAN_SELECT_IF, CLSCAN_SELECT_PARTITION, CLSCAN_SELECT_UNIQUE};
@@ -155,24 +93,16 @@ static size_t clscan_large_scratch(clscan_large_dev *d, const clscan_large_call 
     return clscan__lookback_bytes(&prog->config, n);
 }
 
-static cl_mem clscan_large_buffer(clscan_large_dev *d, size_t bytes)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    ck_assert_msg(m != NULL, "%s: clCreateBuffer(%zu bytes): %s", d->name, bytes,
-                  clscan_status_string(err));
-    return m;
-}
-
 #define CLSCAN_LARGE_WINDOW 4096 /* bytes checked untouched at each end of dst */
 
 /* Runs call k on n elements of src into dst behind a user event (so that even a call
  * that wrongly went ahead runs nothing); checks the refusal, its message, *event, and
  * that the ends of dst and the count stay untouched. */
-static void clscan_large_refused(clscan_large_dev *d, const clscan_large_call *k, size_t n,
+static void clscan_large_refused(clscan_test_dev *d, const clscan_large_call *k, size_t n,
                                  size_t need, cl_mem src, cl_mem dst, cl_mem flags, cl_mem count)
 {
     const size_t es = clscan_type_size(k->type);
+    const cl_ulong max_alloc = clscan_large_max_alloc(d);
     unsigned char pattern[CLSCAN_LARGE_WINDOW], got[CLSCAN_LARGE_WINDOW];
     for (size_t b = 0; b < sizeof pattern; b++)
         pattern[b] = (unsigned char)(0x5A ^ b * 31);
@@ -221,18 +151,18 @@ static void clscan_large_refused(clscan_large_dev *d, const clscan_large_call *k
             clReleaseEvent(ev);
         ck_abort_msg("%s: %s n=%zu: CLSCAN_SUCCESS, where a scratch buffer of %zu bytes "
                      "exceeds the largest allocation %llu", d->name, k->name, n, need,
-                     (unsigned long long)d->max_alloc);
+                     (unsigned long long)max_alloc);
     }
     char need_text[32], max_text[32];
     snprintf(need_text, sizeof need_text, "%zu", need);
-    snprintf(max_text, sizeof max_text, "%llu", (unsigned long long)d->max_alloc);
+    snprintf(max_text, sizeof max_text, "%llu", (unsigned long long)max_alloc);
     ck_assert_msg(st == CLSCAN_ERROR_OUT_OF_RESOURCES && ev == sentinel &&
                       strstr(msg, "CL_DEVICE_MAX_MEM_ALLOC_SIZE") && strstr(msg, need_text) &&
                       strstr(msg, max_text),
                   "%s: %s n=%zu (scratch %zu bytes, largest allocation %llu): expected "
                   "CLSCAN_ERROR_OUT_OF_RESOURCES, *event untouched and a message naming "
                   "CL_DEVICE_MAX_MEM_ALLOC_SIZE, %s and %s bytes; got %s%s: \"%s\"", d->name,
-                  k->name, n, need, (unsigned long long)d->max_alloc, need_text, max_text,
+                  k->name, n, need, (unsigned long long)max_alloc, need_text, max_text,
                   clscan_status_string(st), ev == sentinel ? "" : " and *event changed", msg);
     /* Nothing enqueued: with the gate open, the ends of dst and the count are as they
      * were. */
@@ -255,28 +185,30 @@ static void clscan_large_refused(clscan_large_dev *d, const clscan_large_call *k
  * device's largest allocation, on src and dst buffers of half of it. */
 START_TEST(test_scratch_above_max_alloc)
 {
-    for (int di = 0; di < clscan_large_ndevs; di++) {
-        clscan_large_dev *d = &clscan_large_devs[di];
-        ck_assert_msg(d->ctx->profile.max_alloc == d->max_alloc,
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
+        const cl_ulong max_alloc = clscan_large_max_allocs[di];
+        ck_assert_msg(d->ctx->profile.max_alloc == max_alloc,
                       "%s: the context's max alloc %llu is not the device's %llu: run this "
                       "test without CLSCAN_MAX_MEM_ALLOC_SIZE", d->name,
                       (unsigned long long)d->ctx->profile.max_alloc,
-                      (unsigned long long)d->max_alloc);
-        const size_t half = (size_t)(d->max_alloc / 2) / 8 * 8;
-        cl_mem src = clscan_large_buffer(d, half), dst = clscan_large_buffer(d, half);
-        cl_mem flags = clscan_large_buffer(d, half / 4), count = clscan_large_buffer(d, 64);
+                      (unsigned long long)max_alloc);
+        const size_t half = (size_t)(max_alloc / 2) / 8 * 8;
+        cl_mem src = clscan_test_buffer(d, half, NULL), dst = clscan_test_buffer(d, half, NULL);
+        cl_mem flags = clscan_test_buffer(d, half / 4, NULL);
+        cl_mem count = clscan_test_buffer(d, 64, NULL);
         for (size_t c = 0; c < sizeof clscan_large_calls / sizeof *clscan_large_calls; c++) {
             const clscan_large_call *k = &clscan_large_calls[c];
             /* The smallest n whose scratch is above the limit, by bisection over what the
              * library says it needs; the input must fit in half. */
             size_t lo = 1, hi = half / clscan_type_size(k->type);
-            ck_assert_msg(clscan_large_scratch(d, k, hi) > d->max_alloc,
+            ck_assert_msg(clscan_large_scratch(d, k, hi) > max_alloc,
                           "%s: %s: %zu elements need only %zu bytes of scratch, within the "
                           "largest allocation %llu: nothing to provoke", d->name, k->name, hi,
-                          clscan_large_scratch(d, k, hi), (unsigned long long)d->max_alloc);
+                          clscan_large_scratch(d, k, hi), (unsigned long long)max_alloc);
             while (hi - lo > 1) {
                 size_t mid = lo + (hi - lo) / 2;
-                *(clscan_large_scratch(d, k, mid) > d->max_alloc ? &hi : &lo) = mid;
+                *(clscan_large_scratch(d, k, mid) > max_alloc ? &hi : &lo) = mid;
             }
             clscan_large_refused(d, k, hi, clscan_large_scratch(d, k, hi), src, dst, flags, count);
         }
@@ -294,7 +226,7 @@ static Suite *clscan_large_suite(void)
 {
     Suite *s = suite_create("large");
     TCase *tc = tcase_create("max-alloc");
-    tcase_add_checked_fixture(tc, clscan_large_setup, clscan_large_teardown);
+    tcase_add_checked_fixture(tc, clscan_large_setup, clscan_test_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_scratch_above_max_alloc);
     suite_add_tcase(s, tc);
@@ -303,9 +235,5 @@ static Suite *clscan_large_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(clscan_large_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return clscan_test_run(clscan_large_suite());
 }

@@ -3,10 +3,10 @@
  * first device every kind x type x pattern x size x layout against it, exact error
  * statuses and messages, n == 0, predicate caching, hand-made data and a chained scan. */
 #include "clscan_internal.h"
+#include "test_devices.h"
 #include "verify.h"
 
 #include <check.h>
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,127 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------ devices ------- */
-
-/* One device under test: the first of a platform ($CLSCAN_TEST_PLATFORM: only platforms
- * whose name contains it, in any case). Opened in each forked test, since OpenCL state
- * must not cross a fork. */
-typedef struct clscan_sel_dev {
-    cl_device_id dev;
-    cl_context cl_ctx;
-    cl_command_queue queue; /* in-order */
-    clscan_context *ctx;
-    int fp64;
-    char name[256];
-} clscan_sel_dev;
-
-enum { CLSCAN_SEL_MAX_PLATFORMS = 16 };
-static clscan_sel_dev clscan_sel_devs[CLSCAN_SEL_MAX_PLATFORMS];
-static int clscan_sel_ndevs;
-
-/* 1 if `name` contains `part`, ignoring case. */
-static int clscan_sel_name_matches(const char *name, const char *part)
-{
-    size_t len = strlen(part);
-    for (const char *p = name; strlen(p) >= len; p++) {
-        size_t k = 0;
-        while (k < len && tolower((unsigned char)p[k]) == tolower((unsigned char)part[k]))
-            k++;
-        if (k == len)
-            return 1;
-    }
-    return 0;
-}
-
-/* Opens platform p's first device into d; 0 when the platform has none. */
-static int clscan_sel_open(cl_platform_id p, const char *pname, clscan_sel_dev *d)
-{
-    char dname[200] = "";
-    cl_int err;
-    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d->dev, NULL) != CL_SUCCESS)
-        return 0;
-    clGetDeviceInfo(d->dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-    snprintf(d->name, sizeof d->name, "%s / %s", pname, dname);
-    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0};
-    d->cl_ctx = clCreateContext(props, 1, &d->dev, NULL, NULL, &err);
-    ck_assert_msg(d->cl_ctx != NULL, "%s: clCreateContext: %s", d->name,
-                  clscan_status_string(err));
-    d->queue = clCreateCommandQueue(d->cl_ctx, d->dev, 0, &err);
-    ck_assert_msg(d->queue != NULL, "%s: clCreateCommandQueue: %s", d->name,
-                  clscan_status_string(err));
-    clscan_status st = clscan_context_create(d->cl_ctx, d->dev, &d->ctx);
-    ck_assert_msg(st == CLSCAN_SUCCESS, "%s: clscan_context_create: %s: %s", d->name,
-                  clscan_status_string(st), clscan_context_last_error(NULL));
-    d->fp64 = clscan_verify_device_has_fp64(d->dev);
-    return 1;
-}
-
-static void clscan_sel_setup(void)
-{
-    const char *want = getenv("CLSCAN_TEST_PLATFORM");
-    cl_platform_id plats[CLSCAN_SEL_MAX_PLATFORMS];
-    cl_uint count = 0;
-    clscan_sel_ndevs = 0;
-    if (clGetPlatformIDs(CLSCAN_SEL_MAX_PLATFORMS, plats, &count) != CL_SUCCESS)
-        count = 0;
-    for (cl_uint p = 0; p < count && p < CLSCAN_SEL_MAX_PLATFORMS; p++) {
-        char pname[256] = "";
-        clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-        if ((!want || clscan_sel_name_matches(pname, want)) &&
-            clscan_sel_open(plats[p], pname, &clscan_sel_devs[clscan_sel_ndevs]))
-            clscan_sel_ndevs++;
-    }
-    ck_assert_msg(clscan_sel_ndevs > 0, "no OpenCL device found%s%s%s: these tests need one",
-                  want ? " on a platform matching CLSCAN_TEST_PLATFORM='" : "",
-                  want ? want : "", want ? "'" : "");
-}
-
-static void clscan_sel_teardown(void)
-{
-    while (clscan_sel_ndevs > 0) {
-        clscan_sel_dev *d = &clscan_sel_devs[--clscan_sel_ndevs];
-        clscan_context_release(d->ctx);
-        clReleaseCommandQueue(d->queue);
-        clReleaseContext(d->cl_ctx);
-    }
-}
-
-/* The master seed: $CLSCAN_TEST_SEED, else a fixed one; printed by every test using it. */
-static uint64_t clscan_sel_seed(void)
-{
-    const char *s = getenv("CLSCAN_TEST_SEED");
-    uint64_t seed = s && *s ? strtoull(s, NULL, 0) : 20261123u;
-    fprintf(stderr, "seed %" PRIu64 " (set CLSCAN_TEST_SEED to change it)\n", seed);
-    return seed;
-}
-
 /* ------------------------------------------------------------ helpers ------- */
 
-/* A buffer of `bytes`, a copy of init when it is not NULL. */
-static cl_mem clscan_sel_buffer(clscan_sel_dev *d, size_t bytes, const void *init)
-{
-    cl_int err;
-    cl_mem_flags how = CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0);
-    cl_mem m = clCreateBuffer(d->cl_ctx, how, bytes, (void *)(uintptr_t)init, &err);
-    ck_assert_msg(m != NULL, "%s: clCreateBuffer(%zu bytes): %s", d->name, bytes,
-                  clscan_status_string(err));
-    return m;
-}
-
-static void clscan_sel_read(clscan_sel_dev *d, cl_mem m, size_t bytes, void *out)
-{
-    ck_assert_int_eq(clEnqueueReadBuffer(d->queue, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL),
-                     CL_SUCCESS);
-}
-
-/* Waits for a call's event and checks that it completed. */
-static void clscan_sel_wait(cl_event ev, const char *what)
-{
-    const char *step = "";
-    ck_assert_msg(ev != NULL, "%s: no event returned", what);
-    cl_int err = clscan_verify_wait(ev, &step);
-    ck_assert_msg(err == CL_SUCCESS, "%s: %s: %s", what, step, clscan_status_string(err));
-}
+/* The devices under test, their fixture, the seed (20261123 unless $CLSCAN_TEST_SEED
+ * says otherwise), buffers, reads and event waits: test_devices.h. */
 
 /* Every argument of the four calls; `kind` picks the call. */
 typedef struct clscan_sel_call {
@@ -176,10 +59,10 @@ static clscan_status clscan_sel_invoke(const clscan_sel_call *c, cl_event *ev)
 }
 
 /* Reads the count a call wrote (a cl_ulong at byte 0). */
-static cl_ulong clscan_sel_count(clscan_sel_dev *d, cl_mem count)
+static cl_ulong clscan_sel_count(clscan_test_dev *d, cl_mem count)
 {
     cl_ulong v;
-    clscan_sel_read(d, count, sizeof v, &v);
+    clscan_test_read(d, count, sizeof v, &v);
     return v;
 }
 
@@ -406,11 +289,11 @@ static const clscan_verify_size clscan_sel_sizes[] = {
 START_TEST(test_matrix)
 {
     const clscan_type type = (clscan_type)_i;
-    const uint64_t seed = clscan_sel_seed();
-    for (int di = 0; di < clscan_sel_ndevs; di++) {
-        clscan_sel_dev *d = &clscan_sel_devs[di];
-        unsigned pass = 0, fail = 0, skip = 0;
-        char msg[1024], first[1500] = "", pname[96];
+    const uint64_t seed = clscan_test_seed(20261123u);
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
+        clscan_test_tally tally = {0};
+        char msg[1024], pname[96];
         for (int kind = 0; kind < CLSCAN_VERIFY_KIND_COUNT; kind++) {
             int pats[16];
             size_t np = clscan_verify_compact_patterns((clscan_verify_kind)kind, type, 0, pats,
@@ -430,9 +313,9 @@ START_TEST(test_matrix)
                         clscan_verify_result r = clscan_verify_run_compact(
                             d->ctx, d->cl_ctx, d->queue, &c, msg, sizeof msg);
                         if (r == CLSCAN_VERIFY_PASS) {
-                            pass++;
+                            tally.pass++;
                         } else if (r == CLSCAN_VERIFY_SKIP) {
-                            skip++;
+                            tally.skip++;
                         } else {
                             char line[1500];
                             snprintf(line, sizeof line,
@@ -442,22 +325,13 @@ START_TEST(test_matrix)
                                      clscan_verify_pattern_name(&c, pname, sizeof pname), c.n,
                                      c.src_offset, c.flags_offset, c.dst_offset, c.in_place,
                                      seed, msg);
-                            if (!fail++)
-                                snprintf(first, sizeof first, "%s", line);
-                            fprintf(stderr, "FAIL %s: %s\n", d->name, line);
+                            clscan_test_tally_fail(&tally, d, line);
                         }
                     }
                 }
             }
         }
-        fprintf(stderr, "%s: compaction %s: %u passed, %u failed, %u skipped%s\n", d->name,
-                clscan_type_name(type), pass, fail, skip,
-                skip ? " (skipped: device has no fp64)" : "");
-        ck_assert_msg(fail == 0, "%s: %u failed; first: %s", d->name, fail, first);
-        ck_assert_msg(pass > 0 || (skip > 0 && type == CLSCAN_DOUBLE && !d->fp64),
-                      "%s: no case ran", d->name);
-        if (type == CLSCAN_DOUBLE && d->fp64)
-            ck_assert_msg(skip == 0, "%s: double skipped on a device with fp64", d->name);
+        clscan_test_tally_check(&tally, d, "compaction", type);
     }
 }
 END_TEST
@@ -466,7 +340,7 @@ END_TEST
 
 /* Runs one call on host data (int32 / float / double as bytes) and checks the count
  * and dst against values written out by hand, not by the reference. */
-static void clscan_sel_expect_device(clscan_sel_dev *d, clscan_verify_kind kind,
+static void clscan_sel_expect_device(clscan_test_dev *d, clscan_verify_kind kind,
                                      clscan_type type, const char *pred, const void *src,
                                      const unsigned char *flags, size_t n, const void *want,
                                      size_t want_kept)
@@ -474,9 +348,9 @@ static void clscan_sel_expect_device(clscan_sel_dev *d, clscan_verify_kind kind,
     size_t es = clscan_type_size(type), bytes = n * es;
     unsigned char poison[64 * 8], got[64 * 8];
     memset(poison, 0xA5, sizeof poison);
-    cl_mem bsrc = clscan_sel_buffer(d, bytes, src), bdst = clscan_sel_buffer(d, bytes, poison);
-    cl_mem bflags = clscan_sel_buffer(d, n, flags ? flags : poison);
-    cl_mem bcount = clscan_sel_buffer(d, 8, poison);
+    cl_mem bsrc = clscan_test_buffer(d, bytes, src), bdst = clscan_test_buffer(d, bytes, poison);
+    cl_mem bflags = clscan_test_buffer(d, n, flags ? flags : poison);
+    cl_mem bcount = clscan_test_buffer(d, 8, poison);
     clscan_sel_call c = {kind, d->ctx, d->queue, bsrc, 0, bflags, 0, bdst, 0, bcount, n, type,
                          pred, 0, NULL};
     cl_event ev = NULL;
@@ -484,10 +358,10 @@ static void clscan_sel_expect_device(clscan_sel_dev *d, clscan_verify_kind kind,
     ck_assert_msg(st == CLSCAN_SUCCESS, "%s: %s %s: %s: %s", d->name,
                   clscan_verify_kind_name(kind), clscan_type_name(type),
                   clscan_status_string(st), clscan_context_last_error(d->ctx));
-    clscan_sel_wait(ev, clscan_verify_kind_name(kind));
+    clscan_test_wait(ev, clscan_verify_kind_name(kind));
     clReleaseEvent(ev);
     ck_assert_uint_eq(clscan_sel_count(d, bcount), want_kept);
-    clscan_sel_read(d, bdst, bytes, got);
+    clscan_test_read(d, bdst, bytes, got);
     size_t written = kind == CLSCAN_VERIFY_PARTITION_IF ? n : want_kept;
     for (size_t i = 0; i < n; i++) {
         const void *w = i < written ? (const void *)((const char *)want + i * es) : poison;
@@ -505,8 +379,8 @@ static void clscan_sel_expect_device(clscan_sel_dev *d, clscan_verify_kind kind,
  * partition's reversed tail; flags that are any nonzero byte. */
 START_TEST(test_hand_made)
 {
-    for (int di = 0; di < clscan_sel_ndevs; di++) {
-        clscan_sel_dev *d = &clscan_sel_devs[di];
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         const float fl[13] = {1, NAN, NAN, -0.0f, 0.0f, 0.0f, -0.0f, 2, 2, INFINITY, INFINITY,
                               -NAN, 1};
         const float fl_unique[8] = {1, NAN, NAN, -0.0f, 2, INFINITY, -NAN, 1};
@@ -550,7 +424,7 @@ typedef struct clscan_sel_bufs {
 } clscan_sel_bufs;
 
 /* Checks that no buffer of b changed. */
-static void clscan_sel_untouched(clscan_sel_dev *d, const clscan_sel_bufs *b, const char *what)
+static void clscan_sel_untouched(clscan_test_dev *d, const clscan_sel_bufs *b, const char *what)
 {
     unsigned char got[CLSCAN_SEL_ELEMS * 4];
     const struct { cl_mem mem; const void *img; size_t len; const char *name; } all[4] = {
@@ -560,7 +434,7 @@ static void clscan_sel_untouched(clscan_sel_dev *d, const clscan_sel_bufs *b, co
         {b->count, b->count_img, sizeof b->count_img, "count"}};
     ck_assert_int_eq(clFinish(d->queue), CL_SUCCESS);
     for (int k = 0; k < 4; k++) {
-        clscan_sel_read(d, all[k].mem, all[k].len, got);
+        clscan_test_read(d, all[k].mem, all[k].len, got);
         ck_assert_msg(!memcmp(got, all[k].img, all[k].len), "%s: %s: %s written by a failing call",
                       d->name, what, all[k].name);
     }
@@ -572,7 +446,7 @@ static int clscan_sel_mentions(const char *text, const char *words)
     char word[64];
     for (const char *w = words; *w; w += strcspn(w, "|") + (w[strcspn(w, "|")] == '|')) {
         snprintf(word, sizeof word, "%.*s", (int)strcspn(w, "|"), w);
-        if (clscan_sel_name_matches(text, word))
+        if (clscan_test_name_matches(text, word))
             return 1;
     }
     return 0;
@@ -581,7 +455,7 @@ static int clscan_sel_mentions(const char *text, const char *words)
 /* Makes call c for each kind in `kinds` (a bit mask) and checks: the exact status,
  * *event untouched, a last error that mentions one of `words` ('|'-separated, any
  * case), no buffer changed. */
-static void clscan_sel_expect_error(clscan_sel_dev *d, const clscan_sel_bufs *b,
+static void clscan_sel_expect_error(clscan_test_dev *d, const clscan_sel_bufs *b,
                                     clscan_sel_call c, unsigned kinds, clscan_status want,
                                     const char *word, const char *what)
 {
@@ -612,8 +486,8 @@ static void clscan_sel_expect_error(clscan_sel_dev *d, const clscan_sel_bufs *b,
 
 START_TEST(test_invalid_arguments)
 {
-    for (int di = 0; di < clscan_sel_ndevs; di++) {
-        clscan_sel_dev *d = &clscan_sel_devs[di];
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         clscan_sel_bufs b;
         for (int i = 0; i < CLSCAN_SEL_ELEMS; i++) {
             b.src_img[i] = i + 1;
@@ -621,12 +495,12 @@ START_TEST(test_invalid_arguments)
         }
         memset(b.dst_img, CLSCAN_SEL_POISON, sizeof b.dst_img);
         memset(b.count_img, CLSCAN_SEL_POISON, sizeof b.count_img);
-        b.src = clscan_sel_buffer(d, sizeof b.src_img, b.src_img);
-        b.dst = clscan_sel_buffer(d, sizeof b.dst_img, b.dst_img);
-        b.flags = clscan_sel_buffer(d, sizeof b.flags_img, b.flags_img);
-        b.count = clscan_sel_buffer(d, sizeof b.count_img, b.count_img);
-        cl_mem count4 = clscan_sel_buffer(d, 4, b.count_img);
-        cl_mem flags_short = clscan_sel_buffer(d, CLSCAN_SEL_ELEMS - 1, b.flags_img);
+        b.src = clscan_test_buffer(d, sizeof b.src_img, b.src_img);
+        b.dst = clscan_test_buffer(d, sizeof b.dst_img, b.dst_img);
+        b.flags = clscan_test_buffer(d, sizeof b.flags_img, b.flags_img);
+        b.count = clscan_test_buffer(d, sizeof b.count_img, b.count_img);
+        cl_mem count4 = clscan_test_buffer(d, 4, b.count_img);
+        cl_mem flags_short = clscan_test_buffer(d, CLSCAN_SEL_ELEMS - 1, b.flags_img);
         const clscan_sel_call ok = {CLSCAN_VERIFY_SELECT_IF, d->ctx, d->queue, b.src, 0, b.flags,
                                     0, b.dst, 0, b.count, CLSCAN_SEL_ELEMS, CLSCAN_INT32,
                                     "(x & 1) == 0", 0, NULL};
@@ -711,10 +585,10 @@ START_TEST(test_invalid_arguments)
         cl_event ev = NULL;
         c = ok, c.count = b.dst, c.dst_offset = 2, c.n = CLSCAN_SEL_ELEMS - 2;
         ck_assert_int_eq(clscan_sel_invoke(&c, &ev), CLSCAN_SUCCESS);
-        clscan_sel_wait(ev, "count before dst in one buffer");
+        clscan_test_wait(ev, "count before dst in one buffer");
         clReleaseEvent(ev);
         cl_int got[CLSCAN_SEL_ELEMS];
-        clscan_sel_read(d, b.dst, sizeof got, got);
+        clscan_test_read(d, b.dst, sizeof got, got);
         cl_ulong kept;
         memcpy(&kept, got, sizeof kept);
         ck_assert_uint_eq(kept, (CLSCAN_SEL_ELEMS - 2) / 2);
@@ -728,10 +602,10 @@ START_TEST(test_invalid_arguments)
             c = ok, c.kind = CLSCAN_VERIFY_SELECT_FLAGGED, c.flags = b.src, c.flags_offset = 128,
             c.n = 32;
             ck_assert_int_eq(clscan_sel_invoke(&c, &ev), CLSCAN_SUCCESS);
-            clscan_sel_wait(ev, "flags after src in one buffer");
+            clscan_test_wait(ev, "flags after src in one buffer");
             clReleaseEvent(ev);
             ck_assert_uint_eq(clscan_sel_count(d, b.count), 8);
-            clscan_sel_read(d, b.dst, sizeof got, got);
+            clscan_test_read(d, b.dst, sizeof got, got);
             for (int i = 0; i < 8; i++)
                 ck_assert_int_eq(got[i], 1 + 4 * i);
         }
@@ -740,7 +614,7 @@ START_TEST(test_invalid_arguments)
         ck_assert_int_eq(clscan_sel_invoke(&c, NULL), CLSCAN_SUCCESS); /* no event asked for */
         ck_assert_int_eq(clFinish(d->queue), CL_SUCCESS);
         ck_assert_uint_eq(clscan_sel_count(d, b.count), CLSCAN_SEL_ELEMS - 10);
-        clscan_sel_read(d, b.dst, sizeof got, got);
+        clscan_test_read(d, b.dst, sizeof got, got);
         for (int i = 0; i < CLSCAN_SEL_ELEMS - 10; i++)
             ck_assert_int_eq(got[3 + i], 11 + i);
         clReleaseMemObject(b.src);
@@ -760,18 +634,18 @@ END_TEST
  * is still written. */
 START_TEST(test_empty)
 {
-    for (int di = 0; di < clscan_sel_ndevs; di++) {
-        clscan_sel_dev *d = &clscan_sel_devs[di];
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         unsigned char poison[64], got[64];
         memset(poison, CLSCAN_SEL_POISON, sizeof poison);
         for (int kind = 0; kind < CLSCAN_VERIFY_KIND_COUNT; kind++)
             for (int with_event = 1; with_event >= 0; with_event--) {
                 const char *what = clscan_verify_kind_name((clscan_verify_kind)kind);
                 cl_int err, exec = CL_QUEUED;
-                cl_mem src = clscan_sel_buffer(d, 64, poison);
-                cl_mem dst = clscan_sel_buffer(d, 64, poison);
-                cl_mem count = clscan_sel_buffer(d, 64, poison);
-                cl_mem flags = clscan_sel_buffer(d, 64, poison);
+                cl_mem src = clscan_test_buffer(d, 64, poison);
+                cl_mem dst = clscan_test_buffer(d, 64, poison);
+                cl_mem count = clscan_test_buffer(d, 64, poison);
+                cl_mem flags = clscan_test_buffer(d, 64, poison);
                 cl_event user = clCreateUserEvent(d->cl_ctx, &err), ev = NULL;
                 ck_assert_int_eq(err, CL_SUCCESS);
                 clscan_sel_call c = {(clscan_verify_kind)kind, d->ctx, d->queue, src, 2, flags, 3,
@@ -789,19 +663,19 @@ START_TEST(test_empty)
                 }
                 ck_assert_int_eq(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
                 if (with_event) {
-                    clscan_sel_wait(ev, "n == 0");
+                    clscan_test_wait(ev, "n == 0");
                     clReleaseEvent(ev);
                 } else {
                     ck_assert_int_eq(clFinish(d->queue), CL_SUCCESS);
                 }
-                clscan_sel_read(d, count, 64, got);
+                clscan_test_read(d, count, 64, got);
                 cl_ulong n;
                 memcpy(&n, got, 8);
                 ck_assert_msg(n == 0, "%s: %s n == 0 (event %d): count 0x%llx", d->name, what,
                               with_event, (unsigned long long)n);
                 ck_assert_msg(!memcmp(got + 8, poison, 56), "%s: %s n == 0: count bytes past 8 "
                               "written", d->name, what);
-                clscan_sel_read(d, dst, 64, got);
+                clscan_test_read(d, dst, 64, got);
                 ck_assert_msg(!memcmp(got, poison, 64), "%s: %s n == 0 wrote dst", d->name, what);
                 clReleaseEvent(user);
                 clReleaseMemObject(src);
@@ -838,7 +712,7 @@ static int clscan_sel_positive(clscan_type t, uint64_t x, uint64_t i)
  * some 4000 characters; each on its own data against the reference. */
 START_TEST(test_predicates)
 {
-    const uint64_t seed = clscan_sel_seed();
+    const uint64_t seed = clscan_test_seed(20261123u);
     static char long_text[4200];
     size_t len = (size_t)snprintf(long_text, sizeof long_text, "(x > 0)");
     while (len + 20 < sizeof long_text)
@@ -869,8 +743,8 @@ START_TEST(test_predicates)
         {CLSCAN_VERIFY_PARTITION_IF, CLSCAN_UINT64, &lines, 3333},
         {CLSCAN_VERIFY_SELECT_IF, CLSCAN_INT64, &longp, 2500},
         {CLSCAN_VERIFY_SELECT_IF, CLSCAN_FLOAT, &longp, 2500}};
-    for (int di = 0; di < clscan_sel_ndevs; di++) {
-        clscan_sel_dev *d = &clscan_sel_devs[di];
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
             clscan_verify_compact_case c = {steps[k].kind, steps[k].type, 0, steps[k].n, 0, 0, 0,
                                             0, clscan_verify_mix(seed, 4000 + k), steps[k].p};
@@ -896,9 +770,9 @@ END_TEST
 START_TEST(test_chain)
 {
     enum { N = 50021 };
-    const uint64_t seed = clscan_sel_seed();
-    for (int di = 0; di < clscan_sel_ndevs; di++) {
-        clscan_sel_dev *d = &clscan_sel_devs[di];
+    const uint64_t seed = clscan_test_seed(20261123u);
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         cl_command_queue_properties props = 0;
         clGetDeviceInfo(d->dev, CL_DEVICE_QUEUE_PROPERTIES, sizeof props, &props, NULL);
         cl_uint *in = malloc(N * sizeof *in), *zeros = calloc(N, sizeof *in);
@@ -918,10 +792,10 @@ START_TEST(test_chain)
                                      : d->queue;
             ck_assert_ptr_nonnull(q);
             cl_event user = clCreateUserEvent(d->cl_ctx, &err), ev[3] = {NULL, NULL, NULL};
-            cl_mem src = clscan_sel_buffer(d, N * sizeof *in, NULL);
-            cl_mem dst = clscan_sel_buffer(d, N * sizeof *in, zeros);
-            cl_mem out = clscan_sel_buffer(d, N * sizeof *in, NULL);
-            cl_mem count = clscan_sel_buffer(d, 8, NULL);
+            cl_mem src = clscan_test_buffer(d, N * sizeof *in, NULL);
+            cl_mem dst = clscan_test_buffer(d, N * sizeof *in, zeros);
+            cl_mem out = clscan_test_buffer(d, N * sizeof *in, NULL);
+            cl_mem count = clscan_test_buffer(d, 8, NULL);
             ck_assert_int_eq(clEnqueueWriteBuffer(q, src, CL_FALSE, 0, N * sizeof *in, in, 1,
                                                   &user, &ev[0]), CL_SUCCESS);
             ck_assert_int_eq(clscan_select_if(d->ctx, q, src, 0, dst, 0, count, N, CLSCAN_UINT32,
@@ -932,7 +806,7 @@ START_TEST(test_chain)
                              CLSCAN_SUCCESS);
             clFlush(q);
             ck_assert_int_eq(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
-            clscan_sel_wait(ev[2], "select then scan");
+            clscan_test_wait(ev[2], "select then scan");
             ck_assert_int_eq(clEnqueueReadBuffer(q, out, CL_TRUE, 0, N * sizeof *got, got, 0,
                                                  NULL, NULL), CL_SUCCESS);
             cl_ulong kept = 0;
@@ -981,7 +855,7 @@ static Suite *clscan_sel_suite(void)
     suite_add_tcase(s, host);
 
     TCase *dev = tcase_create("device");
-    tcase_add_checked_fixture(dev, clscan_sel_setup, clscan_sel_teardown);
+    tcase_add_checked_fixture(dev, clscan_test_setup, clscan_test_teardown);
     tcase_set_timeout(dev, 850);
     tcase_add_loop_test(dev, test_matrix, 0, CLSCAN_TYPE_COUNT);
     tcase_add_test(dev, test_hand_made);
@@ -995,9 +869,5 @@ static Suite *clscan_sel_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(clscan_sel_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return clscan_test_run(clscan_sel_suite());
 }

@@ -5,10 +5,10 @@
  * NaNs) and stability, exact error statuses and messages with nothing enqueued, n == 0,
  * the largest allocation, and a sort chained after a scan on one queue. */
 #include "clscan_internal.h"
+#include "test_devices.h"
 #include "verify.h"
 
 #include <check.h>
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -16,123 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------ devices ------- */
-
-/* One device under test: the first of a platform ($CLSCAN_TEST_PLATFORM: only platforms
- * whose name contains it, in any case). Opened in each forked test, since OpenCL state
- * must not cross a fork. */
-typedef struct clscan_sort_dev {
-    cl_device_id dev;
-    cl_context cl_ctx;
-    cl_command_queue queue; /* in-order */
-    clscan_context *ctx;
-    int fp64;
-    char name[256];
-} clscan_sort_dev;
-
-enum { CLSCAN_SORT_MAX_PLATFORMS = 16 };
-static clscan_sort_dev clscan_sort_devs[CLSCAN_SORT_MAX_PLATFORMS];
-static int clscan_sort_ndevs;
-
-/* 1 if `name` contains `part`, ignoring case. */
-static int clscan_sort_name_matches(const char *name, const char *part)
-{
-    size_t len = strlen(part);
-    for (const char *p = name; strlen(p) >= len; p++) {
-        size_t k = 0;
-        while (k < len && tolower((unsigned char)p[k]) == tolower((unsigned char)part[k]))
-            k++;
-        if (k == len)
-            return 1;
-    }
-    return 0;
-}
-
-static int clscan_sort_open(cl_platform_id p, const char *pname, clscan_sort_dev *d)
-{
-    char dname[200] = "";
-    cl_int err;
-    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d->dev, NULL) != CL_SUCCESS)
-        return 0;
-    clGetDeviceInfo(d->dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-    snprintf(d->name, sizeof d->name, "%s / %s", pname, dname);
-    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0};
-    d->cl_ctx = clCreateContext(props, 1, &d->dev, NULL, NULL, &err);
-    ck_assert_msg(d->cl_ctx != NULL, "%s: clCreateContext: %s", d->name,
-                  clscan_status_string(err));
-    d->queue = clCreateCommandQueue(d->cl_ctx, d->dev, 0, &err);
-    ck_assert_msg(d->queue != NULL, "%s: clCreateCommandQueue: %s", d->name,
-                  clscan_status_string(err));
-    clscan_status st = clscan_context_create(d->cl_ctx, d->dev, &d->ctx);
-    ck_assert_msg(st == CLSCAN_SUCCESS, "%s: clscan_context_create: %s: %s", d->name,
-                  clscan_status_string(st), clscan_context_last_error(NULL));
-    d->fp64 = clscan_verify_device_has_fp64(d->dev);
-    return 1;
-}
-
-static void clscan_sort_setup(void)
-{
-    const char *want = getenv("CLSCAN_TEST_PLATFORM");
-    cl_platform_id plats[CLSCAN_SORT_MAX_PLATFORMS];
-    cl_uint count = 0;
-    clscan_sort_ndevs = 0;
-    if (clGetPlatformIDs(CLSCAN_SORT_MAX_PLATFORMS, plats, &count) != CL_SUCCESS)
-        count = 0;
-    for (cl_uint p = 0; p < count && p < CLSCAN_SORT_MAX_PLATFORMS; p++) {
-        char pname[256] = "";
-        clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-        if ((!want || clscan_sort_name_matches(pname, want)) &&
-            clscan_sort_open(plats[p], pname, &clscan_sort_devs[clscan_sort_ndevs]))
-            clscan_sort_ndevs++;
-    }
-    ck_assert_msg(clscan_sort_ndevs > 0, "no OpenCL device found%s%s%s: these tests need one",
-                  want ? " on a platform matching CLSCAN_TEST_PLATFORM='" : "",
-                  want ? want : "", want ? "'" : "");
-}
-
-static void clscan_sort_teardown(void)
-{
-    while (clscan_sort_ndevs > 0) {
-        clscan_sort_dev *d = &clscan_sort_devs[--clscan_sort_ndevs];
-        clscan_context_release(d->ctx);
-        clReleaseCommandQueue(d->queue);
-        clReleaseContext(d->cl_ctx);
-    }
-}
-
-/* The master seed: $CLSCAN_TEST_SEED, else a fixed one; printed by every test using it. */
-static uint64_t clscan_sort_seed(void)
-{
-    const char *s = getenv("CLSCAN_TEST_SEED");
-    uint64_t seed = s && *s ? strtoull(s, NULL, 0) : 20261125u;
-    fprintf(stderr, "seed %" PRIu64 " (set CLSCAN_TEST_SEED to change it)\n", seed);
-    return seed;
-}
-
-static cl_mem clscan_sort_buffer(clscan_sort_dev *d, size_t bytes, const void *init)
-{
-    cl_int err;
-    cl_mem_flags how = CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0);
-    cl_mem m = clCreateBuffer(d->cl_ctx, how, bytes, (void *)(uintptr_t)init, &err);
-    ck_assert_msg(m != NULL, "%s: clCreateBuffer(%zu bytes): %s", d->name, bytes,
-                  clscan_status_string(err));
-    return m;
-}
-
-static void clscan_sort_read(clscan_sort_dev *d, cl_mem m, size_t bytes, void *out)
-{
-    ck_assert_int_eq(clEnqueueReadBuffer(d->queue, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL),
-                     CL_SUCCESS);
-}
-
-static void clscan_sort_wait(cl_event ev, const char *what)
-{
-    const char *step = "";
-    ck_assert_msg(ev != NULL, "%s: no event returned", what);
-    cl_int err = clscan_verify_wait(ev, &step);
-    ck_assert_msg(err == CL_SUCCESS, "%s: %s: %s", what, step, clscan_status_string(err));
-    clReleaseEvent(ev);
-}
+/* The devices under test, their fixture, the seed (20261125 unless $CLSCAN_TEST_SEED
+ * says otherwise), buffers, reads and event waits (clscan_test_wait_release: every wait
+ * here is the event's last use): test_devices.h. */
 
 /* ------------------------------------------------------------ reference ----- */
 
@@ -222,11 +108,12 @@ static const clscan_verify_size clscan_sort_sizes[] = {
 START_TEST(test_matrix)
 {
     const clscan_type type = (clscan_type)_i;
-    const uint64_t seed = clscan_sort_seed();
-    for (int di = 0; di < clscan_sort_ndevs; di++) {
-        clscan_sort_dev *d = &clscan_sort_devs[di];
-        unsigned pass = 0, fail = 0, skip = 0, turn = 0;
-        char msg[1024], first[1500] = "";
+    const uint64_t seed = clscan_test_seed(20261125u);
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
+        clscan_test_tally tally = {0};
+        unsigned turn = 0;
+        char msg[1024];
         for (int kind = 0; kind < CLSCAN_VERIFY_SORT_KIND_COUNT; kind++) {
             for (size_t s = 0; s < sizeof clscan_sort_sizes / sizeof *clscan_sort_sizes; s++) {
                 const size_t n = clscan_sort_sizes[s].n;
@@ -245,9 +132,9 @@ START_TEST(test_matrix)
                         clscan_verify_result r =
                             clscan_verify_run_sort(d->ctx, d->cl_ctx, d->queue, &c, msg, sizeof msg);
                         if (r == CLSCAN_VERIFY_PASS) {
-                            pass++;
+                            tally.pass++;
                         } else if (r == CLSCAN_VERIFY_SKIP) {
-                            skip++;
+                            tally.skip++;
                         } else {
                             char line[1500];
                             snprintf(line, sizeof line,
@@ -256,22 +143,13 @@ START_TEST(test_matrix)
                                      clscan_verify_sort_kind_name(c.kind), clscan_type_name(type),
                                      kind ? clscan_type_name(vt) : "-",
                                      clscan_verify_keys_name(pattern), n, l, seed, msg);
-                            if (!fail++)
-                                snprintf(first, sizeof first, "%s", line);
-                            fprintf(stderr, "FAIL %s: %s\n", d->name, line);
+                            clscan_test_tally_fail(&tally, d, line);
                         }
                     }
                 }
             }
         }
-        fprintf(stderr, "%s: sort %s: %u passed, %u failed, %u skipped%s\n", d->name,
-                clscan_type_name(type), pass, fail, skip,
-                skip ? " (skipped: device has no fp64)" : "");
-        ck_assert_msg(fail == 0, "%s: %u failed; first: %s", d->name, fail, first);
-        ck_assert_msg(pass > 0 || (skip > 0 && type == CLSCAN_DOUBLE && !d->fp64),
-                      "%s: no case ran", d->name);
-        if (type == CLSCAN_DOUBLE && d->fp64)
-            ck_assert_msg(skip == 0, "%s: double skipped on a device with fp64", d->name);
+        clscan_test_tally_check(&tally, d, "sort", type);
     }
 }
 END_TEST
@@ -279,9 +157,9 @@ END_TEST
 /* 2^20 + 3 int32 keys (random and few distinct), alone and with 4- and 8-byte values. */
 START_TEST(test_large)
 {
-    const uint64_t seed = clscan_sort_seed();
-    for (int di = 0; di < clscan_sort_ndevs; di++) {
-        clscan_sort_dev *d = &clscan_sort_devs[di];
+    const uint64_t seed = clscan_test_seed(20261125u);
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         const struct {
             clscan_verify_sort_kind kind;
             clscan_type vt;
@@ -312,8 +190,8 @@ END_TEST
  * values show that their order was kept; checked against outputs written by hand. */
 START_TEST(test_hand_made)
 {
-    for (int di = 0; di < clscan_sort_ndevs; di++) {
-        clscan_sort_dev *d = &clscan_sort_devs[di];
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         /* -NaN, NaN, +0.0, -0.0, INFINITY, -INFINITY, 1, -1, +0.0, -0.0 */
         const uint32_t in[10] = {0xffc00000u, 0x7fc00000u, 0,           0x80000000u,
                                  0x7f800000u, 0xff800000u, 0x3f800000u, 0xbf800000u,
@@ -323,18 +201,18 @@ START_TEST(test_hand_made)
                                         0x7f800000u, 0x7fc00000u};
         const cl_int vals[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
         const cl_int want_vals[10] = {0, 5, 7, 3, 9, 2, 8, 6, 4, 1};
-        cl_mem k = clscan_sort_buffer(d, sizeof in, in), v = clscan_sort_buffer(d, sizeof vals, vals);
-        cl_mem ko = clscan_sort_buffer(d, sizeof in, NULL), vo = clscan_sort_buffer(d, sizeof vals, NULL);
+        cl_mem k = clscan_test_buffer(d, sizeof in, in), v = clscan_test_buffer(d, sizeof vals, vals);
+        cl_mem ko = clscan_test_buffer(d, sizeof in, NULL), vo = clscan_test_buffer(d, sizeof vals, NULL);
         cl_event ev = NULL;
         clscan_status st = clscan_sort_pairs(d->ctx, d->queue, k, 0, v, 0, ko, 0, vo, 0, 10,
                                              CLSCAN_FLOAT, CLSCAN_INT32, 0, NULL, &ev);
         ck_assert_msg(st == CLSCAN_SUCCESS, "%s: %s", clscan_status_string(st),
                       clscan_context_last_error(d->ctx));
-        clscan_sort_wait(ev, "sort_pairs float");
+        clscan_test_wait_release(ev, "sort_pairs float");
         uint32_t got_keys[10];
         cl_int got_vals[10];
-        clscan_sort_read(d, ko, sizeof got_keys, got_keys);
-        clscan_sort_read(d, vo, sizeof got_vals, got_vals);
+        clscan_test_read(d, ko, sizeof got_keys, got_keys);
+        clscan_test_read(d, vo, sizeof got_vals, got_vals);
         for (int i = 0; i < 10; i++) {
             ck_assert_msg(got_keys[i] == want_keys[i], "%s: key %d: 0x%08x, want 0x%08x", d->name,
                           i, got_keys[i], want_keys[i]);
@@ -344,12 +222,12 @@ START_TEST(test_hand_made)
         /* Keys alone, in place: int64 with the extremes. */
         const cl_long l[6] = {5, INT64_MIN, -1, INT64_MAX, 0, -1};
         const cl_long lwant[6] = {INT64_MIN, -1, -1, 0, 5, INT64_MAX};
-        cl_mem lb = clscan_sort_buffer(d, sizeof l, l);
+        cl_mem lb = clscan_test_buffer(d, sizeof l, l);
         st = clscan_sort_keys(d->ctx, d->queue, lb, 0, lb, 0, 6, CLSCAN_INT64, 0, NULL, &ev);
         ck_assert_msg(st == CLSCAN_SUCCESS, "%s", clscan_context_last_error(d->ctx));
-        clscan_sort_wait(ev, "sort_keys int64 in place");
+        clscan_test_wait_release(ev, "sort_keys int64 in place");
         cl_long lgot[6];
-        clscan_sort_read(d, lb, sizeof lgot, lgot);
+        clscan_test_read(d, lb, sizeof lgot, lgot);
         for (int i = 0; i < 6; i++) ck_assert_int_eq(lgot[i], lwant[i]);
         clReleaseMemObject(lb);
         clReleaseMemObject(k);
@@ -395,7 +273,7 @@ typedef struct clscan_sort_bufs {
 
 /* Runs c, which must fail with `want` and a message containing `words`, enqueue nothing
  * (the library's command trace stays empty), leave *event alone, and write nothing. */
-static void clscan_sort_expect_error(clscan_sort_dev *d, const clscan_sort_bufs *b,
+static void clscan_sort_expect_error(clscan_test_dev *d, const clscan_sort_bufs *b,
                                      clscan_sort_call c, clscan_status want, const char *words,
                                      const char *what)
 {
@@ -421,7 +299,7 @@ static void clscan_sort_expect_error(clscan_sort_dev *d, const clscan_sort_bufs 
     const cl_mem outs[2] = {b->keys_out, b->values_out};
     for (int o = 0; o < 2; o++) {
         unsigned char img[CLSCAN_SORT_ELEMS * 8];
-        clscan_sort_read(d, outs[o], sizeof img, img);
+        clscan_test_read(d, outs[o], sizeof img, img);
         for (size_t i = 0; i < sizeof img; i++)
             ck_assert_msg(img[i] == CLSCAN_SORT_POISON, "%s: %s: output %d byte %zu written",
                           call, what, o, i);
@@ -430,15 +308,15 @@ static void clscan_sort_expect_error(clscan_sort_dev *d, const clscan_sort_bufs 
 
 START_TEST(test_invalid_arguments)
 {
-    for (int di = 0; di < clscan_sort_ndevs; di++) {
-        clscan_sort_dev *d = &clscan_sort_devs[di];
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         unsigned char in[CLSCAN_SORT_ELEMS * 8], poison[CLSCAN_SORT_ELEMS * 8];
         for (size_t i = 0; i < sizeof in; i++) in[i] = (unsigned char)(i * 7);
         memset(poison, CLSCAN_SORT_POISON, sizeof poison);
-        clscan_sort_bufs b = {clscan_sort_buffer(d, sizeof in, in),
-                              clscan_sort_buffer(d, sizeof in, in),
-                              clscan_sort_buffer(d, sizeof poison, poison),
-                              clscan_sort_buffer(d, sizeof poison, poison)};
+        clscan_sort_bufs b = {clscan_test_buffer(d, sizeof in, in),
+                              clscan_test_buffer(d, sizeof in, in),
+                              clscan_test_buffer(d, sizeof poison, poison),
+                              clscan_test_buffer(d, sizeof poison, poison)};
         cl_int err;
         cl_context other = clCreateContext(NULL, 1, &d->dev, NULL, NULL, &err);
         ck_assert(other != NULL);
@@ -550,12 +428,12 @@ START_TEST(test_invalid_arguments)
         ck_assert_int_eq(clscan_sort_keys(d->ctx, d->queue, b.keys, 3, b.keys, 3, 50,
                                           CLSCAN_UINT32, 0, NULL, &ev),
                          CLSCAN_SUCCESS);
-        clscan_sort_wait(ev, "sort_keys in place");
+        clscan_test_wait_release(ev, "sort_keys in place");
         ck_assert_int_eq(clscan_sort_pairs(d->ctx, d->queue, b.keys, 0, b.keys, 10, b.keys_out,
                                            0, b.values_out, 0, 50, CLSCAN_UINT32,
                                            CLSCAN_FLOAT, 0, NULL, &ev),
                          CLSCAN_SUCCESS);
-        clscan_sort_wait(ev, "sort_pairs with overlapping inputs");
+        clscan_test_wait_release(ev, "sort_pairs with overlapping inputs");
         clReleaseMemObject(foreign);
         clReleaseCommandQueue(foreign_q);
         clReleaseContext(other);
@@ -572,12 +450,12 @@ END_TEST
  * enqueued. */
 START_TEST(test_empty_and_max_alloc)
 {
-    for (int di = 0; di < clscan_sort_ndevs; di++) {
-        clscan_sort_dev *d = &clscan_sort_devs[di];
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         unsigned char poison[64];
         memset(poison, CLSCAN_SORT_POISON, sizeof poison);
-        cl_mem k = clscan_sort_buffer(d, sizeof poison, poison);
-        cl_mem o = clscan_sort_buffer(d, sizeof poison, poison);
+        cl_mem k = clscan_test_buffer(d, sizeof poison, poison);
+        cl_mem o = clscan_test_buffer(d, sizeof poison, poison);
         cl_event ev = NULL, ev2 = NULL;
         ck_assert_int_eq(clscan_sort_keys(d->ctx, d->queue, k, 16, o, 16, 0, CLSCAN_FLOAT, 0,
                                           NULL, &ev),
@@ -585,13 +463,13 @@ START_TEST(test_empty_and_max_alloc)
         ck_assert_int_eq(clscan_sort_pairs(d->ctx, d->queue, k, 0, k, 8, o, 0, o, 8, 0,
                                            CLSCAN_UINT64, CLSCAN_INT32, 1, &ev, &ev2),
                          CLSCAN_SUCCESS);
-        clscan_sort_wait(ev, "n == 0 keys");
-        clscan_sort_wait(ev2, "n == 0 pairs after it");
+        clscan_test_wait_release(ev, "n == 0 keys");
+        clscan_test_wait_release(ev2, "n == 0 pairs after it");
         ck_assert_int_eq(clscan_sort_keys(d->ctx, d->queue, k, 0, o, 0, 0, CLSCAN_INT32, 0,
                                           NULL, NULL),
                          CLSCAN_SUCCESS);
         unsigned char img[64];
-        clscan_sort_read(d, o, sizeof img, img);
+        clscan_test_read(d, o, sizeof img, img);
         ck_assert(!memcmp(img, poison, sizeof img));
         clReleaseMemObject(k);
         clReleaseMemObject(o);
@@ -603,7 +481,7 @@ START_TEST(test_empty_and_max_alloc)
         ck_assert_int_eq(clscan_context_create(d->cl_ctx, d->dev, &small), CLSCAN_SUCCESS);
         unsetenv("CLSCAN_MAX_MEM_ALLOC_SIZE");
         const size_t n = (size_t)1 << 17;
-        cl_mem kb = clscan_sort_buffer(d, n * 8, NULL), vb = clscan_sort_buffer(d, n * 8, NULL);
+        cl_mem kb = clscan_test_buffer(d, n * 8, NULL), vb = clscan_test_buffer(d, n * 8, NULL);
         cl_event trace[8];
         size_t traced = 0;
         clscan__trace_events(trace, 8, &traced);
@@ -621,7 +499,7 @@ START_TEST(test_empty_and_max_alloc)
         st = clscan_sort_pairs(small, d->queue, kb, 0, vb, 0, kb, 0, vb, 0, n / 4, CLSCAN_INT64,
                                CLSCAN_INT64, 0, NULL, &ev);
         ck_assert_msg(st == CLSCAN_SUCCESS, "%s", clscan_context_last_error(small));
-        clscan_sort_wait(ev, "2^15 int64 pairs under a 1 MiB allocation limit");
+        clscan_test_wait_release(ev, "2^15 int64 pairs under a 1 MiB allocation limit");
         clscan_context_release(small);
         clReleaseMemObject(kb);
         clReleaseMemObject(vb);
@@ -640,8 +518,8 @@ static int clscan_sort_cmp_int(const void *x, const void *y)
 
 START_TEST(test_chain)
 {
-    for (int di = 0; di < clscan_sort_ndevs; di++) {
-        clscan_sort_dev *d = &clscan_sort_devs[di];
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
         enum { N = 5000 };
         static cl_int host[N], want[N], got[N];
         cl_int run = 0;
@@ -651,8 +529,8 @@ START_TEST(test_chain)
             want[i] = run;
         }
         qsort(want, N, sizeof *want, clscan_sort_cmp_int);
-        cl_mem a = clscan_sort_buffer(d, sizeof host, host);
-        cl_mem b = clscan_sort_buffer(d, sizeof host, NULL);
+        cl_mem a = clscan_test_buffer(d, sizeof host, host);
+        cl_mem b = clscan_test_buffer(d, sizeof host, NULL);
         cl_event scanned = NULL, sorted = NULL;
         ck_assert_int_eq(clscan_inclusive_scan(d->ctx, d->queue, a, 0, b, 0, N, CLSCAN_INT32,
                                                CLSCAN_OP_ADD, 0, NULL, &scanned),
@@ -661,8 +539,8 @@ START_TEST(test_chain)
                                           &scanned, &sorted),
                          CLSCAN_SUCCESS);
         clReleaseEvent(scanned);
-        clscan_sort_wait(sorted, "scan then sort");
-        clscan_sort_read(d, b, sizeof got, got);
+        clscan_test_wait_release(sorted, "scan then sort");
+        clscan_test_read(d, b, sizeof got, got);
         for (int i = 0; i < N; i++) ck_assert_int_eq(got[i], want[i]);
 
         /* An out-of-order queue: every command of the call waits for the one before. */
@@ -685,7 +563,7 @@ START_TEST(test_chain)
                                               &written, &sorted),
                              CLSCAN_SUCCESS);
             clReleaseEvent(written);
-            clscan_sort_wait(sorted, "sort on an out-of-order queue");
+            clscan_test_wait_release(sorted, "sort on an out-of-order queue");
             memcpy(want, host, sizeof host);
             qsort(want, N, sizeof *want, clscan_sort_cmp_int);
             ck_assert_int_eq(clEnqueueReadBuffer(ooo, b, CL_TRUE, 0, sizeof got, got, 0, NULL,
@@ -707,7 +585,7 @@ static Suite *clscan_sort_suite(void)
     tcase_add_test(host, test_reference);
     suite_add_tcase(s, host);
     TCase *dev = tcase_create("device");
-    tcase_add_checked_fixture(dev, clscan_sort_setup, clscan_sort_teardown);
+    tcase_add_checked_fixture(dev, clscan_test_setup, clscan_test_teardown);
     tcase_add_loop_test(dev, test_matrix, 0, CLSCAN_TYPE_COUNT);
     tcase_add_test(dev, test_large);
     tcase_add_test(dev, test_hand_made);
@@ -720,9 +598,5 @@ static Suite *clscan_sort_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(clscan_sort_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return clscan_test_run(clscan_sort_suite());
 }

@@ -11,10 +11,10 @@
  * 200), CLSCAN_TEST_MAX_SIZE (largest n, default 100000) and CLSCAN_TEST_THREAD_TYPES
  * (the element types drawn, as names: "int32,float"; default all six; fewer types mean
  * fewer programs to build). */
+#include "test_devices.h"
 #include "verify.h"
 
 #include <check.h>
-#include <ctype.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -70,20 +70,6 @@ enum { CLSCAN_THR_MAX_PLATFORMS = 16 };
 static clscan_thr_dev clscan_thr_devs[CLSCAN_THR_MAX_PLATFORMS];
 static int clscan_thr_ndevs;
 
-/* 1 if `name` contains `part`, ignoring case. */
-static int clscan_thr_name_matches(const char *name, const char *part)
-{
-    size_t len = strlen(part);
-    for (const char *p = name; strlen(p) >= len; p++) {
-        size_t k = 0;
-        while (k < len && tolower((unsigned char)p[k]) == tolower((unsigned char)part[k]))
-            k++;
-        if (k == len)
-            return 1;
-    }
-    return 0;
-}
-
 /* Mesa 22.3's rusticl loses the order of commands that several threads enqueue on one
  * in-order queue: a blocking read made after the kernel's event completed returns the
  * buffer as it was before the kernel (wrong data), and the heap gets corrupted ("corrupted
@@ -107,7 +93,7 @@ static void clscan_thr_setup(void)
         char pname[128] = "", dname[120] = "";
         cl_int err;
         clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-        if ((want && !clscan_thr_name_matches(pname, want)) ||
+        if ((want && !clscan_test_name_matches(pname, want)) ||
             clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 1, &d->dev, NULL) != CL_SUCCESS)
             continue;
         clGetDeviceInfo(d->dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
@@ -122,7 +108,7 @@ static void clscan_thr_setup(void)
         d->ooo = (qp & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
         char driver[64] = "";
         clGetDeviceInfo(d->dev, CL_DRIVER_VERSION, sizeof driver, driver, NULL);
-        d->shared_queue_broken = clscan_thr_name_matches(pname, "rusticl") && atoi(driver) <= 22;
+        d->shared_queue_broken = clscan_test_name_matches(pname, "rusticl") && atoi(driver) <= 22;
         clscan_thr_ndevs++;
     }
     ck_assert_msg(clscan_thr_ndevs > 0, "no OpenCL device found%s%s%s: these tests need one",
@@ -137,15 +123,6 @@ static void clscan_thr_teardown(void)
 }
 
 /* ------------------------------------------------------------ settings ------ */
-
-/* The master seed: $CLSCAN_TEST_SEED, else a fixed one; printed by every test using it. */
-static uint64_t clscan_thr_seed(void)
-{
-    const char *s = getenv("CLSCAN_TEST_SEED");
-    uint64_t seed = s && *s ? strtoull(s, NULL, 0) : 20261125u;
-    fprintf(stderr, "seed %" PRIu64 " (set CLSCAN_TEST_SEED to change it)\n", seed);
-    return seed;
-}
 
 /* A positive whole number from the environment, or `fallback`. */
 static unsigned long clscan_thr_env(const char *name, unsigned long fallback)
@@ -478,7 +455,7 @@ static void clscan_thr_run_workers(const clscan_thr_dev *d, cl_command_queue sha
  * out-of-order where the device has such queues), random calls of every kind. */
 START_TEST(test_own_queues)
 {
-    const uint64_t seed = clscan_thr_seed();
+    const uint64_t seed = clscan_test_seed(20261125u);
     for (int di = 0; di < clscan_thr_ndevs; di++) {
         const clscan_thr_dev *d = &clscan_thr_devs[di];
         if (!d->ooo)
@@ -491,7 +468,7 @@ END_TEST
 /* Eight threads on one context and one queue: in-order (_i == 0), out-of-order (1). */
 START_TEST(test_shared_queue)
 {
-    const uint64_t seed = clscan_thr_seed();
+    const uint64_t seed = clscan_test_seed(20261125u);
     for (int di = 0; di < clscan_thr_ndevs; di++) {
         const clscan_thr_dev *d = &clscan_thr_devs[di];
         if (_i == 1 && !d->ooo) {
@@ -614,7 +591,7 @@ static void *clscan_thr_race_worker(void *arg)
 
 START_TEST(test_first_use_race)
 {
-    const uint64_t seed = clscan_thr_seed();
+    const uint64_t seed = clscan_test_seed(20261125u);
     for (int di = 0; di < clscan_thr_ndevs; di++) {
         const clscan_thr_dev *d = &clscan_thr_devs[di];
         clscan_context *ctx = NULL;
@@ -667,9 +644,5 @@ static Suite *clscan_thr_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(clscan_thr_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return clscan_test_run(clscan_thr_suite());
 }
