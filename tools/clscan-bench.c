@@ -1,14 +1,18 @@
-/* clscan-bench.c - times libclscan's scans and stream compactions (device time of the
+/* clscan-bench.c - times libclscan's scans, stream compactions, general scans and sorts
+ * (device time of the
  * kernels each call enqueued, and wall time per call) against a buffer copy of the same
  * size; checks every result on the host; prints a table, CSV, JSON.
  *
  * CSV columns (JSON rows carry the same keys): platform, device, driver; then
- *   type, op, mode, algo     op and mode empty for a compaction
+ *   type, op, mode, algo     op and mode empty for a compaction or sort; a general scan's
+ *                            own types come from its case (tools/verify_general.c)
  *   n, elem_bytes            elements per call, bytes per element
  *   bytes_moved              the least the call must move: a scan reads and writes n
  *                            elements; a compaction reads n elements (select-flagged: and
  *                            n flag bytes), writes the kept ones (partition: all n) and
- *                            the 8-byte count
+ *                            the 8-byte count; a sort reads and writes its keys (and
+ *                            values); a general scan reads its input and segments and
+ *                            writes its output
  *   rotations, warmup, repeats, kernels (most kernels traced in one timed call),
  *   device_time_usable       0 where the driver's timestamps do not advance
  *   scan_{min,median,max}_us device time of the timed call (scan or compaction)
@@ -20,7 +24,9 @@
  *   fallbacks                single-pass fallback reductions over all timed calls
  *   check, note              PASS, FAIL, SKIP, ERROR or UNCHECKED (a predicate the bench
  *                            cannot evaluate on the host), and why
- *   call                     scan, select-if, select-flagged, partition or unique
+ *   call                     scan, select-if, select-flagged, partition, unique,
+ *                            sort-keys, sort-pairs, seg-add, seg-keys-min, custom-max,
+ *                            mat2 or transform-count
  *   predicate                select-if, partition: the predicate's text
  *   keep_fraction            select-flagged, unique: the share of elements asked kept
  *   kept                     compaction: the count the checked call wrote
