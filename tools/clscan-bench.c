@@ -1,7 +1,6 @@
 /* clscan-bench.c - times libclscan's scans, stream compactions, general scans and sorts
- * (device time of the
- * kernels each call enqueued, and wall time per call) against a buffer copy of the same
- * size; checks every result on the host; prints a table, CSV, JSON.
+ * (device time of the kernels each call enqueued, and wall time per call) against a
+ * buffer copy of the same size; checks every result on the host; prints a table, CSV, JSON.
  *
  * CSV columns (JSON rows carry the same keys): platform, device, driver; then
  *   type, op, mode, algo     op and mode empty for a compaction or sort; a general scan's
