@@ -316,14 +316,18 @@ test | test-full)
     found=0
     # test: every suite but 'extended' on PoCL, and on rusticl not 'lookback-stress'
     # either (tests/meson.build); test-full: all of them on both.
-    skip_pocl=() skip_rusticl=()
+    # test also runs 1,000 context cycles on PoCL, where one takes about 60 ms (the
+    # 10,000 of test_cycles run on rusticl, 7 ms each).
+    skip_pocl=() skip_rusticl=() pocl_cycles=${CLSCAN_TEST_CYCLES:-}
     if [ "$cmd" = test ]; then
         skip_pocl=(--no-suite extended)
         skip_rusticl=(--no-suite extended --no-suite lookback-stress)
+        pocl_cycles=${CLSCAN_TEST_CYCLES:-1000}
     fi
     if [ -f /etc/OpenCL/vendors/pocl.icd ]; then
         found=1
-        run_suite pocl /etc/OpenCL/vendors/pocl.icd "${skip_pocl[@]}"
+        CLSCAN_TEST_CYCLES=$pocl_cycles run_suite pocl /etc/OpenCL/vendors/pocl.icd \
+            "${skip_pocl[@]}"
     fi
     if [ -f /etc/OpenCL/vendors/rusticl.icd ]; then
         found=1
