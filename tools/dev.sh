@@ -2,7 +2,8 @@
 # dev.sh - the README's two commands: `tools/dev.sh selftest` builds libclscan and runs
 # clscan-selftest on every OpenCL device; `tools/dev.sh test` builds and runs the test
 # suite on each OpenCL implementation present, plus the quick selftest under Oclgrind
-# (default tuning, then each emulated device profile of tests/profiles.txt), and the host
+# (default tuning, two emulated device profiles of tests/profiles.txt, the look-back
+# modes) and the general-scan tests under Oclgrind, and the host
 # code under AddressSanitizer + UBSan, valgrind memcheck and ThreadSanitizer on PoCL; it
 # leaves out the meson suites of extra tunings (tests/meson.build), which
 # `tools/dev.sh test-full` adds; `tools/dev.sh sanitizers` runs only the three stages.
@@ -124,14 +125,16 @@ run_oclgrind_profiles() {
 }
 
 # The device scans and compactions under Oclgrind (which takes the single-pass scan by
-# default): the multi-level one, and the single-pass one on 64 x 2 tiles with the wait
-# giving up at once, with delayed tiles, and with silent tiles (their successors reduce
-# them; about 80 s more each for the compactions), with 64- and 32-bit words.
+# default): the multi-level one, and the single-pass one on 64 x 2 tiles with silent
+# tiles (their successors reduce them; about 80 s more each for the compactions), with
+# 64- and 32-bit words; test-full adds the wait giving up at once and delayed tiles.
 lookback_runs() {
     local sp="CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=2"
     echo "multi-level CLSCAN_SCAN_ALGO=multi-level"
-    echo "sp-giveup $sp CLSCAN_LOOKBACK_SPINS=0"
-    echo "sp-delay $sp CLSCAN_LOOKBACK_TEST=delay CLSCAN_LOOKBACK_SPINS=8"
+    if [ "$cmd" = test-full ]; then # (in test, the silent tiles cover the fallback)
+        echo "sp-giveup $sp CLSCAN_LOOKBACK_SPINS=0"
+        echo "sp-delay $sp CLSCAN_LOOKBACK_TEST=delay CLSCAN_LOOKBACK_SPINS=8"
+    fi
     echo "sp-silent $sp CLSCAN_LOOKBACK_TEST=silent"
     echo "sp-silent-32 $sp CLSCAN_LOOKBACK_TEST=silent CLSCAN_INT64_ATOMICS=0"
 }
@@ -350,7 +353,12 @@ test | test-full)
         # The example: user kernels built from the installed-style headers.
         run_oclgrind example "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl" \
             "$build/examples/fused_map_scan" 20000 "$(date +%s)"
-        run_oclgrind_profiles <tests/profiles.txt
+        # test: the profiles of the 'profiles-ci' suite (tests/meson.build); test-full: all.
+        if [ "$cmd" = test-full ]; then
+            run_oclgrind_profiles <tests/profiles.txt
+        else
+            grep -E '^(amd-wave64|intel-simd16) ' tests/profiles.txt | run_oclgrind_profiles
+        fi
         kinds=select_flagged,select_if,partition_if,unique run_oclgrind_profiles < <(lookback_runs)
         run_oclgrind_general < <(general_runs)
     else
