@@ -333,6 +333,7 @@ typedef struct clscan_scan_desc {
  *
  * Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for what the scans refuse, a NULL
  * desc, a type_name without type_size (or one that is not a multiple of 4, or above 256),
+ * a type_name or input_type_name longer than 64 characters,
  * combine without identity or the reverse, a user type without combine, an empty
  * expression, an input_type_name that is not a library type's name given without
  * input_type_size, a bad segments value or key_type, a segments buffer missing, given

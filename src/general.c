@@ -11,8 +11,10 @@
 
 #define SET_ARG(k, i, v) CLSCAN_SET_ARG(err, k, i, v)
 
-/* The largest user type the library takes (local memory holds a tile of them). */
+/* The largest user type the library takes (local memory holds a tile of them), and the
+ * longest type name (the prelude's function signatures are written into fixed buffers). */
 #define MAX_TYPE_SIZE 256
+#define MAX_TYPE_NAME 64
 
 /* OpenCL C names of the library's types, in clscan_type order. */
 static const char *const cl_type_names[CLSCAN_TYPE_COUNT] = {"int",   "uint",  "long",
@@ -63,6 +65,12 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
         (s = check_text(ctx, d->type_name, "type_name")) != CLSCAN_SUCCESS ||
         (s = check_text(ctx, d->input_type_name, "input_type_name")) != CLSCAN_SUCCESS)
         return s;
+    CLSCAN_RETURN_IF(ctx, d->type_name && strlen(d->type_name) > MAX_TYPE_NAME,
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->type_name is longer than %d characters", MAX_TYPE_NAME);
+    CLSCAN_RETURN_IF(ctx, d->input_type_name && strlen(d->input_type_name) > MAX_TYPE_NAME,
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->input_type_name is longer than %d characters", MAX_TYPE_NAME);
     CLSCAN_RETURN_IF(ctx, (d->combine == NULL) != (d->identity == NULL),
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->%s is given without desc->%s: a custom operator needs both",

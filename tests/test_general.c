@@ -206,6 +206,10 @@ START_TEST(test_invalid)
     d.type_size = 6;
     expect_error(&d, a, 0, NULL, b, 0, 10, CLSCAN_ERROR_INVALID_ARGUMENT, "multiple of 4");
     d.type_size = 16;
+    d.type_name = "a_type_name_that_goes_on_and_on_far_past_the_sixty_four_characters_allowed";
+    expect_error(&d, a, 0, NULL, b, 0, 10, CLSCAN_ERROR_INVALID_ARGUMENT,
+                 "longer than 64 characters");
+    d.type_name = "mat2u";
     d.combine = d.identity = NULL;
     expect_error(&d, a, 0, NULL, b, 0, 10, CLSCAN_ERROR_INVALID_ARGUMENT, "needs desc->combine");
     d = ok;
