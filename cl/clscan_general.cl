@@ -19,11 +19,12 @@ __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_gen_reduce_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
                              __global const CLSCAN_GEN_SEG *seg, ulong seg_off, ulong n,
                              int inclusive, ulong tiles_per_group,
-                             __global CLSCAN_T *partials, ulong part_off)
+                             __global CLSCAN_T *partials, ulong part_off, uint carry_flags)
 {
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
-    const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive};
+    const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive,
+                                 (carry_flags & CLSCAN_CARRY_IN) != 0};
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
     CLSCAN_T acc = CLSCAN_IDENTITY;
     for (ulong t = first; t < end; ++t) {
@@ -38,29 +39,43 @@ void clscan_gen_reduce_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
 }
 
 /* Scans the group's tiles into dst[dst_off, +n), starting from partials[part_off +
- * group] when use_partials is set (else from the identity). */
+ * group] when use_partials is set (else from the identity), after the carry-in; the
+ * group of the last tile writes the total (carry arguments: see CLSCAN_CARRY_IN of
+ * cl/clscan_scan.cl, their values of the output type). Launched with n == 0 and one
+ * group, it writes the total alone. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
                            __global const CLSCAN_GEN_SEG *seg, ulong seg_off,
                            __global CLSCAN_GEN_OUT *dst, ulong dst_off, ulong n,
                            int inclusive, ulong tiles_per_group,
-                           __global const CLSCAN_T *partials, ulong part_off, int use_partials)
+                           __global const CLSCAN_T *partials, ulong part_off, int use_partials,
+                           CLSCAN_GEN_OUT init_value, __global const CLSCAN_GEN_OUT *init_buf,
+                           ulong init_off, __global CLSCAN_GEN_OUT *total_buf,
+                           ulong total_off, uint carry_flags)
 {
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
-    const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive};
+    const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive,
+                                 (carry_flags & CLSCAN_CARRY_IN) != 0};
     const int tile_inclusive = clscan_gen_tile_inclusive(inclusive);
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
-    CLSCAN_T carry = use_partials ? partials[part_off + get_group_id(0)] : CLSCAN_IDENTITY;
+    CLSCAN_T start = CLSCAN_IDENTITY;
+    if (carry_flags & CLSCAN_CARRY_IN)
+        start = clscan_gen_carry(CLSCAN_CARRY_START(carry_flags, init_value, init_buf, init_off));
+    CLSCAN_T carry = clscan_group_start(use_partials, partials, part_off, carry_flags, start);
     for (ulong t = first; t < end; ++t) {
         const ulong base = t * CLSCAN_TILE;
         const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile is stored */
         clscan_gen_load_tile(s, base, count, tile);
         const CLSCAN_T total = clscan_wg_scan(tile, scratch, tile_inclusive);
-        clscan_gen_store_tile(dst + dst_off, base, count, tile, carry);
+        if (!(carry_flags & CLSCAN_CARRY_NO_DST))
+            clscan_gen_store_tile(dst + dst_off, base, count, tile, carry);
         carry = CLSCAN_OP(carry, total);
     }
+    if ((carry_flags & CLSCAN_CARRY_OUT) && get_local_id(0) == 0 &&
+        get_group_id(0) == get_num_groups(0) - 1)
+        total_buf[total_off] = clscan_gen_total(s, n, carry);
 }
 
 #ifndef CLSCAN_GEN_SINGLE_PASS
@@ -80,23 +95,33 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
                        __global const CLSCAN_GEN_SEG *seg, ulong seg_off,
                        __global CLSCAN_GEN_OUT *dst, ulong dst_off, ulong n, int inclusive,
                        __global clscan_lb_word *state, uint epoch, uint spin_limit,
-                       __global uint *stats_base, uint stats_off)
+                       __global uint *stats_base, uint stats_off, CLSCAN_GEN_OUT init_value,
+                       __global const CLSCAN_GEN_OUT *init_buf, ulong init_off,
+                       __global CLSCAN_GEN_OUT *total_buf, ulong total_off, uint carry_flags)
 {
     __global uint *stats = stats_base + stats_off;
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     __local clscan_lb_local lb;
     __local uint ticket;
-    const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive};
+    const int has_start = (carry_flags & CLSCAN_CARRY_IN) != 0;
+    const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive, has_start};
     const ulong t = clscan_lb_ticket(state, (n + CLSCAN_TILE - 1) / CLSCAN_TILE, &ticket);
     __global clscan_lb_word *status = state + CLSCAN_LB_HEADER_WORDS;
     const ulong base = t * CLSCAN_TILE;
     const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
     clscan_gen_load_tile(s, base, count, tile);
     const CLSCAN_T total = clscan_wg_scan(tile, scratch, clscan_gen_tile_inclusive(inclusive));
-    const CLSCAN_T carry = clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, s, &lb,
-                                                 scratch, stats);
-    clscan_gen_store_tile(dst + dst_off, base, count, tile, carry);
+    CLSCAN_T start = CLSCAN_IDENTITY;
+    if (has_start)
+        start = clscan_gen_carry(CLSCAN_CARRY_START(carry_flags, init_value, init_buf, init_off));
+    const CLSCAN_T carry = clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, has_start,
+                                                 start, s, &lb, scratch, stats);
+    if ((carry_flags & CLSCAN_CARRY_OUT) && get_local_id(0) == 0 &&
+        t == (n + CLSCAN_TILE - 1) / CLSCAN_TILE - 1)
+        total_buf[total_off] = clscan_gen_total(s, n, CLSCAN_OP(carry, total));
+    if (!(carry_flags & CLSCAN_CARRY_NO_DST))
+        clscan_gen_store_tile(dst + dst_off, base, count, tile, carry);
 }
 #endif /* CLSCAN_GEN_SINGLE_PASS */
 

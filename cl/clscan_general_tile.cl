@@ -41,12 +41,15 @@ CLSCAN_GEN_OUT clscan_user_transform(const CLSCAN_GEN_IN x, const ulong i);
 #define CLSCAN_GEN_TRANSFORM(x, i) (x)
 #endif
 
-/* What a tile reads: the range's src and segment buffer, and whether the call is
- * exclusive (a segmented exclusive scan reads the element before; see clscan_gen_load). */
+/* What a tile reads: the range's src and segment buffer, whether the call is exclusive
+ * (a segmented exclusive scan reads the element before; see clscan_gen_load), and
+ * whether it has a carry-in (then element 0 continues the carry's segment unless its
+ * flag is set; see clscan_gen_head). */
 typedef struct clscan_gen_source {
     __global const CLSCAN_GEN_IN *src;
     __global const CLSCAN_GEN_SEG *seg;
     int exclusive;
+    int carried;
 } clscan_gen_source;
 
 #if CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
@@ -57,13 +60,16 @@ typedef struct clscan_gen_source {
 CLSCAN_GEN_OUT clscan_user_value_identity(void);
 CLSCAN_T clscan_seg_make(const CLSCAN_GEN_OUT v, const uint f);
 
-/* Whether element i starts a segment (element 0 always does). */
+/* Whether element i starts a segment. Element 0 does, unless the call has a carry-in:
+ * then with flags it does where its flag is set, and with keys never (the key before
+ * the range is not known: the carry-in continues element 0's segment). */
 uint clscan_gen_head(clscan_gen_source s, ulong i)
 {
-    if (i == 0) return 1u;
 #if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_FLAGS
+    if (i == 0 && !s.carried) return 1u;
     return s.seg[i] != 0;
 #else
+    if (i == 0) return s.carried ? 0u : 1u;
     const CLSCAN_GEN_SEG key = s.seg[i], before = s.seg[i - 1];
     return key != before;
 #endif
@@ -86,6 +92,7 @@ CLSCAN_T clscan_gen_load(clscan_gen_source s, ulong i)
         return clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, i), head);
     }
     if (head) return clscan_seg_make(clscan_user_value_identity(), 1u);
+    if (i == 0) return clscan_seg_make(clscan_user_value_identity(), 0u); /* (carried) */
     const CLSCAN_GEN_IN x = s.src[i - 1];
     return clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, i - 1), 0u);
 #endif
@@ -110,6 +117,34 @@ CLSCAN_GEN_OUT clscan_gen_output(CLSCAN_T v)
 #else
     return v.v;
 #endif
+}
+
+/* A carry-in (of the output type) as an element of the scan, and the total of a range
+ * of n > 0 elements from the combination v of its scan's elements (including the
+ * carry-in): a segmented exclusive scan's elements are shifted by one, so its last
+ * element is combined in here. */
+CLSCAN_T clscan_gen_carry(const CLSCAN_GEN_OUT v)
+{
+#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
+    return v;
+#else
+    return clscan_seg_make(v, 0u);
+#endif
+}
+
+CLSCAN_GEN_OUT clscan_gen_total(clscan_gen_source s, ulong n, CLSCAN_T v)
+{
+#if CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
+    if (s.exclusive && n > 0) {
+        const CLSCAN_GEN_IN x = s.src[n - 1];
+        const CLSCAN_T last = clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, n - 1), 0u);
+        v = CLSCAN_OP(v, last);
+    }
+#else
+    (void)s;
+    (void)n;
+#endif
+    return clscan_gen_output(v);
 }
 
 /* Loads the elements [base, base + count) of the scan into tile, the missing tail as the

@@ -342,7 +342,9 @@ void clscan_lb_fold_near_(__local const clscan_lb_local *lb, ulong t, long from,
 }
 
 /* CLSCAN_LB_ORDERED 1 (floats): the combination of every element before tile t,
- * returned to every work-item (the identity for t == 0). It is always the same value, bit for bit, whatever the timing:
+ * returned to every work-item, starting from `start` when has_start is set (the
+ * carry-in of the call: the value before tile 0; for t == 0 that start, or the identity).
+ * It is always the same value, bit for bit, whatever the timing:
  * the tiles' totals combined strictly left to right, ((T0 op T1) op T2) op ... T(t-1),
  * which is also what every inclusive prefix a tile publishes holds. (Combining the
  * totals from the nearest tile down, as they are found, would give floats a rounding
@@ -362,7 +364,8 @@ void clscan_lb_fold_near_(__local const clscan_lb_local *lb, ulong t, long from,
  * those reductions, stats[1] the ones whose result this group published. Called by the
  * whole work-group; ends with a barrier. */
 CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, uint epoch,
-                                    uint spin_limit, CLSCAN_LB_SOURCE src,
+                                    uint spin_limit, int has_start, CLSCAN_T start,
+                                    CLSCAN_LB_SOURCE src,
                                     __local clscan_lb_local *lb, __local CLSCAN_T *scratch,
                                     __global uint *stats)
 {
@@ -405,6 +408,7 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
                     if (k == 0) break;
                     if (k == CLSCAN_LB_PREFIX) { /* the anchor: combine forward from it */
                         if (j >= 0) clscan_lb_fold_(&acc, &have, lb->value[used]);
+                        else if (has_start) clscan_lb_fold_(&acc, &have, start);
                         if (j + 1 >= far_end) {
                             clscan_lb_fold_near_(lb, t, j + 1, &acc, &have);
                             done = 1;
@@ -483,7 +487,8 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
 #else /* !CLSCAN_LB_ORDERED */
 
 /* CLSCAN_LB_ORDERED 0 (integers): the combination of every element before tile t,
- * returned to every work-item (for t == 0 the identity, after one round): the window
+ * returned to every work-item, starting from `start` when has_start is set (for t == 0
+ * that start or the identity, after one round): the window
  * of CLSCAN_LB_WINDOW predecessors below `cursor` is read at once, work-item 0 folds
  * it from the nearest tile down to the first not ready or to an inclusive prefix
  * (which ends the look-back). The order of combination then depends on timing, which
@@ -493,7 +498,8 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
  * the ones whose result this group published. Called by the whole work-group; ends
  * with a barrier. */
 CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, uint epoch,
-                                    uint spin_limit, CLSCAN_LB_SOURCE src,
+                                    uint spin_limit, int has_start, CLSCAN_T start,
+                                    CLSCAN_LB_SOURCE src,
                                     __local clscan_lb_local *lb, __local CLSCAN_T *scratch,
                                     __global uint *stats)
 {
@@ -507,8 +513,9 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
         if (lid < CLSCAN_LB_WINDOW) {
             const long j = lb->cursor - (long)lid;
             CLSCAN_T v = CLSCAN_IDENTITY;
-            uint k = CLSCAN_LB_PREFIX; /* before tile 0: the identity, final */
+            uint k = CLSCAN_LB_PREFIX; /* before tile 0: the start (or identity), final */
             if (j >= 0) k = clscan_lb_read(status + (ulong)j * CLSCAN_LB_PARTS, epoch, &v);
+            else if (has_start) v = start;
             lb->kind[lid] = k;
             lb->value[lid] = v;
         }
@@ -557,7 +564,11 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
                         atomic_inc(stats + 1);
                     cursor -= 1;
                     lb->cursor = cursor;
-                    lb->step = cursor < 0 ? CLSCAN_LB_STEP_DONE : CLSCAN_LB_STEP_READ;
+                    lb->step = CLSCAN_LB_STEP_READ;
+                    if (cursor < 0) {
+                        if (has_start) acc = CLSCAN_OP(start, acc);
+                        lb->step = CLSCAN_LB_STEP_DONE;
+                    }
                 }
                 spins = 0;
             }
@@ -574,15 +585,17 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
 #endif /* CLSCAN_LB_ORDERED */
 
 /* Tile t's side of the protocol, given its total: publishes the total (tile 0: as its
- * inclusive prefix), looks back for the combination of all earlier tiles, publishes
- * that combined with the total, and returns the combination (the identity for tile 0,
- * whose look-back ends at once) to every work-item. Called by the whole work-group;
+ * inclusive prefix, after `start` when has_start is set: the call's carry-in), looks back
+ * for the combination of the start and all earlier tiles, publishes that combined with
+ * the total, and returns the combination (for tile 0 the start or the identity: its
+ * look-back ends at once) to every work-item. Called by the whole work-group;
  * its last use of local memory is behind a barrier. stats: see
  * clscan_lb_exclusive_prefix; stats[2] is the delay
  * test's busy-wait target. (The look-back runs for tile 0 too: PoCL 3.1's compiler
  * fails on a call of it under a branch in this function, docs/IMPLEMENTATION-ISSUES.md.) */
 CLSCAN_T clscan_lb_tile_prefix(__global clscan_lb_word *status, ulong t, uint epoch,
-                               uint spin_limit, CLSCAN_T total, CLSCAN_LB_SOURCE src,
+                               uint spin_limit, CLSCAN_T total, int has_start,
+                               CLSCAN_T start, CLSCAN_LB_SOURCE src,
                                __local clscan_lb_local *lb, __local CLSCAN_T *scratch,
                                __global uint *stats)
 {
@@ -599,10 +612,11 @@ CLSCAN_T clscan_lb_tile_prefix(__global clscan_lb_word *status, ulong t, uint ep
             for (uint i = 0; i < CLSCAN_LB_TEST_DELAY; ++i)
                 if (atomic_add(stats + 2, 0u) == 0xffffffffu) break;
 #endif
-        clscan_lb_publish(mine, epoch, t == 0 ? CLSCAN_LB_PREFIX : CLSCAN_LB_AGGREGATE, total);
+        if (t != 0) clscan_lb_publish(mine, epoch, CLSCAN_LB_AGGREGATE, total);
+        else clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, has_start ? CLSCAN_OP(start, total) : total);
     }
-    const CLSCAN_T carry =
-        clscan_lb_exclusive_prefix(status, t, epoch, spin_limit, src, lb, scratch, stats);
+    const CLSCAN_T carry = clscan_lb_exclusive_prefix(status, t, epoch, spin_limit, has_start,
+                                                      start, src, lb, scratch, stats);
     if (lid == 0 && !silent && t != 0) {
         const CLSCAN_T prefix = CLSCAN_OP(carry, total);
         clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, prefix);

@@ -10,6 +10,18 @@
 #include "clscan_workgroup.cl"
 #endif
 
+/* Carry-in and carry-out (include/clscan.h: clscan_carry). A scan kernel's carry
+ * arguments: the carry-in given by value (init_value) or in init_buf[init_off], the
+ * range's total written to total_buf[total_off], as carry_flags says: */
+#define CLSCAN_CARRY_IN 1u        /* there is a carry-in: the value before element 0 */
+#define CLSCAN_CARRY_IN_BUFFER 2u /* ... read from init_buf, else init_value */
+#define CLSCAN_CARRY_OUT 4u       /* write the total (after the carry-in) */
+#define CLSCAN_CARRY_NO_DST 8u    /* reduce only: nothing written to dst */
+/* The carry-in (meaningful only with CLSCAN_CARRY_IN; the buffer is read only when the
+ * flag says so). */
+#define CLSCAN_CARRY_START(flags, value, buf, off) \
+    (((flags) & CLSCAN_CARRY_IN_BUFFER) ? (buf)[(off)] : (value))
+
 /* Tiles [first, end) of this group, where the group owns tiles_per_group tiles. */
 #define CLSCAN_GROUP_TILES(n, tiles_per_group, first, end)                    \
     const ulong ntiles_ = ((n) + CLSCAN_TILE - 1) / CLSCAN_TILE;              \
@@ -52,28 +64,51 @@ void clscan_scan_partials(__global CLSCAN_T *partials, ulong part_off, uint coun
     clscan_wg_store(partials, part_off, count, tile, CLSCAN_IDENTITY);
 }
 
+/* A group's starting value in the multi-level scan: its scanned partial (use_partials),
+ * after the call's carry-in when there is one; group 0 starts from the carry-in itself
+ * (its partial is the identity). */
+CLSCAN_T clscan_group_start(int use_partials, __global const CLSCAN_T *partials,
+                            ulong part_off, uint carry_flags, CLSCAN_T start)
+{
+    const ulong g = get_group_id(0);
+    const CLSCAN_T p = use_partials ? partials[part_off + g] : CLSCAN_IDENTITY;
+    if (!(carry_flags & CLSCAN_CARRY_IN)) return p;
+    return use_partials && g != 0 ? CLSCAN_OP(start, p) : start;
+}
+
 /* Scans the group's tiles of src into dst, starting from partials[part_off + group]
- * when use_partials is set (else from the identity). src and dst may be the same
- * range. */
+ * when use_partials is set (else from the identity), after the carry-in; the group of
+ * the last tile writes the total (carry arguments: see CLSCAN_CARRY_IN). Launched with
+ * n == 0 and one group, it writes the total alone (the carry-in, or the identity). src
+ * and dst may be the same range. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_scan_tiles(__global const CLSCAN_T *src, ulong src_off, __global CLSCAN_T *dst,
                        ulong dst_off, ulong n, ulong tiles_per_group,
                        __global const CLSCAN_T *partials, ulong part_off, int use_partials,
-                       int inclusive)
+                       int inclusive, CLSCAN_T init_value, __global const CLSCAN_T *init_buf,
+                       ulong init_off, __global CLSCAN_T *total_buf, ulong total_off,
+                       uint carry_flags)
 {
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
-    CLSCAN_T carry = use_partials ? partials[part_off + get_group_id(0)] : CLSCAN_IDENTITY;
+    CLSCAN_T start = CLSCAN_IDENTITY;
+    if (carry_flags & CLSCAN_CARRY_IN)
+        start = CLSCAN_CARRY_START(carry_flags, init_value, init_buf, init_off);
+    CLSCAN_T carry = clscan_group_start(use_partials, partials, part_off, carry_flags, start);
     for (ulong t = first; t < end; ++t) {
         const ulong base = t * CLSCAN_TILE;
         const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile is stored */
         clscan_wg_load(src + src_off, base, count, tile);
         const CLSCAN_T total = clscan_wg_scan(tile, scratch, inclusive);
-        clscan_wg_store(dst + dst_off, base, count, tile, carry);
+        if (!(carry_flags & CLSCAN_CARRY_NO_DST))
+            clscan_wg_store(dst + dst_off, base, count, tile, carry);
         carry = CLSCAN_OP(carry, total);
     }
+    if ((carry_flags & CLSCAN_CARRY_OUT) && get_local_id(0) == 0 &&
+        get_group_id(0) == get_num_groups(0) - 1)
+        total_buf[total_off] = carry;
 }
 
 #ifndef CLSCAN_SINGLE_PASS
@@ -96,7 +131,9 @@ __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CLSCAN_T *dst,
                         ulong dst_off, ulong n, __global clscan_lb_word *state, uint epoch,
                         uint spin_limit, int inclusive, __global uint *stats_base,
-                        uint stats_off)
+                        uint stats_off, CLSCAN_T init_value, __global const CLSCAN_T *init_buf,
+                        ulong init_off, __global CLSCAN_T *total_buf, ulong total_off,
+                        uint carry_flags)
 {
     __global uint *stats = stats_base + stats_off;
 #if CLSCAN_WG_SIZE > 1
@@ -125,8 +162,15 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
         total = CLSCAN_OP(total, x);
     }
 #endif
-    const CLSCAN_T carry = clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, in, &lb,
-                                                 scratch, stats);
+    const int has_start = (carry_flags & CLSCAN_CARRY_IN) != 0;
+    CLSCAN_T start = CLSCAN_IDENTITY;
+    if (has_start) start = CLSCAN_CARRY_START(carry_flags, init_value, init_buf, init_off);
+    const CLSCAN_T carry = clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, has_start,
+                                                 start, in, &lb, scratch, stats);
+    if ((carry_flags & CLSCAN_CARRY_OUT) && get_local_id(0) == 0 &&
+        t == (n + CLSCAN_TILE - 1) / CLSCAN_TILE - 1)
+        total_buf[total_off] = CLSCAN_OP(carry, total);
+    if (carry_flags & CLSCAN_CARRY_NO_DST) return;
 #if CLSCAN_WG_SIZE > 1
     clscan_wg_store(dst + dst_off, base, count, tile, carry);
 #else

@@ -101,7 +101,8 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
     uint keep = 0;
     const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch);
     const CLSCAN_T carry =
-        clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, s, &lb, scratch, stats);
+        clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, 0, total, s, &lb,
+                              scratch, stats);
     clscan_sel_write(s, out, n, base, in_tile, x, keep, tile, carry);
 #else
     /* One work-item per group (CPU devices): one walk over the tile stages its kept
@@ -126,7 +127,8 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
     }
     const CLSCAN_T total = (CLSCAN_T)kept;
     const CLSCAN_T carry =
-        clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, s, &lb, scratch, stats);
+        clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, 0, total, s, &lb,
+                              scratch, stats);
     for (uint k = 0; k < kept; ++k) out[(ulong)carry + k] = stage[k];
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_PARTITION
     /* The tile's r-th rejected element is the range's (base - carry + r)-th. */

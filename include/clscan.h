@@ -352,6 +352,191 @@ CLSCAN_API clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue
                                      const cl_event *event_wait_list, cl_event *event);
 
 /* ------------------------------------------------------------------------------
+ * Carry-in and carry-out: scans in pieces.
+ *
+ * A range too large for one buffer, one device or one machine is scanned in pieces:
+ * each piece starts from the combination of everything before it (its carry-in) and
+ * hands on its own total (its carry-out). clscan_carry says where a call's carry-in
+ * comes from and where its total goes; both are folded into the scan's own kernels, so
+ * neither costs a pass over the data, and a chain of calls whose carries live in device
+ * buffers needs no round trip to the host.
+ *
+ *   in_value       a host pointer to the carry-in, one element of the scan type (for a
+ *                  general scan: desc's type, its type_size bytes; for a segmented scan,
+ *                  the value type). Read during the call; it need not outlive it.
+ *   in_buffer,     or the carry-in read by the device from element in_offset of a
+ *   in_offset      device buffer (of the scan type), when the scan runs: an earlier
+ *                  call's out_buffer, written by commands the call waits for (by queue
+ *                  order or the wait list). At most one of in_value and in_buffer.
+ *   out_buffer,    if not NULL, receives the range's total at element out_offset: the
+ *   out_offset     carry-in (when there is one) combined with every element of the
+ *                  range, left to right. That is the next piece's carry-in. It must not
+ *                  overlap src, dst, the segments or the carry-in's element.
+ *
+ * With a carry-in c, the scan of the piece is that of c followed by its elements:
+ *
+ *   inclusive  dst[i] = c op x[0] op ... op x[i]
+ *   exclusive  dst[i] = c op x[0] op ... op x[i-1]; dst[0] = c
+ *   total      c op x[0] op ... op x[n-1]    (x[0] op ... op x[n-1] without a carry-in)
+ *
+ * so scanning a range in pieces, each piece's carry-in the previous one's total, gives
+ * the same result as one scan: exactly for integers, and for floats up to rounding (the
+ * combination's association changes at the pieces' edges). With n == 0 the total is the
+ * carry-in (the identity without one), written by a one-work-item kernel.
+ *
+ * Segmented scans (clscan_scan with segments): the carry-in belongs to the segment that
+ * was open at the end of the previous piece, and the total is that of the range's last
+ * segment (with the carry-in if no segment starts in the range). With
+ * CLSCAN_SEGMENTS_FLAGS, element 0's flag is read when there is a carry-in: a set flag
+ * starts a new segment and the carry-in is not used (without a carry-in element 0
+ * always starts one). With CLSCAN_SEGMENTS_KEYS the library cannot see the key before
+ * the range: a carry-in always continues into element 0's segment, so give none where
+ * the key changes at the piece's edge.
+ *
+ * dst may be NULL when out_buffer is given (with dst_offset 0): the call then only
+ * reduces, writing the total and nothing else, for one read of the input. Scanning in
+ * pieces across devices or machines takes that form: reduce every piece, combine the
+ * totals, then scan every piece from its combined carry-in (three passes over the data
+ * in all, and the pieces run in parallel); examples/mpi_scan.c does it across MPI ranks
+ * and clscan_scan_parts across the devices of one cl_context.
+ * ------------------------------------------------------------------------------ */
+typedef struct clscan_carry {
+    const void *in_value;
+    cl_mem in_buffer;
+    size_t in_offset;
+    cl_mem out_buffer;
+    size_t out_offset;
+} clscan_carry;
+
+/* clscan_exclusive_scan and clscan_inclusive_scan with a carry (NULL: none, as the
+ * plain calls; a clscan_carry with every field zero is the same), and clscan_scan with
+ * one. Everything else as for those calls, and in addition they return
+ * CLSCAN_ERROR_INVALID_ARGUMENT for both in_value and in_buffer given, a carry buffer of
+ * another cl_context, an in_offset or out_offset past the end of its buffer, out_buffer's
+ * element overlapping src, dst, the segments or the carry-in's element, or dst NULL
+ * without out_buffer (or with a dst_offset). In place (src == dst) with a carry is
+ * allowed, as without one. */
+CLSCAN_API clscan_status clscan_exclusive_scan_carry(
+    clscan_context *ctx, cl_command_queue queue, cl_mem src, size_t src_offset, cl_mem dst,
+    size_t dst_offset, size_t n, clscan_type type, clscan_op op, const clscan_carry *carry,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event);
+
+CLSCAN_API clscan_status clscan_inclusive_scan_carry(
+    clscan_context *ctx, cl_command_queue queue, cl_mem src, size_t src_offset, cl_mem dst,
+    size_t dst_offset, size_t n, clscan_type type, clscan_op op, const clscan_carry *carry,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event);
+
+CLSCAN_API clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
+                                           const clscan_scan_desc *desc, int inclusive,
+                                           cl_mem src, size_t src_offset, cl_mem segments,
+                                           size_t segments_offset, cl_mem dst,
+                                           size_t dst_offset, size_t n,
+                                           const clscan_carry *carry,
+                                           cl_uint num_events_in_wait_list,
+                                           const cl_event *event_wait_list,
+                                           cl_event *event);
+
+/* ------------------------------------------------------------------------------
+ * One range over several devices: clscan_scan_parts.
+ *
+ * Scans one logical range whose parts lie on different devices of one cl_context (say
+ * the two GPUs of one machine, or the sub-devices of a CPU), each part scanned by its
+ * own device, as if it were one clscan_scan_carry over the parts in order. Every
+ * device reduces its part (dst NULL, its total into a small buffer the library
+ * creates); the device of part 0 scans those totals, starting from the call's
+ * carry-in; then every device scans its part from its combined carry-in. The data
+ * never moves between devices: only one element per part does, inside the cl_context.
+ * Parts run in parallel; the call enqueues 2 to 4 kernels per part plus one scan of
+ * nparts elements, and never blocks.
+ *
+ *   parts, nparts  the parts in order; every part's ctx must be a clscan context of the
+ *                  same cl_context (one per device; two parts may share a device), its
+ *                  queue one of ctx's device; src, segments, dst, their offsets and n as
+ *                  for clscan_scan (segments NULL without them; n == 0 is fine).
+ *   desc, inclusive  as for clscan_scan; CLSCAN_SEGMENTS_KEYS is refused
+ *                  (CLSCAN_ERROR_UNSUPPORTED: keys at the parts' edges are not compared).
+ *   carry          as for clscan_scan_carry, for the whole range: out_buffer (of the
+ *                  cl_context) receives the total of all parts. NULL: none.
+ *   num_events_in_wait_list, event_wait_list
+ *                  every part's work starts after these.
+ *   events         NULL, or nparts events: events[p] completes when part p's dst is
+ *                  final (and for the last part, the carry's out_buffer too).
+ *
+ * Returns what clscan_scan_carry returns for any part, and
+ * CLSCAN_ERROR_INVALID_ARGUMENT for nparts 0, NULL parts, or parts of different
+ * cl_contexts. A failure's message is in clscan_context_last_error of the part it
+ * concerns (and of NULL, for the thread). On failure no event is returned; nothing is
+ * enqueued unless an enqueue failed part way.
+ *
+ * Parts in different cl_contexts (or on different machines) follow the same steps with
+ * a host step in the middle: reduce each part with clscan_scan_carry (dst NULL), read
+ * the totals, combine them (for built-in operators on the host; MPI_Exscan across
+ * machines), and scan each part with in_value: see examples/mpi_scan.c and
+ * docs/GUIDE.md.
+ * ------------------------------------------------------------------------------ */
+typedef struct clscan_part {
+    clscan_context *ctx;
+    cl_command_queue queue;
+    cl_mem src;
+    size_t src_offset;
+    cl_mem segments;
+    size_t segments_offset;
+    cl_mem dst;
+    size_t dst_offset;
+    size_t n;
+} clscan_part;
+
+CLSCAN_API clscan_status clscan_scan_parts(const clscan_scan_desc *desc, int inclusive,
+                                           const clscan_part *parts, size_t nparts,
+                                           const clscan_carry *carry,
+                                           cl_uint num_events_in_wait_list,
+                                           const cl_event *event_wait_list,
+                                           cl_event *events);
+
+/* ------------------------------------------------------------------------------
+ * Host ranges larger than the device: clscan_scan_host.
+ *
+ * Scans n elements of host memory, src, into host memory, dst, through the device in
+ * chunks of `chunk` elements: each chunk is written to the device, scanned with
+ * clscan_scan_carry from the previous chunk's total (kept in a device buffer, so the
+ * chain never waits for the host), and read back. Chunks alternate between the two
+ * queues, so that one chunk's transfers overlap the other queue's work (on a GPU with
+ * copy engines: uploads, scans and read-backs of different chunks at the same time).
+ * The result is that of one clscan_scan_carry over the whole range: exactly for
+ * integers, up to rounding for floats (the association changes at the chunks' edges).
+ *
+ *   queues         two command queues of ctx's cl_context and device (in-order or not;
+ *                  both may be the same queue, which gives no overlap).
+ *   desc, inclusive  as for clscan_scan, without segments (CLSCAN_ERROR_UNSUPPORTED).
+ *   src, dst       host memory: n elements of the input type and of the scan type. They
+ *                  must stay valid, src unchanged and dst untouched, until *event
+ *                  completes. dst == src (in place) is allowed when both types have the
+ *                  same size; any other overlap is refused. Pinned memory (from
+ *                  clEnqueueMapBuffer of a CL_MEM_ALLOC_HOST_PTR buffer on most GPUs)
+ *                  transfers fastest, and only pinned memory lets a transfer overlap
+ *                  other work on some drivers.
+ *   chunk          elements per chunk; 0 lets the library choose (docs/GUIDE.md). The
+ *                  call allocates two sets of chunk buffers (2 * chunk * (input +
+ *                  output size) bytes), released when its commands finish.
+ *   carry          as for clscan_scan_carry, over the whole range; NULL: none.
+ *   num_events_in_wait_list, event_wait_list
+ *                  the first commands wait for these.
+ *   event          if not NULL, completes when all of dst is written (and the total).
+ *
+ * The call returns once every chunk's commands are enqueued: it never blocks. Returns
+ * what clscan_scan_carry returns, and CLSCAN_ERROR_INVALID_ARGUMENT for a NULL queue
+ * array or host pointer (with n > 0), overlapping src and dst, or a chunk whose buffers
+ * would exceed the device's largest allocation; or CLSCAN_ERROR_UNSUPPORTED for
+ * segments.
+ * ------------------------------------------------------------------------------ */
+CLSCAN_API clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queues[2],
+                                          const clscan_scan_desc *desc, int inclusive,
+                                          const void *src, void *dst, size_t n, size_t chunk,
+                                          const clscan_carry *carry,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------------------------------
  * Stream compaction: select, partition, unique.
  *
  * Each of these keeps some elements of src[src_offset, +n), in their order, writes them

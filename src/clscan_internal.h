@@ -327,6 +327,10 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
                                             clscan_scan_algo algo, clscan_type type,
                                             size_t elem_bytes, const char *prelude,
                                             clscan_scan_config *out);
+/* The element sizes of a general scan's description (checked as clscan_scan checks it):
+ * src's elements, and dst's (the scan type; a segmented scan's value type). */
+clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_desc *desc,
+                                 size_t *in_size, size_t *out_size);
 /* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
 cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */
@@ -421,6 +425,46 @@ clscan_status clscan__check_disjoint(const clscan_context *ctx, cl_mem a, const 
 /* The commands of one call: each waits for the one before (through the wait list on an
  * out-of-order queue), the first for the caller's wait list and, where needed, the
  * scratch slot's last use. */
+/* A call's carry (include/clscan.h: clscan_carry), checked, as the scan kernels' carry
+ * arguments take it (cl/clscan_scan.cl: CLSCAN_CARRY_IN): the value by value (the host
+ * carry-in, or zeros), the buffers (a buffer of the call where there is none), their
+ * element offsets and the flags. */
+typedef struct clscan_carry_args {
+    const void *value;
+    size_t value_size;
+    cl_mem in_buf, out_buf;
+    cl_ulong in_off, out_off;
+    cl_uint flags;
+} clscan_carry_args;
+#define CLSCAN_CARRY_FLAG_IN 1u
+#define CLSCAN_CARRY_FLAG_IN_BUFFER 2u
+#define CLSCAN_CARRY_FLAG_OUT 4u
+#define CLSCAN_CARRY_FLAG_NO_DST 8u
+/* A byte range of a buffer that a call reads or writes, for the overlap checks. */
+typedef struct clscan_byte_range {
+    cl_mem mem;
+    const char *name;
+    size_t off, len;
+} clscan_byte_range;
+/* Checks carry (NULL: none) for elements of elem bytes: the buffers' context and range,
+ * the total's element against `ranges` (the call's other ranges, NULL mems skipped);
+ * no_dst: the call has no dst (then the total is required). dummy: a buffer of the call
+ * to stand in for absent ones. Fills *out. */
+clscan_status clscan__check_carry(const clscan_context *ctx, const clscan_carry *carry,
+                                  size_t elem, int no_dst, cl_mem dummy,
+                                  const clscan_byte_range *ranges, int nranges,
+                                  clscan_carry_args *out);
+/* clscan_exclusive_scan_carry (inclusive 0) and clscan_inclusive_scan_carry (scan.c). */
+clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl_mem src,
+                                 size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,
+                                 clscan_type type, clscan_op op, int inclusive,
+                                 const clscan_carry *carry, cl_uint nwait,
+                                 const cl_event *wait, cl_event *event);
+/* No carry, for internal scans: zeros of elem bytes and `dummy` as the buffers. */
+clscan_carry_args clscan__no_carry(size_t elem, cl_mem dummy);
+/* Sets the six carry arguments of kernel k from argument `first` on. */
+cl_int clscan__set_carry_args(cl_kernel k, cl_uint first, const clscan_carry_args *a);
+
 typedef struct clscan_launch {
     clscan_context *ctx;
     cl_command_queue queue;
@@ -472,11 +516,11 @@ cl_ulong clscan__scan_scratch_elements(const clscan_profile *p, const clscan_sca
                                        cl_ulong n);
 /* Enqueues the multi-level scan of src[src_off, +n) into dst[dst_off, +n) with prog's
  * scan kernels (prog->lock held), keeping this level's partials at scratch[part_off,
- * +groups) and deeper levels' after them. */
+ * +groups) and deeper levels' after them; carry: the call's (NULL: none). */
 clscan_status clscan__enqueue_scan_level(clscan_launch *l, clscan_program *prog, cl_mem src,
                                          cl_ulong src_off, cl_mem dst, cl_ulong dst_off,
                                          cl_ulong n, cl_int inclusive, cl_mem scratch,
-                                         cl_ulong part_off);
+                                         cl_ulong part_off, const clscan_carry_args *carry);
 
 /* Enqueues the exclusive scan, in place, of scratch[part_off, +count) (partials of one
  * level): one work-group, or the levels above when there are more than a tile. */

@@ -138,18 +138,49 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
     return CLSCAN_SUCCESS;
 }
 
-/* Checks the buffers of the call against the plan. */
+clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_desc *desc,
+                                 size_t *in_size, size_t *out_size)
+{
+    general_plan g;
+    clscan_status s = check_desc(ctx, desc, &g);
+    if (s != CLSCAN_SUCCESS) return s;
+    *in_size = g.in_size;
+    *out_size = g.out_size;
+    return CLSCAN_SUCCESS;
+}
+
+/* Checks the carry of a call whose other ranges are checked. */
+static clscan_status check_carry(const clscan_context *ctx, const general_plan *g, cl_mem src,
+                                 size_t src_b, cl_mem seg, size_t seg_offset, cl_mem dst,
+                                 size_t dst_b, size_t n, int no_dst, const clscan_carry *carry,
+                                 clscan_carry_args *ca)
+{
+    const clscan_byte_range ranges[3] = {
+        {src, "src", src_b, n * g->in_size},
+        {no_dst ? NULL : dst, "dst", dst_b, n * g->out_size},
+        {seg, "segments", seg_offset * g->seg_size, n * g->seg_size}};
+    return clscan__check_carry(ctx, carry, g->out_size, no_dst, src, ranges, 3, ca);
+}
+
+/* Checks the buffers of the call against the plan, and the carry (filling *ca). dst
+ * NULL with a total asked for: a reduction. */
 static clscan_status check_buffers(const clscan_context *ctx, const general_plan *g, cl_mem src,
                                    size_t src_offset, cl_mem seg, size_t seg_offset, cl_mem dst,
-                                   size_t dst_offset, size_t n)
+                                   size_t dst_offset, size_t n, const clscan_carry *carry,
+                                   clscan_carry_args *ca)
 {
     clscan_status s;
-    if ((s = clscan__check_range(ctx, src, "src", src_offset, n, g->in_size)) !=
-            CLSCAN_SUCCESS ||
-        (s = clscan__check_range(ctx, dst, "dst", dst_offset, n, g->out_size)) != CLSCAN_SUCCESS)
+    const int no_dst = dst == NULL && carry && carry->out_buffer;
+    if ((s = clscan__check_range(ctx, src, "src", src_offset, n, g->in_size)) != CLSCAN_SUCCESS)
+        return s;
+    if (no_dst)
+        CLSCAN_RETURN_IF(ctx, dst_offset != 0, CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "dst is NULL (a reduction) but dst_offset is %zu", dst_offset);
+    else if ((s = clscan__check_range(ctx, dst, "dst", dst_offset, n, g->out_size)) !=
+             CLSCAN_SUCCESS)
         return s;
     /* (Byte offsets cannot overflow once the ranges checked out.) */
-    const size_t src_b = src_offset * g->in_size, dst_b = dst_offset * g->out_size;
+    const size_t src_b = src_offset * g->in_size, dst_b = no_dst ? 0 : dst_offset * g->out_size;
     const int in_place = src == dst && src_b == dst_b && g->in_size == g->out_size;
     if (!in_place &&
         (s = clscan__check_disjoint(ctx, src, "src", src_b, n * g->in_size, dst, "dst", dst_b,
@@ -158,16 +189,18 @@ static clscan_status check_buffers(const clscan_context *ctx, const general_plan
     if (g->d->segments == CLSCAN_SEGMENTS_NONE) {
         CLSCAN_RETURN_IF(ctx, seg != NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "segments is given but desc->segments is CLSCAN_SEGMENTS_NONE");
-        return CLSCAN_SUCCESS;
+        return check_carry(ctx, g, src, src_b, NULL, 0, dst, dst_b, n, no_dst, carry, ca);
     }
     CLSCAN_RETURN_IF(ctx, seg == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "segments is NULL but desc->segments asks for %s",
                      g->d->segments == CLSCAN_SEGMENTS_FLAGS ? "flags" : "keys");
     if ((s = clscan__check_range(ctx, seg, "segments", seg_offset, n, g->seg_size)) !=
-        CLSCAN_SUCCESS)
+            CLSCAN_SUCCESS ||
+        (s = clscan__check_disjoint(ctx, seg, "segments", seg_offset * g->seg_size,
+                                    n * g->seg_size, dst, "dst", dst_b, n * g->out_size)) !=
+            CLSCAN_SUCCESS)
         return s;
-    return clscan__check_disjoint(ctx, seg, "segments", seg_offset * g->seg_size,
-                                  n * g->seg_size, dst, "dst", dst_b, n * g->out_size);
+    return check_carry(ctx, g, src, src_b, seg, seg_offset, dst, dst_b, n, no_dst, carry, ca);
 }
 
 /* ------------------------------------------------------------------ prelude -- */
@@ -370,6 +403,7 @@ typedef struct general_call {
     cl_mem src, seg, dst;
     cl_ulong src_off, seg_off, dst_off, n;
     cl_int inclusive;
+    clscan_carry_args carry;
 } general_call;
 
 /* Sets the arguments every general kernel starts with: src, src_off, seg, seg_off. */
@@ -402,6 +436,7 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog,
     SET_ARG(k, 10, lb.spins);
     SET_ARG(k, 11, lb.stats);
     SET_ARG(k, 12, lb.stats_off);
+    if (err == CL_SUCCESS) err = clscan__set_carry_args(k, 13, &c->carry);
     if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(gen_single)");
     return clscan__enqueue(l, k, (size_t)((c->n + tile - 1) / tile), cfg->wg_size,
                            "enqueue gen_single");
@@ -427,6 +462,7 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
         SET_ARG(k, 6, lp.per_group);
         SET_ARG(k, 7, partials);
         SET_ARG(k, 8, part_off);
+        SET_ARG(k, 9, c->carry.flags);
         if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(gen_reduce)");
         s = clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue gen_reduce_tiles");
         if (s != CLSCAN_SUCCESS) return s;
@@ -443,6 +479,7 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
     SET_ARG(k, 9, partials);
     SET_ARG(k, 10, part_off);
     SET_ARG(k, 11, use_partials);
+    if (err == CL_SUCCESS) err = clscan__set_carry_args(k, 12, &c->carry);
     if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(gen_scan)");
     return clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue gen_scan_tiles");
 }
@@ -453,24 +490,39 @@ clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
                           size_t dst_offset, size_t n, cl_uint num_events_in_wait_list,
                           const cl_event *event_wait_list, cl_event *event)
 {
+    return clscan_scan_carry(ctx, queue, desc, inclusive, src, src_offset, segments,
+                             segments_offset, dst, dst_offset, n, NULL, num_events_in_wait_list,
+                             event_wait_list, event);
+}
+
+clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
+                                const clscan_scan_desc *desc, int inclusive, cl_mem src,
+                                size_t src_offset, cl_mem segments, size_t segments_offset,
+                                cl_mem dst, size_t dst_offset, size_t n,
+                                const clscan_carry *carry, cl_uint num_events_in_wait_list,
+                                const cl_event *event_wait_list, cl_event *event)
+{
     int in_order = 1;
     /* (The type and op checked here are placeholders: check_desc checks the real ones.) */
     clscan_status s = clscan__check_call(ctx, queue, CLSCAN_INT32, CLSCAN_OP_ADD,
                                          num_events_in_wait_list, event_wait_list, &in_order);
     if (s != CLSCAN_SUCCESS) return s;
     general_plan g;
+    clscan_carry_args ca;
     if ((s = check_desc(ctx, desc, &g)) != CLSCAN_SUCCESS ||
         (s = check_buffers(ctx, &g, src, src_offset, segments, segments_offset, dst, dst_offset,
-                           n)) != CLSCAN_SUCCESS)
+                           n, carry, &ca)) != CLSCAN_SUCCESS)
         return s;
     /* A built-in operator on a library type, as it is: the ordinary scan. */
     if (!desc->combine && !desc->transform && desc->segments == CLSCAN_SEGMENTS_NONE)
-        return (inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
-            ctx, queue, src, src_offset, dst, dst_offset, n, desc->type, desc->op,
-            num_events_in_wait_list, event_wait_list, event);
-    if (n == 0)
+        return clscan__scan_carry(ctx, queue, src, src_offset, dst, dst_offset, n, desc->type,
+                                  desc->op, inclusive != 0, carry, num_events_in_wait_list,
+                                  event_wait_list, event);
+    const int want_total = (ca.flags & CLSCAN_CARRY_FLAG_OUT) != 0;
+    if (n == 0 && !want_total)
         return clscan__enqueue_marker(ctx, queue, num_events_in_wait_list, event_wait_list,
                                       event);
+    if (!dst) dst = src; /* (not written: CLSCAN_CARRY_FLAG_NO_DST) */
 
     char *prelude = make_prelude(&g);
     if (!prelude) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
@@ -484,7 +536,7 @@ clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
     if (s != CLSCAN_SUCCESS) return s;
     cfg = prog->config; /* the shape actually built */
 
-    const int single = clscan__lookback_fits(&cfg, n);
+    const int single = n > 0 && clscan__lookback_fits(&cfg, n);
     const size_t scratch_bytes =
         single ? clscan__lookback_bytes(&cfg, n)
                : (size_t)clscan__scan_scratch_elements(&ctx->profile, &cfg, n) * cfg.elem_bytes;
@@ -493,9 +545,10 @@ clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
                                   event_wait_list, scratch_bytes)) != CLSCAN_SUCCESS)
         return s;
     general_call c = {src, segments ? segments : src, dst, src_offset, segments_offset,
-                      dst_offset, n, inclusive != 0};
+                      dst_offset, n, inclusive != 0, ca};
     cl_mem copy = NULL;
-    if (src == dst && src_offset * g.in_size == dst_offset * g.out_size) {
+    if (src == dst && src_offset * g.in_size == dst_offset * g.out_size &&
+        !(ca.flags & CLSCAN_CARRY_FLAG_NO_DST) && n > 0) {
         s = clscan__enqueue_copy_input(&l, src, src_offset * g.in_size, n * g.in_size, &copy);
         c.src = copy;
         c.src_off = 0;

@@ -264,3 +264,76 @@ clscan_status clscan__check_disjoint(const clscan_context *ctx, cl_mem a, const 
                      a_name, a_off, a_off + a_len, b_name, b_off, b_off + b_len);
     return CLSCAN_SUCCESS;
 }
+
+/* ------------------------------------------------------------------- carry --- */
+
+/* Zeros for the by-value carry-in of a call without one (the largest element type). */
+static const unsigned char no_value[256];
+
+clscan_carry_args clscan__no_carry(size_t elem, cl_mem dummy)
+{
+    clscan_carry_args a = {no_value, elem, dummy, dummy, 0, 0, 0};
+    return a;
+}
+
+clscan_status clscan__check_carry(const clscan_context *ctx, const clscan_carry *carry,
+                                  size_t elem, int no_dst, cl_mem dummy,
+                                  const clscan_byte_range *ranges, int nranges,
+                                  clscan_carry_args *out)
+{
+    *out = clscan__no_carry(elem, dummy);
+    if (no_dst) out->flags |= CLSCAN_CARRY_FLAG_NO_DST;
+    CLSCAN_RETURN_IF(ctx, no_dst && (!carry || !carry->out_buffer),
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "dst is NULL but there is no carry->out_buffer: a call without dst only "
+                     "reduces, and must write its total");
+    if (!carry) return CLSCAN_SUCCESS;
+    clscan_status s;
+    CLSCAN_RETURN_IF(ctx, carry->in_value && carry->in_buffer, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "carry->in_value and carry->in_buffer are both given: the carry-in comes "
+                     "from one of them");
+    if (carry->in_value) {
+        out->value = carry->in_value;
+        out->flags |= CLSCAN_CARRY_FLAG_IN;
+    }
+    if (carry->in_buffer) {
+        if ((s = clscan__check_range(ctx, carry->in_buffer, "carry->in_buffer",
+                                     carry->in_offset, 1, elem)) != CLSCAN_SUCCESS)
+            return s;
+        out->in_buf = carry->in_buffer;
+        out->in_off = carry->in_offset;
+        out->flags |= CLSCAN_CARRY_FLAG_IN | CLSCAN_CARRY_FLAG_IN_BUFFER;
+    }
+    if (carry->out_buffer) {
+        if ((s = clscan__check_range(ctx, carry->out_buffer, "carry->out_buffer",
+                                     carry->out_offset, 1, elem)) != CLSCAN_SUCCESS)
+            return s;
+        const size_t at = carry->out_offset * elem;
+        for (int r = 0; r < nranges; ++r)
+            if (ranges[r].mem &&
+                (s = clscan__check_disjoint(ctx, carry->out_buffer, "carry->out_buffer's element",
+                                            at, elem, ranges[r].mem, ranges[r].name,
+                                            ranges[r].off, ranges[r].len)) != CLSCAN_SUCCESS)
+                return s;
+        if (carry->in_buffer &&
+            (s = clscan__check_disjoint(ctx, carry->out_buffer, "carry->out_buffer's element", at,
+                                        elem, carry->in_buffer, "carry->in_buffer's element",
+                                        carry->in_offset * elem, elem)) != CLSCAN_SUCCESS)
+            return s;
+        out->out_buf = carry->out_buffer;
+        out->out_off = carry->out_offset;
+        out->flags |= CLSCAN_CARRY_FLAG_OUT;
+    }
+    return CLSCAN_SUCCESS;
+}
+
+cl_int clscan__set_carry_args(cl_kernel k, cl_uint first, const clscan_carry_args *a)
+{
+    cl_int err = clSetKernelArg(k, first, a->value_size, a->value);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, first + 1, sizeof(cl_mem), &a->in_buf);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, first + 2, sizeof(cl_ulong), &a->in_off);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, first + 3, sizeof(cl_mem), &a->out_buf);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, first + 4, sizeof(cl_ulong), &a->out_off);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, first + 5, sizeof(cl_uint), &a->flags);
+    return err;
+}

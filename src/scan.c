@@ -15,6 +15,10 @@ clscan_level_plan clscan__plan_level(const clscan_profile *p, const clscan_scan_
 {
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
     const cl_ulong ntiles = (n + tile - 1) / tile;
+    if (ntiles == 0) { /* (a total alone: one group, no tile) */
+        const clscan_level_plan none = {1, 1};
+        return none;
+    }
     cl_ulong max_groups = p->max_groups ? p->max_groups
                                         : (cl_ulong)p->compute_units * p->groups_per_cu;
     if (max_groups > tile) max_groups = tile;
@@ -55,7 +59,7 @@ clscan_status clscan__enqueue_scan_partials(clscan_launch *l, clscan_program *pr
     const clscan_scan_config *cfg = &prog->config;
     if (count > (cl_ulong)cfg->wg_size * cfg->items) /* more than a work-group scans */
         return clscan__enqueue_scan_level(l, prog, scratch, part_off, scratch, part_off, count,
-                                          0, scratch, part_off + count);
+                                          0, scratch, part_off + count, NULL);
     const cl_uint n = (cl_uint)count;
     cl_int err = CL_SUCCESS;
     SET_ARG(prog->k_partials, 0, scratch);
@@ -70,11 +74,13 @@ clscan_status clscan__enqueue_scan_partials(clscan_launch *l, clscan_program *pr
 clscan_status clscan__enqueue_scan_level(clscan_launch *l, clscan_program *prog, cl_mem src,
                                          cl_ulong src_off, cl_mem dst, cl_ulong dst_off,
                                          cl_ulong n, cl_int inclusive, cl_mem scratch,
-                                         cl_ulong part_off)
+                                         cl_ulong part_off, const clscan_carry_args *carry)
 {
     const clscan_scan_config *cfg = &prog->config;
     const clscan_level_plan lp = clscan__plan_level(&l->ctx->profile, cfg, n);
     const cl_int use_partials = lp.groups > 1;
+    const clscan_carry_args none = clscan__no_carry(clscan__config_elem_bytes(cfg), src);
+    if (!carry) carry = &none;
     cl_int err = CL_SUCCESS;
     clscan_status s;
     if (use_partials) {
@@ -101,6 +107,7 @@ clscan_status clscan__enqueue_scan_level(clscan_launch *l, clscan_program *prog,
     SET_ARG(prog->k_scan, 7, part_off);
     SET_ARG(prog->k_scan, 8, use_partials);
     SET_ARG(prog->k_scan, 9, inclusive);
+    if (err == CL_SUCCESS) err = clscan__set_carry_args(prog->k_scan, 10, carry);
     if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_tiles)");
     return clscan__enqueue(l, prog->k_scan, (size_t)lp.groups, cfg->wg_size, "enqueue scan_tiles");
 }
@@ -161,7 +168,7 @@ clscan_status clscan__lookback_begin(clscan_launch *l, clscan_program *prog,
 /* Enqueues the single-pass scan over the launch's scratch slot. */
 static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, cl_mem src,
                                     cl_ulong src_off, cl_mem dst, cl_ulong dst_off, cl_ulong n,
-                                    cl_int inclusive)
+                                    cl_int inclusive, const clscan_carry_args *carry)
 {
     const clscan_scan_config *cfg = &prog->config;
     clscan_lookback_args lb;
@@ -181,30 +188,54 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, cl_m
     SET_ARG(k, 8, inclusive);
     SET_ARG(k, 9, lb.stats);
     SET_ARG(k, 10, lb.stats_off);
+    if (err == CL_SUCCESS) err = clscan__set_carry_args(k, 11, carry);
     if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_single)");
     return clscan__enqueue(l, k, (size_t)((n + tile - 1) / tile), cfg->wg_size, "enqueue scan_single");
 }
 
-static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem src,
-                          size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,
-                          clscan_type type, clscan_op op, int inclusive, cl_uint nwait,
-                          const cl_event *wait, cl_event *event)
+/* With dst NULL and the total asked for, the call only reduces. */
+static clscan_status check_dst(const clscan_context *ctx, cl_mem src, size_t src_offset,
+                               cl_mem dst, size_t dst_offset, size_t n, size_t elem,
+                               const clscan_carry *carry, clscan_carry_args *ca)
+{
+    clscan_status s;
+    const int no_dst = dst == NULL && carry && carry->out_buffer;
+    if (no_dst)
+        CLSCAN_RETURN_IF(ctx, dst_offset != 0, CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "dst is NULL (a reduction) but dst_offset is %zu", dst_offset);
+    else if ((s = clscan__check_range(ctx, dst, "dst", dst_offset, n, elem)) != CLSCAN_SUCCESS ||
+             (s = clscan__check_in_place(ctx, src, src_offset, dst, dst_offset, n)) !=
+                 CLSCAN_SUCCESS)
+        return s;
+    const clscan_byte_range ranges[2] = {{src, "src", src_offset * elem, n * elem},
+                                         {dst, "dst", dst_offset * elem, n * elem}};
+    return clscan__check_carry(ctx, carry, elem, no_dst, src, ranges, 2, ca);
+}
+
+clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl_mem src,
+                                 size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,
+                                 clscan_type type, clscan_op op, int inclusive,
+                                 const clscan_carry *carry, cl_uint nwait,
+                                 const cl_event *wait, cl_event *event)
 {
     int in_order = 1;
     clscan_status s = clscan__check_call(ctx, queue, type, op, nwait, wait, &in_order);
     if (s != CLSCAN_SUCCESS) return s;
     size_t elem = clscan_type_size(type);
+    clscan_carry_args ca;
     if ((s = clscan__check_range(ctx, src, "src", src_offset, n, elem)) != CLSCAN_SUCCESS ||
-        (s = clscan__check_range(ctx, dst, "dst", dst_offset, n, elem)) != CLSCAN_SUCCESS ||
-        (s = clscan__check_in_place(ctx, src, src_offset, dst, dst_offset, n)) !=
+        (s = check_dst(ctx, src, src_offset, dst, dst_offset, n, elem, carry, &ca)) !=
             CLSCAN_SUCCESS)
         return s;
-    if (n == 0) return clscan__enqueue_marker(ctx, queue, nwait, wait, event);
+    const int want_total = (ca.flags & CLSCAN_CARRY_FLAG_OUT) != 0;
+    if (n == 0 && !want_total) return clscan__enqueue_marker(ctx, queue, nwait, wait, event);
+    if (!dst) dst = src; /* (not written: CLSCAN_CARRY_FLAG_NO_DST) */
 
     /* In place, a look-back fallback would read tiles their owners are overwriting:
      * those calls take the multi-level scan (with its own tile shape), whose kernels
      * never share a range. */
-    const int in_place = src == dst && src_offset == dst_offset;
+    const int in_place = src == dst && src_offset == dst_offset &&
+                         !(ca.flags & CLSCAN_CARRY_FLAG_NO_DST);
     const clscan_scan_algo algo = in_place ? CLSCAN_SCAN_MULTI_LEVEL : ctx->profile.scan_algo;
     clscan_scan_config cfg;
     if ((s = clscan__scan_config_choose(ctx, &ctx->profile, algo, type, op, &cfg)) !=
@@ -213,7 +244,7 @@ static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem sr
     clscan_program *prog;
     if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
     cfg = prog->config; /* the shape actually built */
-    const int single = clscan__lookback_fits(&cfg, n);
+    const int single = n > 0 && clscan__lookback_fits(&cfg, n);
     const size_t scratch_bytes =
         single ? clscan__lookback_bytes(&cfg, n)
                : (size_t)clscan__scan_scratch_elements(&ctx->profile, &cfg, n) * elem;
@@ -223,11 +254,11 @@ static clscan_status scan(clscan_context *ctx, cl_command_queue queue, cl_mem sr
         return s;
     pthread_mutex_lock(&prog->lock);
     if (single) {
-        s = enqueue_single(&l, prog, src, src_offset, dst, dst_offset, n, inclusive);
+        s = enqueue_single(&l, prog, src, src_offset, dst, dst_offset, n, inclusive, &ca);
     } else {
         if (l.scratch) l.scratch->lb_clean = 0; /* partials overwrite status words */
         s = clscan__enqueue_scan_level(&l, prog, src, src_offset, dst, dst_offset, n,
-                                       inclusive, l.scratch ? l.scratch->buffer : NULL, 0);
+                                       inclusive, l.scratch ? l.scratch->buffer : NULL, 0, &ca);
     }
     pthread_mutex_unlock(&prog->lock);
     return clscan__launch_end(&l, s, event);
@@ -239,8 +270,8 @@ clscan_status clscan_exclusive_scan(clscan_context *ctx, cl_command_queue queue,
                                     cl_uint num_events_in_wait_list,
                                     const cl_event *event_wait_list, cl_event *event)
 {
-    return scan(ctx, queue, src, src_offset, dst, dst_offset, n, type, op, 0,
-                num_events_in_wait_list, event_wait_list, event);
+    return clscan__scan_carry(ctx, queue, src, src_offset, dst, dst_offset, n, type, op, 0,
+                              NULL, num_events_in_wait_list, event_wait_list, event);
 }
 
 clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_queue queue, cl_mem src,
@@ -249,6 +280,28 @@ clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_queue queue,
                                     cl_uint num_events_in_wait_list,
                                     const cl_event *event_wait_list, cl_event *event)
 {
-    return scan(ctx, queue, src, src_offset, dst, dst_offset, n, type, op, 1,
-                num_events_in_wait_list, event_wait_list, event);
+    return clscan__scan_carry(ctx, queue, src, src_offset, dst, dst_offset, n, type, op, 1,
+                              NULL, num_events_in_wait_list, event_wait_list, event);
+}
+
+clscan_status clscan_exclusive_scan_carry(clscan_context *ctx, cl_command_queue queue,
+                                          cl_mem src, size_t src_offset, cl_mem dst,
+                                          size_t dst_offset, size_t n, clscan_type type,
+                                          clscan_op op, const clscan_carry *carry,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event)
+{
+    return clscan__scan_carry(ctx, queue, src, src_offset, dst, dst_offset, n, type, op, 0,
+                              carry, num_events_in_wait_list, event_wait_list, event);
+}
+
+clscan_status clscan_inclusive_scan_carry(clscan_context *ctx, cl_command_queue queue,
+                                          cl_mem src, size_t src_offset, cl_mem dst,
+                                          size_t dst_offset, size_t n, clscan_type type,
+                                          clscan_op op, const clscan_carry *carry,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event)
+{
+    return clscan__scan_carry(ctx, queue, src, src_offset, dst, dst_offset, n, type, op, 1,
+                              carry, num_events_in_wait_list, event_wait_list, event);
 }

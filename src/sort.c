@@ -241,7 +241,7 @@ static clscan_status enqueue_passes(clscan_launch *l, clscan_program *prog,
         if (s != CLSCAN_SUCCESS) return s;
         /* The counts' exclusive scan, in place, its partials after the counts. */
         s = clscan__enqueue_scan_level(l, scan_prog, scratch, 0, scratch, 0, counts_len, 0,
-                                       scratch, counts_len);
+                                       scratch, counts_len, NULL);
         if (s != CLSCAN_SUCCESS) return s;
         k = prog->k_sort_scatter;
         SET_ARG(k, 0, from.mem);

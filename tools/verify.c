@@ -341,26 +341,33 @@ static void clscan_format(char *buf, size_t size, const void *p, size_t i, clsca
 int clscan_verify_compare(const clscan_verify_ref *ref, const void *got, char *msg,
                           size_t msg_size)
 {
+    return clscan_verify_compare_range(ref, 0, ref->n, got, msg, msg_size);
+}
+
+int clscan_verify_compare_range(const clscan_verify_ref *ref, size_t first, size_t count,
+                                const void *got, char *msg, size_t msg_size)
+{
     size_t es = clscan_type_size(ref->type);
     char g[64], e[64];
-    for (size_t i = 0; i < ref->n; i++) {
+    for (size_t k = 0; k < count && first + k < ref->n; k++) {
+        const size_t i = first + k;
         if (ref->val) {
-            long double v = clscan_load_float(got, i, ref->type);
+            long double v = clscan_load_float(got, k, ref->type);
             if (fabsl(v - ref->val[i]) <= ref->tol[i])
                 continue;
-            clscan_format(g, sizeof g, got, i, ref->type);
+            clscan_format(g, sizeof g, got, k, ref->type);
             clscan_say(msg, msg_size, "index %zu: got %s, expected %.21Lg (tolerance %.3Lg)",
                        i, g, ref->val[i], ref->tol[i]);
             return 0;
         }
         if (clscan_is_float(ref->type)) {
-            long double a = clscan_load_float(got, i, ref->type);
+            long double a = clscan_load_float(got, k, ref->type);
             if (a == clscan_load_float(ref->exact, i, ref->type))
                 continue;
-        } else if (!memcmp((const char *)got + i * es, (const char *)ref->exact + i * es, es)) {
+        } else if (!memcmp((const char *)got + k * es, (const char *)ref->exact + i * es, es)) {
             continue;
         }
-        clscan_format(g, sizeof g, got, i, ref->type);
+        clscan_format(g, sizeof g, got, k, ref->type);
         clscan_format(e, sizeof e, ref->exact, i, ref->type);
         clscan_say(msg, msg_size, "index %zu: got %s, expected %s (exact)", i, g, e);
         return 0;

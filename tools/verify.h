@@ -30,6 +30,9 @@ void clscan_verify_ref_free(clscan_verify_ref *ref);
  * tolerance; otherwise 0 and, in msg, the first bad index, got, expected, tolerance. */
 int clscan_verify_compare(const clscan_verify_ref *ref, const void *got, char *msg,
                           size_t msg_size);
+/* The same for got[0..count) against the reference's elements [first, first + count). */
+int clscan_verify_compare_range(const clscan_verify_ref *ref, size_t first, size_t count,
+                                const void *got, char *msg, size_t msg_size);
 
 /* 1 if the device has double precision (CL_DEVICE_DOUBLE_FP_CONFIG or cl_khr_fp64). */
 int clscan_verify_device_has_fp64(cl_device_id device);
