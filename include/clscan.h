@@ -442,12 +442,14 @@ CLSCAN_API clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue
  * Scans one logical range whose parts lie on different devices of one cl_context (say
  * the two GPUs of one machine, or the sub-devices of a CPU), each part scanned by its
  * own device, as if it were one clscan_scan_carry over the parts in order. Every
- * device reduces its part (dst NULL, its total into a small buffer the library
- * creates); the device of part 0 scans those totals, starting from the call's
+ * device but the last reduces its part (dst NULL, its total into a small buffer the
+ * library creates); the device of part 0 scans those totals, starting from the call's
  * carry-in; then every device scans its part from its combined carry-in. The data
  * never moves between devices: only one element per part does, inside the cl_context.
- * Parts run in parallel; the call enqueues 2 to 4 kernels per part plus one scan of
- * nparts elements, and never blocks.
+ * The parts run in parallel, each reading its input twice and writing it once, and the
+ * call never blocks. Segmented scans (flags) chain the parts instead: part p starts
+ * from part p - 1's total once that part is scanned (a total does not say whether a
+ * segment started in its part), so the parts run one after the other.
  *
  *   parts, nparts  the parts in order; every part's ctx must be a clscan context of the
  *                  same cl_context (one per device; two parts may share a device), its
@@ -463,10 +465,12 @@ CLSCAN_API clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue
  *                  final (and for the last part, the carry's out_buffer too).
  *
  * Returns what clscan_scan_carry returns for any part, and
- * CLSCAN_ERROR_INVALID_ARGUMENT for nparts 0, NULL parts, or parts of different
- * cl_contexts. A failure's message is in clscan_context_last_error of the part it
- * concerns (and of NULL, for the thread). On failure no event is returned; nothing is
- * enqueued unless an enqueue failed part way.
+ * CLSCAN_ERROR_INVALID_ARGUMENT for nparts 0, NULL parts, a NULL or released context,
+ * or parts of different cl_contexts. A failure's message is in clscan_context_last_error
+ * of the part it concerns (and of NULL, for the thread). On failure no event is
+ * returned, and nothing that writes the parts' dst or the carry's out_buffer is
+ * enqueued unless an enqueue itself failed part way (reductions of earlier parts may
+ * have been, and write only the library's temporary buffer).
  *
  * Parts in different cl_contexts (or on different machines) follow the same steps with
  * a host step in the middle: reduce each part with clscan_scan_carry (dst NULL), read
@@ -503,11 +507,17 @@ CLSCAN_API clscan_status clscan_scan_parts(const clscan_scan_desc *desc, int inc
  * queues, so that one chunk's transfers overlap the other queue's work (on a GPU with
  * copy engines: uploads, scans and read-backs of different chunks at the same time).
  * The result is that of one clscan_scan_carry over the whole range: exactly for
- * integers, up to rounding for floats (the association changes at the chunks' edges).
+ * integers, up to rounding for floats (the association changes at the chunks' edges, so
+ * float results also depend on the chunk).
  *
  *   queues         two command queues of ctx's cl_context and device (in-order or not;
- *                  both may be the same queue, which gives no overlap).
- *   desc, inclusive  as for clscan_scan, without segments (CLSCAN_ERROR_UNSUPPORTED).
+ *                  both may be the same queue, which gives no overlap). Even chunks go
+ *                  to queues[0], odd ones to queues[1]; the call ends with a marker on
+ *                  queues[0] after both, so later commands on an in-order queues[0] run
+ *                  after the whole call.
+ *   desc, inclusive  as for clscan_scan, without segments and without a transform that
+ *                  reads the index i (each chunk's scan would count it from 0): both
+ *                  CLSCAN_ERROR_UNSUPPORTED.
  *   src, dst       host memory: n elements of the input type and of the scan type. They
  *                  must stay valid, src unchanged and dst untouched, until *event
  *                  completes. dst == src (in place) is allowed when both types have the
@@ -515,19 +525,27 @@ CLSCAN_API clscan_status clscan_scan_parts(const clscan_scan_desc *desc, int inc
  *                  clEnqueueMapBuffer of a CL_MEM_ALLOC_HOST_PTR buffer on most GPUs)
  *                  transfers fastest, and only pinned memory lets a transfer overlap
  *                  other work on some drivers.
- *   chunk          elements per chunk; 0 lets the library choose (docs/GUIDE.md). The
- *                  call allocates two sets of chunk buffers (2 * chunk * (input +
- *                  output size) bytes), released when its commands finish.
- *   carry          as for clscan_scan_carry, over the whole range; NULL: none.
+ *   chunk          elements per chunk; 0 lets the library choose (docs/GUIDE.md); more
+ *                  than n is one chunk of n. The call allocates two sets of chunk buffers
+ *                  (2 * chunk * (input + output size) bytes; one set for a single chunk),
+ *                  released when its commands finish.
+ *   carry          as for clscan_scan_carry, over the whole range; NULL: none. A carry-in
+ *                  buffer is read by chunk 0's scan, on queues[0], after the wait list.
  *   num_events_in_wait_list, event_wait_list
- *                  the first commands wait for these.
+ *                  the first commands (the first upload on each queue) wait for these.
  *   event          if not NULL, completes when all of dst is written (and the total).
  *
- * The call returns once every chunk's commands are enqueued: it never blocks. Returns
- * what clscan_scan_carry returns, and CLSCAN_ERROR_INVALID_ARGUMENT for a NULL queue
- * array or host pointer (with n > 0), overlapping src and dst, or a chunk whose buffers
- * would exceed the device's largest allocation; or CLSCAN_ERROR_UNSUPPORTED for
- * segments.
+ * n == 0 transfers nothing: with carry->out_buffer the total (the carry-in, or the
+ * identity) is written as clscan_scan_carry writes it; otherwise *event is a marker after
+ * the wait list. The call returns once every chunk's commands are enqueued: it never
+ * blocks. Returns what clscan_scan_carry returns, and CLSCAN_ERROR_INVALID_ARGUMENT for
+ * a NULL queue array or host pointer (with n > 0), overlapping src and dst, or a chunk
+ * whose buffers would exceed the device's largest allocation; or
+ * CLSCAN_ERROR_UNSUPPORTED for segments or a transform that reads i. Arguments are
+ * checked, the carry's too, before anything is enqueued; a failure after that (a build
+ * failure at chunk 0's scan, an enqueue that fails) leaves the commands already enqueued
+ * to run, without an event: they may still read src and write dst, so finish both queues
+ * (clFinish) before reusing that memory.
  * ------------------------------------------------------------------------------ */
 CLSCAN_API clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queues[2],
                                           const clscan_scan_desc *desc, int inclusive,
