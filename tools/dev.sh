@@ -11,8 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${CLSCAN_BUILD_DIR:-build}
+# Open MPI: for examples/mpi_scan.c only (the library does not use MPI).
+mpi_packages=(libopenmpi-dev openmpi-bin)
 packages=(pocl-opencl-icd mesa-opencl-icd oclgrind ocl-icd-opencl-dev opencl-c-headers
-          clinfo check meson ninja-build pkg-config gcc python3 valgrind)
+          clinfo check meson ninja-build pkg-config gcc python3 valgrind "${mpi_packages[@]}")
 
 usage() {
     echo "usage: tools/dev.sh selftest [clscan-selftest options] | test | test-full | sanitizers" >&2
@@ -20,11 +22,17 @@ usage() {
 }
 
 # Installs the Debian packages when a build tool or the OpenCL/Check development files
-# are missing. A machine that has them all (a GPU host set up by hand) is left alone.
+# are missing, and only Open MPI when all that is missing is mpicc (where apt-get is; MPI
+# is optional, and without it the MPI example is not built). A machine that has them
+# all (a GPU host set up by hand) is left alone.
 install_deps() {
+    local want=("${packages[@]}")
     if command -v meson >/dev/null && command -v ninja >/dev/null &&
         command -v valgrind >/dev/null && pkg-config --exists OpenCL check 2>/dev/null; then
-        return
+        if command -v mpicc >/dev/null || ! command -v apt-get >/dev/null; then
+            return
+        fi
+        want=("${mpi_packages[@]}")
     fi
     command -v apt-get >/dev/null || {
         echo "dev.sh: meson, ninja, OpenCL and Check development files are needed" >&2
@@ -32,9 +40,9 @@ install_deps() {
     }
     local sudo=
     [ "$(id -u)" = 0 ] || sudo=sudo
-    echo "dev.sh: installing ${packages[*]}" >&2
+    echo "dev.sh: installing ${want[*]}" >&2
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${want[@]}" >/dev/null
 }
 
 build() {
