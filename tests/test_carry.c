@@ -502,6 +502,11 @@ static void run_parts(cl_context cl_ctx, clscan_context **ctxs, cl_command_queue
 START_TEST(test_parts)
 {
     const uint64_t seed = clscan_verify_mix(clscan_test_seed(20261124u), 777u);
+    /* $CLSCAN_TEST_SKIP_PARTS=1: not under Oclgrind, which reports the parts' scans reading
+     * uninitialised memory after earlier buffers were released (docs/IMPLEMENTATION-ISSUES.md,
+     * "a reused address range"; PoCL and rusticl give the reference's results). */
+    const char *skip = getenv("CLSCAN_TEST_SKIP_PARTS");
+    if (skip && *skip == '1') return;
     for (int d = 0; d < clscan_test_ndevs; ++d) {
         gd = &clscan_test_devs[d];
         cl_device_id devs[4];
