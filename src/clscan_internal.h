@@ -497,6 +497,10 @@ clscan_status clscan__enqueue_copy_input(clscan_launch *l, cl_mem src, size_t of
 /* An empty call: a marker after the wait list, if an event or a wait list asks for it. */
 clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
                                      cl_uint nwait, const cl_event *wait, cl_event *event);
+/* The chunk clscan_scan_host takes for n > 0 elements of in_size and out_size bytes when
+ * asked for `chunk` (0: its default, docs/GUIDE.md): at most n (stream.c). */
+size_t clscan__host_chunk(const clscan_context *ctx, size_t n, size_t chunk, size_t in_size,
+                          size_t out_size);
 
 /* Sets argument i of kernel k to v unless err already holds an error. */
 #define CLSCAN_SET_ARG(err, k, i, v)                                                \

@@ -30,6 +30,22 @@
  *   keep_fraction            select-flagged, unique: the share of elements asked kept
  *   kept                     compaction: the count the checked call wrote
  *   gelem_per_s              n / median device time, in 10^9 elements per second
+ *   chunk, chunk_used        host-stream: the chunk asked for (0: the library's choice)
+ *                            and the one clscan_scan_host took
+ *   h2d_median_us, h2d_gbps  host-stream: clEnqueueWriteBuffer of the n elements from the
+ *                            same pinned memory (wall time to completion, median)
+ *   d2h_median_us, d2h_gbps  host-stream: clEnqueueReadBuffer of them into pinned memory
+ *   stream_gbps              host-stream: n * elem_bytes / median wall time of the call
+ *   stream_h2d_pct           host-stream: stream_gbps / h2d_gbps, in %
+ *   host_memory              host-stream: pinned (a mapped CL_MEM_ALLOC_HOST_PTR buffer)
+ *                            or pageable (malloc, where no pinned buffer could be had)
+ *
+ * --call host-stream times clscan_scan_host over n elements of pinned host memory into
+ * pinned host memory, on two in-order queues, in chunks of --chunk elements (a list;
+ * default the library's choice). Its time is the wall time of the call until its event
+ * completes: device time means nothing for commands spread over two queues, so the
+ * device-time columns stay empty. The same run measures the host-to-device and
+ * device-to-host bandwidth of the same bytes, against which the stream is compared.
  *
  * --first-call measures instead what a fresh process pays before its first results: the
  * wall time of clscan_context_create, of the first scan and the first select-if (the call
@@ -56,7 +72,7 @@
 /* What a row times: a scan, or one of the compactions. */
 enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
        CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_CUSTOM_MAX,
-       CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_COUNT };
+       CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_HOST_STREAM, CALL_COUNT };
 /* The general scans (clscan_scan) a call times: cases of tools/verify_general.c whose input
  * and output elements have one size. */
 static int general_case(int call)
@@ -75,8 +91,8 @@ typedef struct options {
     long platform, device; /* -1: default */
     int list;
     int types[MAX_ITEMS], ops[MAX_ITEMS], modes[MAX_ITEMS], algos[MAX_ITEMS], calls[MAX_ITEMS];
-    size_t ntypes, nops, nmodes, nalgos, nsizes, ncalls;
-    size_t sizes[MAX_ITEMS];
+    size_t ntypes, nops, nmodes, nalgos, nsizes, ncalls, nchunks;
+    size_t sizes[MAX_ITEMS], chunks[MAX_ITEMS]; /* chunks: host-stream's --chunk */
     unsigned repeats, warmup;
     const char *csv, *json;
     const char *predicate; /* NULL: the default for the row's type */
@@ -93,6 +109,9 @@ typedef struct row {
     const char *predicate;  /* select-if, partition: the predicate; else NULL */
     double keep;            /* select-flagged, unique: the share of elements asked kept */
     unsigned long long kept; /* compaction: the count the checked call wrote */
+    size_t chunk, chunk_used; /* host-stream: asked for (0: the library's), and taken */
+    stats h2d, d2h;           /* host-stream: the transfers of the same bytes, wall times */
+    const char *host_memory;  /* host-stream: "pinned" or "pageable" */
     clscan_type type;
     clscan_op op;
     int inclusive;
@@ -135,10 +154,16 @@ static void usage(FILE *f)
           "                            ignored): seg-add (int32 add, segmented by flags),\n"
           "                            seg-keys-min (int64 min by int32 keys), custom-max\n"
           "                            (float, \"a > b ? a : b\"), mat2 (2x2 uint matrix\n"
-          "                            product), transform-count (int32 add of x > 0.5f)\n"
-          "  --op LIST                 scans: add,mul,min,max,and,or,xor (default add)\n"
-          "  --mode LIST               scans, general scans: exclusive,inclusive (default\n"
-          "                            exclusive)\n"
+          "                            product), transform-count (int32 add of x > 0.5f);\n"
+          "                            host-stream: clscan_scan_host (--type, --op, --mode)\n"
+          "                            from pinned host memory to pinned host memory, timed\n"
+          "                            by wall clock against the transfers of the same bytes\n"
+          "  --chunk LIST              host-stream: elements per chunk (default 0: the\n"
+          "                            library's choice)\n"
+          "  --op LIST                 scans, host-stream: add,mul,min,max,and,or,xor\n"
+          "                            (default add)\n"
+          "  --mode LIST               scans, general scans, host-stream: exclusive,inclusive\n"
+          "                            (default exclusive)\n"
           "  --predicate TEXT          select-if, partition: the predicate (default \"(x & 1) ==\n"
           "                            0\", keep even, on integer types; \"x > 0\" on float\n"
           "                            types: about half of the random inputs). Checked on the\n"
@@ -192,7 +217,8 @@ static const char *call_name(int i)
     static const char *const names[CALL_COUNT] = {"scan",      "select-if", "select-flagged",
                                                   "partition", "unique",    "sort-keys",
                                                   "sort-pairs", "seg-add",  "seg-keys-min",
-                                                  "custom-max", "mat2", "transform-count"};
+                                                  "custom-max", "mat2", "transform-count",
+                                                  "host-stream"};
     return names[i];
 }
 static int takes_predicate(int call) { return call == CALL_SELECT_IF || call == CALL_PARTITION; }
@@ -200,12 +226,21 @@ static int takes_fraction(int call) { return call == CALL_SELECT_FLAGGED || call
 static int is_sort(int call) { return call == CALL_SORT_KEYS || call == CALL_SORT_PAIRS; }
 static int is_compaction(int call)
 {
-    return call != CALL_SCAN && !is_sort(call) && general_case(call) < 0;
+    return call != CALL_SCAN && call != CALL_HOST_STREAM && !is_sort(call) &&
+           general_case(call) < 0;
 }
-/* Rows a call makes per type: scans one per (op, mode), general scans one per mode. */
+/* Whether a call scans with --op and --mode: the scans and host-stream. */
+static int takes_op(int call) { return call == CALL_SCAN || call == CALL_HOST_STREAM; }
+/* host-stream's chunks per (op, mode): the --chunk list, or the library's choice. */
+static size_t stream_chunks(const options *o) { return o->nchunks ? o->nchunks : 1; }
+/* Rows a call makes per type: scans one per (op, mode), general scans one per mode,
+ * host-stream one per (op, mode, chunk). */
 static size_t rows_per_call(const options *o, int call)
 {
-    return call == CALL_SCAN ? o->nops * o->nmodes : general_case(call) >= 0 ? o->nmodes : 1;
+    return call == CALL_SCAN          ? o->nops * o->nmodes
+         : call == CALL_HOST_STREAM   ? o->nops * o->nmodes * stream_chunks(o)
+         : general_case(call) >= 0    ? o->nmodes
+                                      : 1;
 }
 
 /* Parses "2^K" or a number with an optional K, M or G suffix; 0 on success. */
@@ -221,7 +256,7 @@ static int parse_count(const char *s, unsigned long long *out)
 }
 
 /* Splits a comma-separated list into out[] (at most MAX_ITEMS): names are looked up
- * with name(0..count-1), or, with name == NULL, parsed as element counts >= 1. */
+ * with name(0..count-1), or, with name == NULL, parsed as element counts >= count. */
 static int parse_list(const char *s, const char *(*name)(int), int count, void *out,
                       size_t *n)
 {
@@ -240,7 +275,7 @@ static int parse_list(const char *s, const char *(*name)(int), int count, void *
             ((int *)out)[(*n)++] = i;
         } else {
             unsigned long long v;
-            if (parse_count(item, &v) || v == 0 || v > SIZE_MAX) return -1;
+            if (parse_count(item, &v) || v < (unsigned)count || v > SIZE_MAX) return -1;
             ((size_t *)out)[(*n)++] = (size_t)v;
         }
         if (!end) return 0;
@@ -265,7 +300,7 @@ static int parse_args(options *o, int argc, char **argv)
                                              "--mode", "--algo", "--sizes", "--repeats",
                                              "--warmup", "--call", "--predicate",
                                              "--keep-fraction", "--csv", "--json",
-                                             "--first-call"};
+                                             "--first-call", "--chunk"};
         size_t known = 0;
         while (known < sizeof valued / sizeof *valued && strcmp(a, valued[known])) known++;
         if (known == sizeof valued / sizeof *valued) return usage_error("unknown option", a, NULL);
@@ -278,7 +313,8 @@ static int parse_args(options *o, int argc, char **argv)
         else if (!strcmp(a, "--mode")) bad = parse_list(v, mode_name, 2, o->modes, &o->nmodes);
         else if (!strcmp(a, "--algo"))
             bad = parse_list(v, algo_name, CLSCAN_SCAN_ALGO_COUNT, o->algos, &o->nalgos);
-        else if (!strcmp(a, "--sizes")) bad = parse_list(v, NULL, 0, o->sizes, &o->nsizes);
+        else if (!strcmp(a, "--sizes")) bad = parse_list(v, NULL, 1, o->sizes, &o->nsizes);
+        else if (!strcmp(a, "--chunk")) bad = parse_list(v, NULL, 0, o->chunks, &o->nchunks);
         else if (!strcmp(a, "--call"))
             bad = parse_list(v, call_name, CALL_COUNT, o->calls, &o->ncalls);
         else if (!strcmp(a, "--predicate")) bad = !*(o->predicate = v);
@@ -927,6 +963,8 @@ static const char *row_label(const row *r, char *buf, size_t size)
 {
     if (general_case(r->call) >= 0)
         snprintf(buf, size, "%s %s", call_name(r->call), mode_name(r->inclusive));
+    else if (r->call == CALL_HOST_STREAM)
+        snprintf(buf, size, "stream %s %s", clscan_op_name(r->op), mode_name(r->inclusive));
     else if (r->call != CALL_SCAN) snprintf(buf, size, "%s", call_name(r->call));
     else snprintf(buf, size, "%s %s", clscan_op_name(r->op), mode_name(r->inclusive));
     return buf;
@@ -1150,6 +1188,155 @@ done:
     return strcmp(r->check, "ERROR") ? 0 : -1;
 }
 
+/* ------------------------------------------------------- host stream ------ */
+
+/* Host memory of `bytes`, pinned where the device allows: a CL_MEM_ALLOC_HOST_PTR buffer
+ * mapped for reading and writing (returned; *host is the mapping), else malloc (NULL
+ * returned). *host is NULL when neither could be had. */
+static cl_mem pinned(bench *b, size_t bytes, void **host)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL,
+                              &err);
+    if (err == CL_SUCCESS) {
+        *host = clEnqueueMapBuffer(b->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                                   NULL, NULL, &err);
+        if (err == CL_SUCCESS) return m;
+        clReleaseMemObject(m);
+    }
+    *host = malloc(bytes);
+    return NULL;
+}
+
+static void unpin(bench *b, cl_mem m, void *host)
+{
+    if (!m) {
+        free(host);
+        return;
+    }
+    clEnqueueUnmapMemObject(b->queue, m, host, 0, NULL, NULL);
+    clFinish(b->queue);
+    clReleaseMemObject(m);
+}
+
+/* Moves `bytes` between host and the device buffer dev (of `piece` bytes: a larger
+ * transfer goes in pieces, one after the other) on the bench's queue; *ns: the wall time
+ * until all of it is complete. */
+static cl_int transfer(bench *b, cl_mem dev, size_t piece, void *host, size_t bytes,
+                       int to_device, double *ns)
+{
+    cl_int err = CL_SUCCESS;
+    const double t0 = now_ns();
+    for (size_t off = 0; off < bytes && err == CL_SUCCESS; off += piece) {
+        const size_t len = bytes - off < piece ? bytes - off : piece;
+        err = to_device ? clEnqueueWriteBuffer(b->queue, dev, CL_FALSE, 0, len, (char *)host + off,
+                                               0, NULL, NULL)
+                        : clEnqueueReadBuffer(b->queue, dev, CL_FALSE, 0, len, (char *)host + off,
+                                              0, NULL, NULL);
+    }
+    if (err == CL_SUCCESS) err = clFinish(b->queue);
+    *ns = now_ns() - t0;
+    return err;
+}
+
+/* host-stream: times clscan_scan_host over r->n elements from pinned host memory into
+ * pinned host memory (wall time of the call until its event completes), on the bench's
+ * queue and a second in-order one; checks the last call's result; then times the
+ * host-to-device and device-to-host transfers of the same bytes from the same memory.
+ * Returns -1 on an error after which the device cannot be trusted, else 0. */
+static int run_stream_row(bench *b, const options *o, row *r)
+{
+    const size_t es = clscan_type_size(r->type), n = r->n, bytes = n * es;
+    const unsigned w = o->warmup;
+    cl_mem hsrc = NULL, hdst = NULL, dev = NULL;
+    void *src = NULL, *dst = NULL;
+    cl_command_queue q2 = NULL;
+    double *wall = NULL, *h2d = NULL, *d2h = NULL;
+    cl_int err = CL_SUCCESS;
+    char label[32];
+
+    r->check = "PASS";
+    r->clock_ok = 0; /* (no device time: the call's commands span two queues) */
+    r->k = 1;
+    b->ctx->profile.scan_algo = r->algo;
+    if (is_float(r->type) && r->op >= CLSCAN_OP_AND)
+        ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
+    if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
+    if (n > SIZE_MAX / es) ROW_FAIL("SKIP", "%zu elements of %zu bytes overflow a size_t", n, es);
+    r->repeats = o->repeats;
+    if ((unsigned long long)r->repeats * 2 * bytes > TIMED_BYTES_CAP) {
+        unsigned long long cap = TIMED_BYTES_CAP / (2 * bytes);
+        r->repeats = cap < MIN_REPEATS ? MIN_REPEATS : (unsigned)cap;
+    }
+    wall = malloc(3 * sizeof *wall * r->repeats);
+    hsrc = pinned(b, bytes, &src);
+    hdst = pinned(b, bytes, &dst);
+    if (!wall || !src || !dst)
+        ROW_FAIL("SKIP", "out of host memory for two %zu-byte host buffers", bytes);
+    h2d = wall + r->repeats;
+    d2h = h2d + r->repeats;
+    r->host_memory = hsrc && hdst ? "pinned" : "pageable";
+    fill_input(src, n, r->type, r->op, 0x5eed0000ull + n * 64 + (uint64_t)r->type * 8 + r->op);
+    q2 = clCreateCommandQueue(b->cl_ctx, b->device, 0, &err);
+    if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clCreateCommandQueue: %s", clscan_status_string(err));
+    const cl_command_queue qs[2] = {b->queue, q2};
+    clscan_scan_desc d = {0};
+    d.type = r->type;
+    d.op = r->op;
+    r->chunk_used = clscan__host_chunk(b->ctx, n, r->chunk, es, es);
+
+    for (unsigned c = 0; c < w + r->repeats; c++) {
+        if (c + 1 == w + r->repeats) memset(dst, 0xa5, bytes); /* the checked call */
+        cl_event done = NULL;
+        const double t0 = now_ns();
+        clscan_status s = clscan_scan_host(b->ctx, qs, &d, r->inclusive, src, dst, n, r->chunk,
+                                           NULL, 0, NULL, &done);
+        if (s == CLSCAN_SUCCESS) err = clWaitForEvents(1, &done);
+        const double t1 = now_ns();
+        if (done) clReleaseEvent(done);
+        if (s != CLSCAN_SUCCESS)
+            ROW_FAIL(s == CLSCAN_ERROR_UNSUPPORTED && c == 0 ? "SKIP" : "ERROR", "%s: %s: %s",
+                     row_label(r, label, sizeof label), clscan_status_string(s),
+                     clscan_context_last_error(b->ctx));
+        if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clWaitForEvents: %s", clscan_status_string(err));
+        if (c >= w) wall[c - w] = t1 - t0;
+    }
+    if (!check_scan(src, dst, n, r->type, r->op, r->inclusive, r->note, sizeof r->note))
+        r->check = "FAIL";
+
+    /* The transfers of the same bytes, through one device buffer as large as allowed. */
+    const size_t piece = bytes < b->max_alloc ? bytes : (size_t)b->max_alloc;
+    dev = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, piece ? piece : 1, NULL, &err);
+    if (err != CL_SUCCESS)
+        ROW_FAIL(alloc_error(err) ? "SKIP" : "ERROR", "a %zu-byte buffer for the transfers: %s",
+                 piece, clscan_status_string(err));
+    for (int to_host = 0; to_host < 2; to_host++)
+        for (unsigned c = 0; c < w + r->repeats; c++) {
+            double ns;
+            err = transfer(b, dev, piece, to_host ? dst : src, bytes, !to_host, &ns);
+            if (err != CL_SUCCESS)
+                ROW_FAIL("ERROR", "timing a %s transfer: %s", to_host ? "device-to-host"
+                         : "host-to-device", clscan_status_string(err));
+            if (c >= w) (to_host ? d2h : h2d)[c - w] = ns;
+        }
+    r->wall = summarise(wall, r->repeats);
+    r->h2d = summarise(h2d, r->repeats);
+    r->d2h = summarise(d2h, r->repeats);
+
+done:
+    /* (After a failed call its commands may still run: finish them before the memory goes.) */
+    if (q2) {
+        clFinish(q2);
+        clReleaseCommandQueue(q2);
+    }
+    clFinish(b->queue);
+    if (dev) clReleaseMemObject(dev);
+    if (src) unpin(b, hsrc, src);
+    if (dst) unpin(b, hdst, dst);
+    free(wall);
+    return strcmp(r->check, "ERROR") ? 0 : -1;
+}
+
 /* ------------------------------------------------------------- output ------- */
 
 static int measured(const row *r)
@@ -1162,7 +1349,7 @@ static int measured(const row *r)
 static double moved_bytes(const row *r)
 {
     double n = (double)r->n, e = (double)clscan_type_size(r->type);
-    if (r->call == CALL_SCAN) return 2 * n * e;
+    if (r->call == CALL_SCAN || r->call == CALL_HOST_STREAM) return 2 * n * e; /* (both ways) */
     if (general_case(r->call) >= 0) { /* input, output, segments */
         const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
         return n * (double)(g.in_size + g.out_size) +
@@ -1181,6 +1368,16 @@ static double copy_gbps(const row *r) { return per_ns(copy_bytes(r), r->copy.med
 static double ratio_pct(const row *r) /* call GB/s / copy GB/s, in % */
 {
     return copy_gbps(r) > 0 ? 100 * call_gbps(r) / copy_gbps(r) : 0;
+}
+/* host-stream: GB/s of the stream (n elements per wall time) and of the transfers, and
+ * the stream's share of the host-to-device rate, in %. */
+static double stream_bytes(const row *r) { return (double)r->n * clscan_type_size(r->type); }
+static double stream_gbps(const row *r) { return per_ns(stream_bytes(r), r->wall.med); }
+static double h2d_gbps(const row *r) { return per_ns(stream_bytes(r), r->h2d.med); }
+static double d2h_gbps(const row *r) { return per_ns(stream_bytes(r), r->d2h.med); }
+static double stream_pct(const row *r)
+{
+    return h2d_gbps(r) > 0 ? 100 * stream_gbps(r) / h2d_gbps(r) : 0;
 }
 
 static void size_text(size_t n, char *buf, size_t size)
@@ -1202,7 +1399,11 @@ static void print_table(const bench *b, const row *rows, size_t count)
            "copy: clEnqueueCopyBuffer of n*size bytes, as\nmany reps. ratio: GB/s / copy GB/s. "
            "call: a scan's operator and mode, or the compaction\n(with its predicate or keep "
            "fraction last). Inputs rotate over min(64, 256 MiB / (n*size))\nbuffers (at least "
-           "1, as memory allows), all into one output buffer.\n",
+           "1, as memory allows), all into one output buffer.\nstream rows (host-stream): "
+           "clscan_scan_host, pinned host memory to pinned host memory on two\nqueues; no "
+           "device time (its commands span both queues): wall us, GB/s = n*size / wall us,\n"
+           "Gel/s = n / wall us; copy: clEnqueueWriteBuffer of the same n*size bytes (H2D), "
+           "ratio: stream\nGB/s / H2D GB/s; the chunk and the D2H rate last.\n",
            b->device_name, b->platform_name, b->driver);
     printf("%-7s %-14s %-11s %10s %4s %10s %10s %9s %7s %10s %9s %7s %10s %6s  %s\n", "type",
            "call", "algo", "n", "reps", "dev us", "wall us", "GB/s", "Gel/s", "copy us",
@@ -1215,7 +1416,12 @@ static void print_table(const bench *b, const row *rows, size_t count)
             snprintf(kept, sizeof kept, "%llu", r->kept);
         printf("%-7s %-14s %-11s %10s ", clscan_type_name(r->type), row_label(r, call, sizeof call),
                algo_name(r->algo), n);
-        if (measured(r) && r->clock_ok)
+        if (measured(r) && r->call == CALL_HOST_STREAM)
+            printf("%4u %10s %10.1f %9.2f %7.3f %10.1f %9.2f %7.1f %10s %6s  %s  chunk %zu, "
+                   "D2H %.2f GB/s, %s", r->repeats, "n/a", r->wall.med / 1e3, stream_gbps(r),
+                   per_ns(r->n, r->wall.med), r->h2d.med / 1e3, h2d_gbps(r), stream_pct(r),
+                   "-", "-", r->check, r->chunk_used, d2h_gbps(r), r->host_memory);
+        else if (measured(r) && r->clock_ok)
             printf("%4u %10.1f %10.1f %9.1f %7.3f %10.1f %9.1f %7.1f %10s %6llu  %s", r->repeats,
                    r->dev.med / 1e3, r->wall.med / 1e3, call_gbps(r), per_ns(r->n, r->dev.med),
                    r->copy.med / 1e3, copy_gbps(r), ratio_pct(r), kept, r->fallbacks, r->check);
@@ -1255,6 +1461,9 @@ static int has_number(char k, const row *r)
     case 'm': return m;
     case 'd': return m && r->clock_ok;
     case 'f': return takes_fraction(r->call);
+    case 'k': return m && r->call != CALL_HOST_STREAM;
+    case 'h': return m && r->call == CALL_HOST_STREAM;
+    case 's': return r->call == CALL_HOST_STREAM;
     default: return m && is_compaction(r->call); /* 'c' */
     }
 }
@@ -1269,14 +1478,18 @@ static int write_file(const char *path, const bench *b, const options *o, const 
         "wall_min_us", "wall_median_us", "wall_max_us", "scan_gbps", "copy_min_us",
         "copy_median_us", "copy_max_us", "copy_wall_min_us", "copy_wall_median_us",
         "copy_wall_max_us", "copy_gbps", "ratio_pct", "fallbacks", "check", "note", "call",
-        "predicate", "keep_fraction", "kept", "gelem_per_s"};
+        "predicate", "keep_fraction", "kept", "gelem_per_s", "chunk", "chunk_used",
+        "h2d_median_us", "h2d_gbps", "d2h_median_us", "d2h_gbps", "stream_gbps",
+        "stream_h2d_pct", "host_memory"};
     /* Each field: t text (NULL: empty in CSV, null in JSON), a number, b a number for a
      * scan or a measured compaction (bytes_moved counts the kept elements), m a number if
-     * measured, d a number if measured with usable device times, f a number for a call
-     * with a keep fraction, c a number for a measured compaction (else empty in CSV,
-     * null in JSON). New fields go last, so that older CSVs keep their column numbers. */
-    static const char kind[] = "tttt" "aab" "mmmmm" "ddd" "mmm" "d" "ddd" "mmm" "dd" "m"
-                               "tttt" "fcd";
+     * measured, d a number if measured with usable device times, k a number if measured
+     * and not host-stream, f a number for a call with a keep fraction, c a number for a
+     * measured compaction, s a number for host-stream, h one for a measured host-stream
+     * (else empty in CSV, null in JSON). New fields go last, so that older CSVs keep
+     * their column numbers. */
+    static const char kind[] = "tttt" "aab" "mmmkm" "ddd" "mmm" "d" "ddd" "kkk" "dd" "k"
+                               "tttt" "fcd" "shhhhhhh" "t";
     enum { NF = sizeof fields / sizeof *fields, NUMS = 4, TEXTS = 28 }; /* where they start */
     _Static_assert(sizeof kind - 1 == NF, "one kind per field");
     FILE *f = fopen(path, "w");
@@ -1307,7 +1520,7 @@ static int write_file(const char *path, const bench *b, const options *o, const 
     }
     for (size_t i = 0; i < count; i++) {
         const row *r = &rows[i];
-        int scan = r->call == CALL_SCAN;
+        int scan = takes_op(r->call);
         double v[NF] = {[NUMS] = (double)r->n, (double)clscan_type_size(r->type),
                         moved_bytes(r), (double)r->k, o->warmup, r->repeats, r->kernels,
                         r->clock_ok, r->dev.min / 1e3, r->dev.med / 1e3, r->dev.max / 1e3,
@@ -1315,11 +1528,14 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                         r->copy.min / 1e3, r->copy.med / 1e3, r->copy.max / 1e3,
                         r->copy_wall.min / 1e3, r->copy_wall.med / 1e3,
                         r->copy_wall.max / 1e3, copy_gbps(r), ratio_pct(r),
-                        (double)r->fallbacks, [NF - 3] = r->keep, (double)r->kept,
-                        per_ns((double)r->n, r->dev.med)};
+                        (double)r->fallbacks, [TEXTS + 4] = r->keep, (double)r->kept,
+                        per_ns((double)r->n, r->dev.med), (double)r->chunk,
+                        (double)r->chunk_used, r->h2d.med / 1e3, h2d_gbps(r),
+                        r->d2h.med / 1e3, d2h_gbps(r), stream_gbps(r), stream_pct(r)};
         const char *text[NF] = {clscan_type_name(r->type), scan ? clscan_op_name(r->op) : NULL,
                                 scan ? mode_name(r->inclusive) : NULL, algo_name(r->algo),
-                                [TEXTS] = r->check, r->note, call_name(r->call), r->predicate};
+                                [TEXTS] = r->check, r->note, call_name(r->call), r->predicate,
+                                [NF - 1] = r->host_memory};
         if (csv) {
             put_string(f, b->platform_name, 1);
             fputc(',', f);
@@ -1507,10 +1723,14 @@ int main(int argc, char **argv)
                     char n[32], label[32];
                     r->type = (clscan_type)o.types[t];
                     r->call = o.calls[c];
-                    r->op = r->call ? CLSCAN_OP_ADD : (clscan_op)o.ops[p / o.nmodes];
-                    r->inclusive = r->call == CALL_SCAN || general_case(r->call) >= 0
-                                       ? o.modes[p % o.nmodes]
+                    /* (host-stream: p counts (op, mode, chunk), the chunk fastest) */
+                    const int streamed = r->call == CALL_HOST_STREAM;
+                    const size_t nc = streamed ? stream_chunks(&o) : 1, q = p / nc;
+                    r->op = takes_op(r->call) ? (clscan_op)o.ops[q / o.nmodes] : CLSCAN_OP_ADD;
+                    r->inclusive = takes_op(r->call) || general_case(r->call) >= 0
+                                       ? o.modes[q % o.nmodes]
                                        : 0;
+                    r->chunk = streamed && o.nchunks ? o.chunks[p % nc] : 0;
                     r->predicate = !takes_predicate(r->call) ? NULL
                                  : o.predicate                ? o.predicate
                                  : is_float(r->type)          ? "x > 0"
@@ -1518,18 +1738,24 @@ int main(int argc, char **argv)
                     r->keep = takes_fraction(r->call) ? o.keep : 0;
                     r->algo = (clscan_scan_algo)o.algos[g / o.nsizes];
                     r->n = o.sizes[g % o.nsizes];
-                    stop = run_row(&b, &o, r) != 0;
+                    stop = (streamed ? run_stream_row : run_row)(&b, &o, r) != 0;
                     size_text(r->n, n, sizeof n);
                     fprintf(stderr, "[%zu/%zu] %s %s %s %s: %s", count, total,
                             clscan_type_name(r->type), row_label(r, label, sizeof label),
                             algo_name(r->algo), n, r->check);
-                    if (measured(r))
+                    if (measured(r) && streamed)
+                        fprintf(stderr, ", %u reps, chunk %zu (%s host memory), wall %.1f us: "
+                                "%.2f GB/s; H2D %.2f GB/s (%.1f%%), D2H %.2f GB/s", r->repeats,
+                                r->chunk_used, r->host_memory, r->wall.med / 1e3,
+                                stream_gbps(r), h2d_gbps(r), stream_pct(r), d2h_gbps(r));
+                    else if (measured(r))
                         fprintf(stderr, ", %u reps, %zu inputs, %u kernel(s)/call, %s %.1f us, "
                                 "copy %.1f us", r->repeats, r->k, r->kernels,
                                 r->clock_ok ? "device" : "wall times: call",
                                 (r->clock_ok ? r->dev : r->wall).med / 1e3,
                                 (r->clock_ok ? r->copy : r->copy_wall).med / 1e3);
-                    if (measured(r) && r->call) fprintf(stderr, ", kept %llu", r->kept);
+                    if (measured(r) && r->call && !streamed)
+                        fprintf(stderr, ", kept %llu", r->kept);
                     fprintf(stderr, "%s%s\n", r->note[0] ? ": " : "", r->note);
                     bad += !strcmp(r->check, "FAIL") || !strcmp(r->check, "ERROR");
                 }

@@ -12,6 +12,10 @@
 #          flags, int64 min segmented by keys, a custom float max, the 2x2 uint matrix
 #          product (16-byte struct), an int32 count of a float predicate (transform);
 #   sort:  radix sort of uint32 keys and pairs (a uint32 value), and int64 keys;
+#   stream: clscan_scan_host (clscan-bench --call host-stream): int32 exclusive add of
+#          2^24 to 2^30 elements from pinned host memory to pinned host memory, in chunks
+#          of the library's choice, 2^22, 2^24 and 2^26, each against the host-to-device
+#          and device-to-host rates of the same bytes (wall times; the table last);
 #   firstcall: first-call latency with the disk cache off, cold and warm, the driver's
 #          cache empty and warm (tools/first-call.sh; the table in first-call.txt);
 #   sizes: clscan-bigcheck: n = 2^32 + 3 (int32; int64 must be refused above the largest
@@ -117,6 +121,12 @@ if has sort; then
     bench_one sort64 - 2^20,2^24 --type int64 --call sort-keys --repeats 20
 fi
 
+if has stream; then
+    step stream
+    BENCH_TIMEOUT=560 bench_one stream - 2^24,2^26,2^28,2^30 --type int32 --op add \
+        --mode exclusive --call host-stream --chunk 0,2^22,2^24,2^26 --repeats 10 --warmup 2
+fi
+
 if has firstcall; then
     step firstcall
     timeout 580 bash tools/first-call.sh -b $b -r 3 -w 1 -o "$OUT/first-call.log" \
@@ -154,4 +164,8 @@ if [ -s "$OUT/bench.csv" ]; then
                            $38 == "" ? "" : "[" $38 "]" } END { print "" }' \
         "$OUT/bench.csv"
     grep "exit [1-9]" <(tar xzf "$OUT/logs.tgz" -O bench.log) || true
+    grep -q '"host-stream"' "$OUT/bench.csv" &&
+        echo "host-stream n chunk: stream GB/s (H2D GB/s, D2H GB/s; stream/H2D %) check:"
+    awk -F, '$35 == "\"host-stream\"" { printf "%s %s chunk %s: %.2f GB/s (H2D %.2f, D2H %.2f; %.1f%%) %s\n",
+                                           $1, $9, $41, $46, $43, $45, $47, $33 }' "$OUT/bench.csv"
 fi
