@@ -382,7 +382,7 @@ CLSCAN_API clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue
  * so scanning a range in pieces, each piece's carry-in the previous one's total, gives
  * the same result as one scan: exactly for integers, and for floats up to rounding (the
  * combination's association changes at the pieces' edges). With n == 0 the total is the
- * carry-in (the identity without one), written by a one-work-item kernel.
+ * carry-in (the identity without one), written by a kernel of one work-group.
  *
  * Segmented scans (clscan_scan with segments): the carry-in belongs to the segment that
  * was open at the end of the previous piece, and the total is that of the range's last
