@@ -157,8 +157,8 @@ general_runs() {
     echo "general-sp-silent CK_FORK=no $sp CLSCAN_LOOKBACK_TEST=silent CLSCAN_TEST_SKIP_CASE=2"
     echo "general-multi-level CK_FORK=no CLSCAN_SCAN_ALGO=multi-level CLSCAN_WORK_GROUP_SIZE=64" \
         "CLSCAN_ITEMS_PER_THREAD=2 CLSCAN_MAX_GROUPS=4"
-    # Carries (tests/test_carry, quick: four built-in pairs and every general case, up to
-    # 300 elements) with silent tiles, whose successors' fallbacks walk below tile 0 to
+    # Carries (tests/test_carry, quick: three built-in pairs and four general cases, up
+    # to 300 elements) with silent tiles, whose successors' fallbacks walk below tile 0 to
     # the carry-in; not clscan_scan_parts (docs/IMPLEMENTATION-ISSUES.md).
     echo "carry-sp-silent CK_FORK=no CLSCAN_TEST_QUICK=1 CLSCAN_TEST_MAX_SIZE=300 $sp" \
         "CLSCAN_LOOKBACK_TEST=silent CLSCAN_TEST_SKIP_CASE=2 CLSCAN_TEST_SKIP_PARTS=1"
