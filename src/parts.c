@@ -105,11 +105,10 @@ static clscan_status reduce_then_scan(const clscan_scan_desc *desc, int inclusiv
     totals.transform = NULL;
     totals.input_type_name = NULL;
     totals.input_type_size = 0;
-    clscan_carry c = user_in(carry, carry ? carry->out_buffer : NULL, carry ? carry->out_offset : 0);
+    /* (No total: pre holds the first nparts - 1 prefixes, and the user's total is
+     * written by the last part's scan.) */
+    const clscan_carry c = user_in(carry, NULL, 0);
     cl_event scanned = NULL;
-    /* (The last part's total is not needed for the carries: pre holds the first
-     * nparts - 1 prefixes, and the user's total is computed by the last part's scan.) */
-    c.out_buffer = NULL;
     const clscan_part *p0 = &parts[0];
     s = clscan_scan_carry(p0->ctx, p0->queue, &totals, 1, tot, 0, NULL, 0, pre, 0, nparts - 1,
                           &c, (cl_uint)(nparts - 1), reduced, &scanned);
