@@ -132,6 +132,130 @@ typedef struct clscan_context clscan_context;
 CLSCAN_API clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device,
                                                clscan_context **out);
 
+/* ------------------------------------------------------------------------------
+ * Context options: every CLSCAN_* environment variable of docs/DEVICES.md as a typed
+ * field, for programs that want to set a tuning choice or emulate a device profile
+ * without touching the environment.
+ *
+ * ABI rule: set struct_size to sizeof(clscan_context_options) and every field you do not
+ * set to zero (`clscan_context_options o = {sizeof o};`). Zero means "the default" for
+ * every field: the device's own answer or the library's choice. A later version only
+ * appends fields, and reads no field beyond the struct_size a caller passed.
+ *
+ * Numbers: a numeric field where zero itself is a meaningful value (no banks, no loop
+ * limit, no look-back spins, no sub-group width) takes CLSCAN_OPTION_ZERO for zero.
+ * Each field takes the values its variable takes and is checked as the variable is;
+ * a bad value makes clscan_context_create_with_options fail with
+ * CLSCAN_ERROR_INVALID_ENVIRONMENT and a message naming the field.
+ *
+ * Precedence: a field that is set wins over its environment variable; the variables
+ * still fill every field left at zero unless flags has CLSCAN_OPTIONS_IGNORE_ENVIRONMENT
+ * (then the environment is not read at all, CLSCAN_* variables, XDG_CACHE_HOME and HOME
+ * included: the disk cache is then off unless cache_dir is set).
+ * ------------------------------------------------------------------------------ */
+#define CLSCAN_OPTION_ZERO (~(cl_ulong)0)
+#define CLSCAN_OPTIONS_IGNORE_ENVIRONMENT 1u
+
+/* Off/on for the yes-or-no options (zero: the default). */
+typedef enum clscan_switch {
+    CLSCAN_SWITCH_DEFAULT = 0,
+    CLSCAN_SWITCH_OFF = 1,
+    CLSCAN_SWITCH_ON = 2
+} clscan_switch;
+
+/* The sub-group layer's implementation (CLSCAN_SUBGROUP_IMPL; docs/ALGORITHMS.md). */
+typedef enum clscan_subgroups {
+    CLSCAN_SUBGROUPS_DEFAULT = 0,
+    CLSCAN_SUBGROUPS_LOCAL = 1,  /* local-memory Kogge-Stone over emulated sub-groups */
+    CLSCAN_SUBGROUPS_KHR = 2,    /* cl_khr_subgroups / __opencl_c_subgroups */
+    CLSCAN_SUBGROUPS_NVIDIA = 3, /* inline PTX shuffles */
+    CLSCAN_SUBGROUPS_INTEL = 4   /* cl_intel_subgroups shuffles */
+} clscan_subgroups;
+
+/* The work-group scan (CLSCAN_WG_SCAN). */
+typedef enum clscan_wg_scan {
+    CLSCAN_WG_SCAN_DEFAULT = 0,
+    CLSCAN_WG_SCAN_BLELLOCH = 1,
+    CLSCAN_WG_SCAN_SUBGROUPS = 2
+} clscan_wg_scan;
+
+/* The device-wide scan (CLSCAN_SCAN_ALGO). */
+typedef enum clscan_algorithm {
+    CLSCAN_ALGORITHM_DEFAULT = 0,
+    CLSCAN_ALGORITHM_MULTI_LEVEL = 1, /* reduce, scan the partials, scan: always available */
+    CLSCAN_ALGORITHM_SINGLE_PASS = 2  /* one kernel, decoupled look-back */
+} clscan_algorithm;
+
+/* How the single-pass look-back reads and writes its status words
+ * (CLSCAN_LOOKBACK_ATOMICS). */
+typedef enum clscan_lookback_atomics {
+    CLSCAN_LOOKBACK_ATOMICS_DEFAULT = 0,
+    CLSCAN_LOOKBACK_ATOMICS_CL12 = 1, /* OpenCL C 1.2 read-modify-write atomics */
+    CLSCAN_LOOKBACK_ATOMICS_C11 = 2,  /* OpenCL C 2.0/3.0 acquire/release, device scope */
+    CLSCAN_LOOKBACK_ATOMICS_PTX = 3   /* NVIDIA inline PTX */
+} clscan_lookback_atomics;
+
+/* Test modes of the look-back (CLSCAN_LOOKBACK_TEST), for exercising its fallback. */
+typedef enum clscan_lookback_test {
+    CLSCAN_LOOKBACK_TEST_OFF = 0,
+    CLSCAN_LOOKBACK_TEST_DELAY = 1, /* every third tile publishes late */
+    CLSCAN_LOOKBACK_TEST_SILENT = 2 /* every fourth tile publishes nothing */
+} clscan_lookback_test;
+
+typedef struct clscan_context_options {
+    size_t struct_size;             /* sizeof(clscan_context_options) */
+    unsigned flags;                 /* CLSCAN_OPTIONS_* */
+    /* The device as the library sees it (emulated profiles; docs/DEVICES.md). */
+    const char *vendor;             /* CLSCAN_VENDOR: "nvidia", "amd", "intel", ... */
+    cl_device_type device_type;     /* CLSCAN_DEVICE_TYPE: CL_DEVICE_TYPE_GPU, _CPU, ... */
+    const char *opencl_version;     /* CLSCAN_OPENCL_VERSION: "1.2", "3.0" */
+    const char *opencl_c_version;   /* CLSCAN_OPENCL_C_VERSION */
+    const char *extensions;         /* CLSCAN_EXTENSIONS: space-separated */
+    cl_ulong local_mem_size;        /* CLSCAN_LOCAL_MEM_SIZE, bytes */
+    cl_device_local_mem_type local_mem_type; /* CLSCAN_LOCAL_MEM_TYPE: CL_LOCAL, CL_GLOBAL */
+    cl_ulong max_work_group_size;   /* CLSCAN_MAX_WORK_GROUP_SIZE */
+    cl_ulong max_mem_alloc_size;    /* CLSCAN_MAX_MEM_ALLOC_SIZE, bytes */
+    cl_ulong compute_units;         /* CLSCAN_COMPUTE_UNITS */
+    cl_ulong wg_multiple;           /* CLSCAN_WG_MULTIPLE */
+    cl_ulong subgroup_width;        /* CLSCAN_SUBGROUP_WIDTH (CLSCAN_OPTION_ZERO: unknown) */
+    clscan_switch fp64;             /* CLSCAN_FP64 */
+    clscan_switch int64_atomics;    /* CLSCAN_INT64_ATOMICS */
+    cl_ulong max_loop_iterations;   /* CLSCAN_MAX_LOOP_ITERATIONS (CLSCAN_OPTION_ZERO: none) */
+    /* Local-memory banks and their probe. */
+    clscan_switch bank_probe;       /* CLSCAN_BANK_PROBE */
+    cl_ulong local_mem_banks;       /* CLSCAN_LOCAL_MEM_BANKS (CLSCAN_OPTION_ZERO: none) */
+    cl_ulong bank_width;            /* CLSCAN_BANK_WIDTH, bytes */
+    /* Tuning. */
+    cl_ulong work_group_size;       /* CLSCAN_WORK_GROUP_SIZE (multi-level scan) */
+    cl_ulong items_per_thread;      /* CLSCAN_ITEMS_PER_THREAD */
+    cl_ulong groups_per_cu;         /* CLSCAN_GROUPS_PER_CU */
+    cl_ulong max_groups;            /* CLSCAN_MAX_GROUPS */
+    cl_ulong single_group_tiles;    /* CLSCAN_SINGLE_GROUP_TILES */
+    cl_ulong sp_work_group_size;    /* CLSCAN_SP_WORK_GROUP_SIZE (single-pass scan) */
+    cl_ulong sp_items_per_thread;   /* CLSCAN_SP_ITEMS_PER_THREAD */
+    clscan_switch padding;          /* CLSCAN_PADDING: bank-conflict padding */
+    clscan_subgroups subgroups;     /* CLSCAN_SUBGROUP_IMPL */
+    clscan_wg_scan wg_scan;         /* CLSCAN_WG_SCAN */
+    clscan_algorithm algorithm;     /* CLSCAN_SCAN_ALGO */
+    clscan_lookback_atomics lookback_atomics; /* CLSCAN_LOOKBACK_ATOMICS */
+    cl_ulong lookback_spins;        /* CLSCAN_LOOKBACK_SPINS (CLSCAN_OPTION_ZERO: none) */
+    clscan_lookback_test lookback_test; /* CLSCAN_LOOKBACK_TEST */
+    /* Programs. */
+    clscan_switch disk_cache;       /* CLSCAN_DISK_CACHE */
+    const char *cache_dir;          /* CLSCAN_CACHE_DIR (copied) */
+    const char *kernel_include_dir; /* CLSCAN_KERNEL_INCLUDE_DIR (copied) */
+} clscan_context_options;
+
+/* clscan_context_create with options (NULL: exactly clscan_context_create). Returns what
+ * clscan_context_create returns, and CLSCAN_ERROR_INVALID_ARGUMENT for a struct_size
+ * that is 0 or larger than this library's struct (a program built against a newer
+ * header), or CLSCAN_ERROR_INVALID_ENVIRONMENT for a bad field value. The strings are
+ * read during the call only. */
+CLSCAN_API clscan_status clscan_context_create_with_options(cl_context cl_ctx,
+                                                            cl_device_id device,
+                                                            const clscan_context_options *options,
+                                                            clscan_context **out);
+
 /* Releases the context, its cached programs and scratch buffers (the OpenCL runtime
  * frees a buffer only once the commands that use it have finished). NULL, or a context
  * already released, is ignored. Every other call given a released context (or a pointer
