@@ -1,7 +1,7 @@
 /* test_banks.c - Check tests of the local-memory bank probe: the inference on synthetic
  * timing curves (clear patterns, CPU-like and noisy ones, garbage), and the probe itself
  * on the first device of the first platform, including its per-device cache. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 
 #include <check.h>
 #include <math.h>

@@ -10,7 +10,7 @@
  * the first platform whose name contains it). Each test makes its own directory under
  * $CLSCAN_CACHE_DIR (tests/meson.build points it into the build tree; without it, a new
  * directory in /tmp) and points the library's cache there, never at the user's. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 #include "verify.h"
 
 #include <check.h>
@@ -753,7 +753,7 @@ START_TEST(test_switches)
 
     dc_env(never, "0");
     clscan_context *ctx = dc_context(&d);
-    ck_assert_int_eq(ctx->profile.disk_cache, 0);
+    ck_assert_int_eq(ctx->target.cache.disk_cache, 0);
     char text[4096];
     clscan_context_describe(ctx, text, sizeof text);
     ck_assert_msg(strstr(text, "disk cache:    off: CLSCAN_DISK_CACHE=0\n") != NULL,
@@ -790,14 +790,14 @@ START_TEST(test_switches)
 
     dc_env(dir, "1");
     ctx = dc_context(&d);
-    ck_assert_int_eq(ctx->profile.disk_cache, 1);
-    ck_assert_str_eq(ctx->profile.cache_dir, dir);
+    ck_assert_int_eq(ctx->target.cache.disk_cache, 1);
+    ck_assert_str_eq(ctx->target.cache.cache_dir, dir);
     clscan_context_release(ctx);
     /* Unset: on, except on PoCL. */
     dc_env(dir, NULL);
     ctx = dc_context(&d);
-    ck_assert_int_eq(ctx->profile.disk_cache, !d.pocl);
-    if (d.pocl) ck_assert(strstr(ctx->profile.cache_source, "PoCL") != NULL);
+    ck_assert_int_eq(ctx->target.cache.disk_cache, !d.pocl);
+    if (d.pocl) ck_assert(strstr(ctx->target.cache.cache_source, "PoCL") != NULL);
     clscan_context_release(ctx);
     dc_close(&d);
     dc_remove_tree(dir);
@@ -819,7 +819,7 @@ START_TEST(test_directories)
     snprintf(want, sizeof want, "%s/nest/a/b", dir);
     setenv("CLSCAN_CACHE_DIR", set, 1);
     clscan_context *ctx = dc_context(&d);
-    ck_assert_str_eq(ctx->profile.cache_dir, want);
+    ck_assert_str_eq(ctx->target.cache.cache_dir, want);
     dc_scan_ok(ctx, &d, 1500, clscan_verify_mix(seed, 40));
     clscan_context_release(ctx);
     static dc_listing l;
@@ -836,7 +836,7 @@ START_TEST(test_directories)
     setenv("CLSCAN_CACHE_DIR", "rel/c", 1);
     ctx = dc_context(&d);
     snprintf(want, sizeof want, "%s/rel/c", here);
-    ck_assert_str_eq(ctx->profile.cache_dir, want);
+    ck_assert_str_eq(ctx->target.cache.cache_dir, want);
     clscan_context_release(ctx);
     ck_assert_int_eq(chdir(cwd), 0);
 
@@ -846,8 +846,8 @@ START_TEST(test_directories)
     setenv("XDG_CACHE_HOME", set, 1);
     ctx = dc_context(&d);
     snprintf(want, sizeof want, "%s/xdg/clscan", dir);
-    ck_assert_str_eq(ctx->profile.cache_dir, want);
-    ck_assert(strstr(ctx->profile.cache_source, "XDG_CACHE_HOME") != NULL);
+    ck_assert_str_eq(ctx->target.cache.cache_dir, want);
+    ck_assert(strstr(ctx->target.cache.cache_source, "XDG_CACHE_HOME") != NULL);
     dc_scan_ok(ctx, &d, 1600, clscan_verify_mix(seed, 41));
     clscan_context_release(ctx);
     dc_check_dir(want, 1, &l);
@@ -857,14 +857,14 @@ START_TEST(test_directories)
     setenv("HOME", set, 1);
     ctx = dc_context(&d);
     snprintf(want, sizeof want, "%s/home/.cache/clscan", dir);
-    ck_assert_str_eq(ctx->profile.cache_dir, want);
+    ck_assert_str_eq(ctx->target.cache.cache_dir, want);
     clscan_context_release(ctx);
 
     /* No home: off, and calls work as ever. */
     unsetenv("XDG_CACHE_HOME");
     unsetenv("HOME");
     ctx = dc_context(&d);
-    ck_assert_int_eq(ctx->profile.disk_cache, 0);
+    ck_assert_int_eq(ctx->target.cache.disk_cache, 0);
     char text[4096];
     clscan_context_describe(ctx, text, sizeof text);
     ck_assert_msg(strstr(text, "disk cache:    off: none of") != NULL, "describe:\n%s", text);
@@ -875,7 +875,7 @@ START_TEST(test_directories)
                           dc_since(&s0, CLSCAN_CACHE_WRITE_FAILED), 0);
     setenv("HOME", "", 1);
     ctx = dc_context(&d);
-    ck_assert_int_eq(ctx->profile.disk_cache, 0);
+    ck_assert_int_eq(ctx->target.cache.disk_cache, 0);
     clscan_context_release(ctx);
     dc_close(&d);
     dc_remove_tree(dir);
@@ -1047,7 +1047,7 @@ START_TEST(test_warm)
     const unsigned long programs = dc_since(&s0, CLSCAN_CACHE_PROGRAMS);
     fprintf(stderr, "warm: %lu programs in %.2f s (disk cache %s)\n", programs,
             (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
-            ctx->profile.disk_cache ? "on" : "off");
+            ctx->target.cache.disk_cache ? "on" : "off");
     dc_print_since("warm", &s0);
     ck_assert_uint_ge(programs, 20);
     dc_stats s1 = dc_snap();
@@ -1095,7 +1095,7 @@ START_TEST(test_warm)
     ck_assert_msg(dc_since(&s1, CLSCAN_CACHE_PROGRAMS) == 0,
                   "%lu programs built by %d calls after the warm call",
                   dc_since(&s1, CLSCAN_CACHE_PROGRAMS), calls);
-    const int disk = ctx->profile.disk_cache;
+    const int disk = ctx->target.cache.disk_cache;
     clscan_context_release(ctx);
 
     if (disk) {

@@ -1,7 +1,7 @@
 /* test_guard.c - Check suite: no call writes outside its output. Every scan and compaction
  * kind runs at tile edges and offsets, in place and not, with dst a sub-buffer framed by
  * guard bands of their own patterns; bands and results are checked against verify.c. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 #include "test_devices.h"
 #include "verify.h"
 
@@ -103,7 +103,7 @@ static size_t clscan_guard_tile(clscan_test_dev *d, const clscan_guard_call *k, 
 {
     static const clscan_select_mode modes[CLSCAN_VERIFY_KIND_COUNT] = {
         CLSCAN_SELECT_FLAGGED, CLSCAN_SELECT_IF, CLSCAN_SELECT_PARTITION, CLSCAN_SELECT_UNIQUE};
-    const clscan_profile *p = &d->ctx->profile;
+    const clscan_profile *p = &d->ctx->target.profile;
     clscan_scan_config cfg;
     clscan_program *prog = NULL;
     clscan_status st;

@@ -1,7 +1,7 @@
 /* test_large.c - Check suite at the device's limits: calls whose scratch buffer would
  * exceed the device's real CL_DEVICE_MAX_MEM_ALLOC_SIZE (one-element single-pass tiles)
  * must be refused with a clear error and enqueue nothing. Large sizes: clscan-bigcheck. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 #include "test_devices.h"
 #include "verify.h"
 
@@ -69,7 +69,7 @@ static size_t clscan_large_scratch(clscan_test_dev *d, const clscan_large_call *
 {
     static const clscan_select_mode modes[CLSCAN_VERIFY_KIND_COUNT] = {
         CLSCAN_SELECT_FLAGGED, CLSCAN_SELECT_IF, CLSCAN_SELECT_PARTITION, CLSCAN_SELECT_UNIQUE};
-    const clscan_profile *p = &d->ctx->profile;
+    const clscan_profile *p = &d->ctx->target.profile;
     clscan_scan_config cfg;
     clscan_program *prog = NULL;
     clscan_status st =
@@ -188,10 +188,10 @@ START_TEST(test_scratch_above_max_alloc)
     for (int di = 0; di < clscan_test_ndevs; di++) {
         clscan_test_dev *d = &clscan_test_devs[di];
         const cl_ulong max_alloc = clscan_large_max_allocs[di];
-        ck_assert_msg(d->ctx->profile.max_alloc == max_alloc,
+        ck_assert_msg(d->ctx->target.profile.max_alloc == max_alloc,
                       "%s: the context's max alloc %llu is not the device's %llu: run this "
                       "test without CLSCAN_MAX_MEM_ALLOC_SIZE", d->name,
-                      (unsigned long long)d->ctx->profile.max_alloc,
+                      (unsigned long long)d->ctx->target.profile.max_alloc,
                       (unsigned long long)max_alloc);
         const size_t half = (size_t)(max_alloc / 2) / 8 * 8;
         cl_mem src = clscan_test_buffer(d, half, NULL), dst = clscan_test_buffer(d, half, NULL);

@@ -1,6 +1,6 @@
 /* test_scan.c - Check suite for the public scan API on real devices: every type x op x mode
  * against the host reference, exact error statuses, events, out-of-order queues, threads. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 #include "verify.h"
 
 #include <check.h>
@@ -215,7 +215,7 @@ START_TEST(test_lookback)
 {
     for (int di = 0; di < clscan_ndevs; di++) {
         clscan_test_dev *d = &clscan_devs[di];
-        const clscan_profile *p = &d->ctx->profile;
+        const clscan_profile *p = &d->ctx->target.profile;
         if (p->scan_algo != CLSCAN_SCAN_SINGLE_PASS) {
             fprintf(stderr, "%s: look-back: the profile chose the multi-level scan\n", d->name);
             continue;
@@ -278,7 +278,7 @@ START_TEST(test_reproducible)
     enum { REPS = 10 };
     for (int di = 0; di < clscan_ndevs; di++) {
         clscan_test_dev *d = &clscan_devs[di];
-        const clscan_profile *p = &d->ctx->profile;
+        const clscan_profile *p = &d->ctx->target.profile;
         for (int ti = 0; ti < 2; ti++) {
             const clscan_type type = ti ? CLSCAN_DOUBLE : CLSCAN_FLOAT;
             if (type == CLSCAN_DOUBLE && !p->fp64) continue;

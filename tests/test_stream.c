@@ -6,7 +6,7 @@
  * carry-in from a host value and a buffer, the total, chains of calls; one queue given
  * twice, out-of-order queues, a wait list that holds the call back; and every argument
  * error with its exact status and message, nothing enqueued. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 #include "test_devices.h"
 #include "verify_general.h"
 
@@ -581,7 +581,7 @@ static void invalid(void)
      * are never dereferenced: the calls fail first). */
     expect_error(ctx, qs, &ok, a, b, SIZE_MAX / 2, 4, NULL, 0, NULL,
                  CLSCAN_ERROR_INVALID_ARGUMENT, "overflow a size_t byte count");
-    const size_t big = (size_t)(ctx->profile.max_alloc / 4) + 1;
+    const size_t big = (size_t)(ctx->target.profile.max_alloc / 4) + 1;
     void *far_src = (void *)(uintptr_t)0x100000, *far_dst = (void *)(uintptr_t)(0x100000 + 8 * big);
     expect_error(ctx, qs, &ok, far_src, far_dst, big, big, NULL, 0, NULL,
                  CLSCAN_ERROR_INVALID_ARGUMENT, "CL_DEVICE_MAX_MEM_ALLOC_SIZE");

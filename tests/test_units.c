@@ -2,7 +2,7 @@
  * version and size parsing, vendor normalisation, the device tables and CLSCAN_*
  * overrides, the generated kernel options (cache keys), status names, last-error
  * bookkeeping, and that every cl/ file compiles on its own. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -608,10 +608,11 @@ START_TEST(test_last_error)
     struct clscan_context a, b;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    a.id = 1001;
-    b.id = 1002;
-    /* Live contexts, as if clscan_context_create had made them. */
-    ck_assert(clscan__context_track(&a) && clscan__context_track(&b));
+    /* Live contexts, as if clscan_context_create had made them, with ids of their own. */
+    const unsigned long ida = clscan__context_track(&a), idb = clscan__context_track(&b);
+    ck_assert(ida && idb && ida != idb);
+    ck_assert_uint_eq(clscan__context_id(&a), ida);
+    ck_assert_uint_eq(clscan__context_id(&b), idb);
     ck_assert_int_eq(clscan__fail(&a, CLSCAN_ERROR_INVALID_ARGUMENT, "bad %s", "thing"),
                      CLSCAN_ERROR_INVALID_ARGUMENT);
     ck_assert_str_eq(clscan_context_last_error(&a), "bad thing");
@@ -637,6 +638,7 @@ START_TEST(test_last_error)
     clscan__fail(&b, CLSCAN_ERROR_INVALID_ARGUMENT, "on b");
     ck_assert(clscan__context_untrack(&a) && clscan__context_untrack(&b));
     ck_assert(!clscan__context_untrack(&a));
+    ck_assert_uint_eq(clscan__context_id(&a), 0);
     ck_assert_str_eq(clscan_context_last_error(&a), "on b");
 }
 END_TEST

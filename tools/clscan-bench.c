@@ -51,7 +51,7 @@
  * wall time of clscan_context_create, of the first scan and the first select-if (the call
  * alone, and with clFinish), and with --first-call warm of clscan_context_warm before
  * them; tools/first-call.sh runs it with the disk cache off, cold and warm. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 #include "verify_general.h"
 
 #include <float.h>
@@ -997,7 +997,7 @@ static int run_row(bench *b, const options *o, row *r)
 
     r->check = "PASS";
     r->clock_ok = 1;
-    b->ctx->profile.scan_algo = r->algo; /* this thread alone uses the context */
+    b->ctx->target.profile.scan_algo = r->algo; /* this thread alone uses the context */
     if (is_float(r->type) && r->call == CALL_SCAN && r->op >= CLSCAN_OP_AND)
         ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
     if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
@@ -1258,7 +1258,7 @@ static int run_stream_row(bench *b, const options *o, row *r)
     r->check = "PASS";
     r->clock_ok = 0; /* (no device time: the call's commands span two queues) */
     r->k = 1;
-    b->ctx->profile.scan_algo = r->algo;
+    b->ctx->target.profile.scan_algo = r->algo;
     if (is_float(r->type) && r->op >= CLSCAN_OP_AND)
         ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
     if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
@@ -1704,7 +1704,7 @@ int main(int argc, char **argv)
            b.describe);
     fflush(stdout);
 
-    if (!o.nalgos) o.algos[o.nalgos++] = (int)b.ctx->profile.scan_algo;
+    if (!o.nalgos) o.algos[o.nalgos++] = (int)b.ctx->target.profile.scan_algo;
     size_t per_type = 0, count = 0, bad = 0; /* rows: (op, mode) pairs of scans, compactions */
     for (size_t c = 0; c < o.ncalls; c++) per_type += rows_per_call(&o, o.calls[c]);
     size_t total = o.ntypes * per_type * o.nalgos * o.nsizes;

@@ -2,7 +2,7 @@
  * counts, indices and byte offsets), checked against verify.c's host reference by
  * streaming, chunk by chunk on every core; sizes above the largest allocation must be
  * refused. Prints the device's limits, each case, and a table. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 #include "verify.h"
 
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * clscan-selftest and the tests. */
 #include "verify.h"
 
-#include "clscan_internal.h"
+#include "algo/algo.h"
 
 #include <float.h>
 #include <inttypes.h>

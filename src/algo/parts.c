@@ -3,7 +3,7 @@
  * device, and every part is scanned from its combined carry-in, all through
  * clscan_scan_carry, ordered by events across the queues; segmented scans chain the parts
  * instead (a part's total does not say whether a segment started in it). */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,7 @@ static clscan_status check_parts(const clscan_scan_desc *desc, const clscan_part
     for (size_t p = 0; p < nparts; ++p) {
         clscan_status s = clscan__check_context(parts[p].ctx);
         if (s != CLSCAN_SUCCESS) return s;
-        CLSCAN_RETURN_IF(parts[p].ctx, parts[p].ctx->cl_ctx != parts[0].ctx->cl_ctx,
+        CLSCAN_RETURN_IF(parts[p].ctx, parts[p].ctx->target.cl_ctx != parts[0].ctx->target.cl_ctx,
                          CLSCAN_ERROR_INVALID_ARGUMENT,
                          "parts[%zu].ctx belongs to another cl_context than parts[0].ctx: "
                          "clscan_scan_parts needs one cl_context (docs/GUIDE.md shows the steps "

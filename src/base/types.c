@@ -1,6 +1,6 @@
 /* types.c - the element types and operators: sizes, names, and the numbers by which a
  * kernel is specialised for them (cl/clscan_common.cl holds their OpenCL C text). */
-#include "clscan_internal.h"
+#include "base/base.h"
 
 /* Column legend: public name, size in bytes, floating point. The OpenCL C text for each
  * type and operator lives in cl/clscan_common.cl, keyed by number. */

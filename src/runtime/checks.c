@@ -1,41 +1,13 @@
-/* launch.c - what every enqueueing call shares: argument checks for queues and buffer
- * ranges, the chain of commands of one call (wait lists, events, scratch, tracing for
- * the tools), and the marker an empty call enqueues. */
-#include "clscan_internal.h"
+/* checks.c - the argument checks every enqueueing call shares: queue and wait list,
+ * types and operators on this device, buffer ranges, aliasing, and carries. */
+#include "runtime/runtime.h"
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------ tracing -- */
-
-static _Thread_local cl_event *trace_buf;
-static _Thread_local size_t trace_cap;
-static _Thread_local size_t *trace_count;
-
-void clscan__trace_events(cl_event *trace, size_t cap, size_t *count)
-{
-    trace_buf = trace;
-    trace_cap = cap;
-    trace_count = count;
-    if (count) *count = 0;
-}
-
-static _Thread_local cl_mem lookback_stats;
-
-void clscan__lookback_stats(cl_mem stats) { lookback_stats = stats; }
-cl_mem clscan__lookback_stats_buffer(void) { return lookback_stats; }
-
-static void trace(cl_event e)
-{
-    if (trace_buf && trace_count && *trace_count < trace_cap && e) {
-        clRetainEvent(e);
-        trace_buf[(*trace_count)++] = e;
-    }
-}
-
-/* --------------------------------------------------------------- validation -- */
+/* Zeros for the by-value carry-in of a call without one (the largest element type). */
+static const unsigned char no_value[256];
 
 clscan_status clscan__check_range(const clscan_context *ctx, cl_mem mem, const char *name,
                                  size_t offset, size_t n, size_t elem)
@@ -48,7 +20,7 @@ clscan_status clscan__check_range(const clscan_context *ctx, cl_mem mem, const c
         err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
     CLSCAN_RETURN_IF(ctx, err != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "%s is not a valid buffer (%s)", name, clscan_status_string(err));
-    CLSCAN_RETURN_IF(ctx, owner != ctx->cl_ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN_RETURN_IF(ctx, owner != ctx->target.cl_ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "%s belongs to another cl_context than the clscan context", name);
     CLSCAN_RETURN_IF(ctx, offset > SIZE_MAX - n || offset + n > SIZE_MAX / elem,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
@@ -70,9 +42,9 @@ clscan_status clscan__check_type_op(const clscan_context *ctx, clscan_type type,
     CLSCAN_RETURN_IF(ctx, clscan__type_is_float(type) && op >= CLSCAN_OP_AND,
                      CLSCAN_ERROR_UNSUPPORTED, "operator %s is not defined on %s",
                      clscan_op_name(op), clscan_type_name(type));
-    CLSCAN_RETURN_IF(ctx, type == CLSCAN_DOUBLE && !ctx->profile.fp64,
+    CLSCAN_RETURN_IF(ctx, type == CLSCAN_DOUBLE && !ctx->target.profile.fp64,
                      CLSCAN_ERROR_UNSUPPORTED, "device %s has no double precision (fp64)",
-                     ctx->profile.device_name);
+                     ctx->target.profile.device_name);
     return CLSCAN_SUCCESS;
 }
 
@@ -96,7 +68,7 @@ clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue que
         CLSCAN_RETURN_IF(ctx, e != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "event_wait_list[%u] is not a valid event (%s)", i,
                          clscan_status_string(e));
-        CLSCAN_RETURN_IF(ctx, ectx != ctx->cl_ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
+        CLSCAN_RETURN_IF(ctx, ectx != ctx->target.cl_ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "event_wait_list[%u] belongs to another cl_context than the clscan "
                          "context", i);
     }
@@ -111,131 +83,10 @@ clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue que
         err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     CLSCAN_RETURN_IF(ctx, err != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "queue is not a valid command queue (%s)", clscan_status_string(err));
-    CLSCAN_RETURN_IF(ctx, qctx != ctx->cl_ctx || qdev != ctx->device,
+    CLSCAN_RETURN_IF(ctx, qctx != ctx->target.cl_ctx || qdev != ctx->target.device,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "queue belongs to another cl_context or device than the clscan context");
     *in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-    return CLSCAN_SUCCESS;
-}
-
-/* A device buffer of `bytes` for the library's own use (`what` names it in messages);
- * a request above the device's largest allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE, or
- * CLSCAN_MAX_MEM_ALLOC_SIZE) is refused before OpenCL is asked. */
-clscan_status clscan__create_buffer(clscan_context *ctx, size_t bytes, const char *what,
-                                    cl_mem *out)
-{
-    *out = NULL;
-    CLSCAN_RETURN_IF(ctx, (cl_ulong)bytes > ctx->profile.max_alloc,
-                     CLSCAN_ERROR_OUT_OF_RESOURCES,
-                     "%s needs %zu bytes, more than the device's largest allocation "
-                     "(CL_DEVICE_MAX_MEM_ALLOC_SIZE) of %llu bytes",
-                     what, bytes, (unsigned long long)ctx->profile.max_alloc);
-    cl_int err;
-    *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (err != CL_SUCCESS) {
-        *out = NULL;
-        char msg[160];
-        snprintf(msg, sizeof msg, "clCreateBuffer of %zu bytes (%s)", bytes, what);
-        return clscan__fail_cl(ctx, err, msg);
-    }
-    return CLSCAN_SUCCESS;
-}
-
-/* ----------------------------------------------------------------- dispatch -- */
-
-
-clscan_status clscan__enqueue(clscan_launch *l, cl_kernel k, size_t groups, size_t wg_size,
-                             const char *what)
-{
-    size_t global = groups * wg_size;
-    cl_event ev = NULL;
-    cl_int err = clEnqueueNDRangeKernel(l->queue, k, 1, NULL, &global, &wg_size, l->nwait,
-                                        l->wait, &ev);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, what);
-    clscan__launch_chain(l, ev);
-    return CLSCAN_SUCCESS;
-}
-
-void clscan__launch_chain(clscan_launch *l, cl_event ev)
-{
-    trace(ev);
-    if (l->last) clReleaseEvent(l->last);
-    l->last = ev;
-    if (l->in_order) {
-        l->nwait = 0;
-        l->wait = NULL;
-    } else {
-        l->nwait = 1;
-        l->wait = &l->last;
-    }
-}
-
-clscan_status clscan__launch_begin(clscan_launch *l, clscan_context *ctx,
-                                   cl_command_queue queue, int in_order, cl_uint nwait,
-                                   const cl_event *wait, size_t scratch_bytes)
-{
-    memset(l, 0, sizeof *l);
-    l->ctx = ctx;
-    l->queue = queue;
-    l->in_order = in_order;
-    l->nwait = nwait;
-    l->wait = wait;
-    if (!scratch_bytes) return CLSCAN_SUCCESS;
-    clscan_status s = clscan__scratch_acquire(ctx, queue, in_order, scratch_bytes,
-                                              &l->scratch, &l->scratch_wait);
-    if (s != CLSCAN_SUCCESS) return s;
-    if (l->scratch_wait) { /* the first command also waits for the scratch's last use */
-        l->first_wait = malloc((nwait + 1) * sizeof *l->first_wait);
-        if (!l->first_wait) {
-            clscan__launch_end(l, CLSCAN_ERROR_OUT_OF_RESOURCES, NULL);
-            return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
-        }
-        if (nwait) memcpy(l->first_wait, wait, nwait * sizeof *wait);
-        l->first_wait[nwait] = l->scratch_wait;
-        l->nwait = nwait + 1;
-        l->wait = l->first_wait;
-    }
-    return CLSCAN_SUCCESS;
-}
-
-clscan_status clscan__launch_end(clscan_launch *l, clscan_status s, cl_event *event)
-{
-    if (l->scratch_wait) clReleaseEvent(l->scratch_wait);
-    free(l->first_wait);
-    if (l->scratch) clscan__scratch_release(l->ctx, l->scratch, l->queue, l->last);
-    if (s == CLSCAN_SUCCESS && event) *event = l->last;
-    else if (l->last) clReleaseEvent(l->last);
-    l->scratch_wait = NULL;
-    l->first_wait = NULL;
-    l->scratch = NULL;
-    l->last = NULL;
-    return s;
-}
-
-clscan_status clscan__enqueue_copy_input(clscan_launch *l, cl_mem src, size_t offset,
-                                         size_t bytes, cl_mem *copy)
-{
-    clscan_status s = clscan__create_buffer(l->ctx, bytes, "the in-place input's copy", copy);
-    if (s != CLSCAN_SUCCESS) return s;
-    cl_event ev = NULL;
-    cl_int err = clEnqueueCopyBuffer(l->queue, src, *copy, offset, 0, bytes, l->nwait, l->wait,
-                                     &ev);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clEnqueueCopyBuffer");
-    clscan__launch_chain(l, ev);
-    return CLSCAN_SUCCESS;
-}
-
-clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
-                                     cl_uint nwait, const cl_event *wait, cl_event *event)
-{
-    if (!event && nwait == 0) return CLSCAN_SUCCESS;
-    cl_event marker = NULL;
-    /* With a wait list and no event the marker still orders later commands on an
-     * in-order queue after the wait list, as a kernel would have. */
-    CLSCAN_FORWARD_CL(ctx, clEnqueueMarkerWithWaitList(queue, nwait, wait, &marker),
-                      "clEnqueueMarkerWithWaitList");
-    if (event) *event = marker;
-    else clReleaseEvent(marker);
     return CLSCAN_SUCCESS;
 }
 
@@ -264,11 +115,6 @@ clscan_status clscan__check_disjoint(const clscan_context *ctx, cl_mem a, const 
                      a_name, a_off, a_off + a_len, b_name, b_off, b_off + b_len);
     return CLSCAN_SUCCESS;
 }
-
-/* ------------------------------------------------------------------- carry --- */
-
-/* Zeros for the by-value carry-in of a call without one (the largest element type). */
-static const unsigned char no_value[256];
 
 clscan_carry_args clscan__no_carry(size_t elem, cl_mem dummy)
 {

@@ -1,8 +1,9 @@
 /* banks.c - the local-memory bank probe: times cl/clscan_banks.cl at strides of 1, 2,
  * 4, ... words, infers the bank count and width from where the times start to double
  * and where they stop, and caches the result (or the failure) per device for the process. */
-#include "clscan_internal.h"
+#include "device/device.h"
 
+#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -157,23 +158,6 @@ static int time_once(bank_probe *p, size_t wg, cl_uint stride, cl_uint iteration
     return 1;
 }
 
-/* Appends to buf (capacity size, current length *len), truncating silently. */
-static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-    if (*len >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
-    va_end(ap);
-    if (n > 0) *len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
-}
-
 /* Calibrates the iteration count, times every stride and infers; fills res->detail. */
 static clscan_status measure(const clscan_context *ctx, bank_probe *p, int log_max,
                              clscan_bank_result *res)
@@ -211,28 +195,28 @@ static clscan_status measure(const clscan_context *ctx, bank_probe *p, int log_m
 
     size_t len = 0;
     char *d = res->detail;
-    append(d, sizeof res->detail, &len, "time / stride-1 time at strides 1..%u words:",
+    clscan__append(d, sizeof res->detail, &len, "time / stride-1 time at strides 1..%u words:",
            1u << log_max);
     for (int i = 0; i < count; ++i)
-        append(d, sizeof res->detail, &len, " %.3g", times[i] / times[0]);
-    append(d, sizeof res->detail, &len,
+        clscan__append(d, sizeof res->detail, &len, " %.3g", times[i] / times[0]);
+    clscan__append(d, sizeof res->detail, &len,
            " (min of %d, %zu work-items x %d chains x %u iterations, stride 1 %.1f us, "
            "half the work-items %.2f, ",
            rounds, p->wg, BANK_CHAINS, iterations, times[0], half / times[0]);
     if (p->wall)
-        append(d, sizeof res->detail, &len, "wall clock: %s)", p->wall_reason);
+        clscan__append(d, sizeof res->detail, &len, "wall clock: %s)", p->wall_reason);
     else
-        append(d, sizeof res->detail, &len, "event profiling)");
+        clscan__append(d, sizeof res->detail, &len, "event profiling)");
     cl_uint banks = 0, width = 0;
     if (half > times[0] * BANK_HALF_MAX) {
-        append(d, sizeof res->detail, &len, ": half the work does not take half the time");
+        clscan__append(d, sizeof res->detail, &len, ": half the work does not take half the time");
     } else if (clscan__bank_infer(times, count, &banks, &width)) {
         res->measured = 1;
         res->banks = banks;
         res->width = width;
-        append(d, sizeof res->detail, &len, ": %u banks x %u B", banks, width);
+        clscan__append(d, sizeof res->detail, &len, ": %u banks x %u B", banks, width);
     } else {
-        append(d, sizeof res->detail, &len, ": timings show no bank pattern");
+        clscan__append(d, sizeof res->detail, &len, ": timings show no bank pattern");
     }
     return CLSCAN_SUCCESS;
 

@@ -1,7 +1,8 @@
 /* status.c - status codes and their names, and the per-thread "last error" text that
  * clscan_context_last_error returns. */
-#include "clscan_internal.h"
+#include "base/base.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,7 +153,7 @@ static void set_text(const clscan_context *ctx, const char *prefix, const char *
     size_t nb = lb < room - np ? lb : room - np;
     if (nb) memcpy(t + np, body, nb);
     t[np + nb] = '\0';
-    e->ctx_id = ctx ? ctx->id : 0;
+    e->ctx_id = clscan__context_id(ctx);
 }
 
 clscan_status clscan__fail(const clscan_context *ctx, clscan_status status, const char *fmt,
@@ -186,6 +187,7 @@ const char *clscan_context_last_error(const clscan_context *ctx)
     if (!e || !e->text) return "";
     /* A pointer that is not a live context reads as NULL (its failures were recorded
      * against no context). */
-    if (ctx && clscan__context_live(ctx) && e->ctx_id != ctx->id) return "";
+    const unsigned long id = clscan__context_id(ctx);
+    if (id && e->ctx_id != id) return "";
     return e->text;
 }

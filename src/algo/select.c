@@ -2,18 +2,9 @@
  * clscan_partition_if and clscan_unique. Argument checks, then one single-pass kernel
  * (the look-back over kept counts) where the device profile runs the single-pass scan,
  * else count per work-group, scan of the counts, write. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 
 #include <string.h>
-
-#define SET_ARG(k, i, v) CLSCAN_SET_ARG(err, k, i, v)
-
-const char *clscan__select_mode_name(clscan_select_mode mode)
-{
-    static const char *const names[] = {"scan", "select-flagged", "select-if", "partition-if",
-                                        "unique"};
-    return (unsigned)mode < sizeof names / sizeof names[0] ? names[mode] : "invalid";
-}
 
 /* One compaction call's arguments. */
 typedef struct select_call {
@@ -95,7 +86,7 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, cons
     clscan_status s = clscan__lookback_begin(l, prog, &lb);
     if (s != CLSCAN_SUCCESS) return s;
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
-    cl_kernel k = prog->k_sel_single;
+    cl_kernel k = prog->kernels[CLSCAN_K_SEL_SINGLE];
     cl_int err = set_range_args(k, c, src, src_off);
     SET_ARG(k, 7, lb.state);
     SET_ARG(k, 8, lb.epoch);
@@ -114,7 +105,7 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
                                    cl_mem src, cl_ulong src_off)
 {
     const clscan_scan_config *cfg = &prog->config;
-    const clscan_level_plan lp = clscan__plan_level(&l->ctx->profile, cfg, c->n);
+    const clscan_level_plan lp = clscan__plan_level(&l->ctx->target.profile, cfg, c->n);
     const cl_int use_partials = lp.groups > 1;
     const cl_ulong flags_off = c->flags_offset, n = c->n;
     const cl_ulong part_off = 0;
@@ -124,7 +115,7 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
     clscan_status s;
     if (use_partials) {
         l->scratch->lb_clean = 0; /* partials overwrite status words */
-        cl_kernel k = prog->k_sel_count;
+        cl_kernel k = prog->kernels[CLSCAN_K_SEL_COUNT];
         SET_ARG(k, 0, src);
         SET_ARG(k, 1, src_off);
         SET_ARG(k, 2, flags);
@@ -139,7 +130,7 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
         s = clscan__enqueue_scan_partials(l, prog, partials, part_off, lp.groups);
         if (s != CLSCAN_SUCCESS) return s;
     }
-    cl_kernel k = prog->k_sel_write;
+    cl_kernel k = prog->kernels[CLSCAN_K_SEL_WRITE];
     err = set_range_args(k, c, src, src_off);
     SET_ARG(k, 7, lp.per_group);
     SET_ARG(k, 8, partials);
@@ -155,9 +146,9 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
 static clscan_status enqueue_zero(clscan_launch *l, clscan_program *prog, const select_call *c)
 {
     cl_int err = CL_SUCCESS;
-    SET_ARG(prog->k_sel_zero, 0, c->count);
+    SET_ARG(prog->kernels[CLSCAN_K_SEL_ZERO], 0, c->count);
     if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sel_zero)");
-    return clscan__enqueue(l, prog->k_sel_zero, 1, 1, "enqueue sel_count_zero");
+    return clscan__enqueue(l, prog->kernels[CLSCAN_K_SEL_ZERO], 1, 1, "enqueue sel_count_zero");
 }
 
 static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const select_call *c,
@@ -172,7 +163,7 @@ static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const 
     const clscan_type count_type = c->n > 0xffffffffu ? CLSCAN_UINT64 : CLSCAN_UINT32;
     clscan_scan_config cfg;
     clscan_program *prog;
-    if ((s = clscan__select_config_choose(ctx, &ctx->profile, ctx->profile.scan_algo, c->mode,
+    if ((s = clscan__select_config_choose(ctx, &ctx->target.profile, ctx->target.profile.scan_algo, c->mode,
                                           c->type, count_type, c->predicate, &cfg)) !=
             CLSCAN_SUCCESS ||
         (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS)
@@ -183,7 +174,7 @@ static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const 
     if (single)
         scratch_bytes = clscan__lookback_bytes(&cfg, c->n);
     else if (c->n > 0) /* the partials: as many as a scan of n elements keeps */
-        scratch_bytes = (size_t)clscan__scan_scratch_elements(&ctx->profile, &cfg, c->n) *
+        scratch_bytes = (size_t)clscan__scan_scratch_elements(&ctx->target.profile, &cfg, c->n) *
                         clscan_type_size(count_type);
     clscan_launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch_bytes)) !=

@@ -4,11 +4,9 @@
  * exclusive scan of those counts by the multi-level scan of a scan program (scan.c),
  * and the stable scatter. The passes ping-pong between the output and a temporary in
  * the context's scratch memory, so that the last one writes the output. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 
 #include <string.h>
-
-#define SET_ARG(k, i, v) CLSCAN_SET_ARG(err, k, i, v)
 
 /* CLSCAN_SORT_BITS, CLSCAN_SORT_RADIX and CLSCAN_SORT_SUB_RADIX of cl/clscan_sort.cl. */
 enum { SORT_BITS = 8, SORT_RADIX = 256, SORT_SUB_RADIX = 16 };
@@ -65,7 +63,7 @@ static clscan_status sort_config_choose(const clscan_context *ctx, clscan_type k
                                         cl_uint value_bytes, clscan_type count_type,
                                         clscan_scan_config *out)
 {
-    const clscan_profile *p = &ctx->profile;
+    const clscan_profile *p = &ctx->target.profile;
     clscan_status s = clscan__scan_config_choose(ctx, p, CLSCAN_SCAN_MULTI_LEVEL, count_type,
                                                  CLSCAN_OP_ADD, out);
     if (s != CLSCAN_SUCCESS) return s;
@@ -151,10 +149,10 @@ static clscan_status check_sort(const clscan_context *ctx, cl_command_queue queu
     CLSCAN_RETURN_IF(ctx, c->pairs && !clscan__type_valid((int)c->value_type),
                      CLSCAN_ERROR_INVALID_ARGUMENT, "value_type %d is not a clscan_type",
                      (int)c->value_type);
-    CLSCAN_RETURN_IF(ctx, c->key_type == CLSCAN_DOUBLE && !ctx->profile.fp64,
+    CLSCAN_RETURN_IF(ctx, c->key_type == CLSCAN_DOUBLE && !ctx->target.profile.fp64,
                      CLSCAN_ERROR_UNSUPPORTED,
                      "key_type double: device %s has no double precision (fp64)",
-                     ctx->profile.device_name);
+                     ctx->target.profile.device_name);
     const size_t kb = clscan_type_size(c->key_type);
     const size_t vb = c->pairs ? clscan_type_size(c->value_type) : 0;
     if ((s = clscan__check_range(ctx, c->keys, c->keys_name, c->keys_offset, c->n, kb)) !=
@@ -228,7 +226,7 @@ static clscan_status enqueue_passes(clscan_launch *l, clscan_program *prog,
         const sort_side vto = (pass & 1) ? vout : vtmp;
         const cl_uint shift = pass * SORT_BITS;
         cl_int err = CL_SUCCESS;
-        cl_kernel k = prog->k_sort_hist;
+        cl_kernel k = prog->kernels[CLSCAN_K_SORT_HIST];
         SET_ARG(k, 0, from.mem);
         SET_ARG(k, 1, from.off);
         SET_ARG(k, 2, n);
@@ -243,7 +241,7 @@ static clscan_status enqueue_passes(clscan_launch *l, clscan_program *prog,
         s = clscan__enqueue_scan_level(l, scan_prog, scratch, 0, scratch, 0, counts_len, 0,
                                        scratch, counts_len, NULL);
         if (s != CLSCAN_SUCCESS) return s;
-        k = prog->k_sort_scatter;
+        k = prog->kernels[CLSCAN_K_SORT_SCATTER];
         SET_ARG(k, 0, from.mem);
         SET_ARG(k, 1, from.off);
         SET_ARG(k, 2, to.mem);
@@ -278,7 +276,7 @@ static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sor
     clscan_program *prog, *scan_prog;
     if ((s = sort_config_choose(ctx, c->key_type, vb, count_type, &cfg)) != CLSCAN_SUCCESS ||
         (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS ||
-        (s = clscan__scan_config_choose(ctx, &ctx->profile, CLSCAN_SCAN_MULTI_LEVEL,
+        (s = clscan__scan_config_choose(ctx, &ctx->target.profile, CLSCAN_SCAN_MULTI_LEVEL,
                                         count_type, CLSCAN_OP_ADD, &scan_cfg)) !=
             CLSCAN_SUCCESS ||
         (s = clscan__program_get(ctx, &scan_cfg, &scan_prog)) != CLSCAN_SUCCESS)
@@ -288,20 +286,20 @@ static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sor
 
     /* The scratch slot: the counts (digit-major), the scan's partials, the temporary
      * keys and values. */
-    const sort_plan sp = sort_plan_groups(&ctx->profile, &cfg, c->n);
+    const sort_plan sp = sort_plan_groups(&ctx->target.profile, &cfg, c->n);
     const cl_ulong cb = clscan_type_size(count_type), kb = clscan_type_size(c->key_type);
     const cl_ulong counts_len = SORT_RADIX * sp.groups;
-    const cl_ulong partials = clscan__scan_scratch_elements(&ctx->profile, &scan_cfg, counts_len);
+    const cl_ulong partials = clscan__scan_scratch_elements(&ctx->target.profile, &scan_cfg, counts_len);
     const cl_ulong tmp_keys = align_up((counts_len + partials) * cb);
     const cl_ulong tmp_values = align_up(tmp_keys + (cl_ulong)c->n * kb);
     const cl_ulong bytes = tmp_values + (cl_ulong)c->n * vb;
-    CLSCAN_RETURN_IF(ctx, bytes > ctx->profile.max_alloc || bytes > (cl_ulong)SIZE_MAX,
+    CLSCAN_RETURN_IF(ctx, bytes > ctx->target.profile.max_alloc || bytes > (cl_ulong)SIZE_MAX,
                      CLSCAN_ERROR_OUT_OF_RESOURCES,
                      "the sort's temporaries (%zu keys%s and the digit counts) need %llu bytes, "
                      "more than the device's largest allocation "
                      "(CL_DEVICE_MAX_MEM_ALLOC_SIZE) of %llu bytes",
                      c->n, c->pairs ? " and values" : "", (unsigned long long)bytes,
-                     (unsigned long long)ctx->profile.max_alloc);
+                     (unsigned long long)ctx->target.profile.max_alloc);
     clscan_launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, (size_t)bytes)) !=
         CLSCAN_SUCCESS)

@@ -3,7 +3,7 @@
  * chunk's total (kept on the device) and read back; chunks alternate between two sets of
  * device buffers and the two queues, ordered by events, so one chunk's transfers overlap
  * the other queue's work. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -33,12 +33,12 @@ size_t clscan__host_chunk(const clscan_context *ctx, size_t n, size_t chunk, siz
                                             : chunk;
         chunk = (chunk + CHUNK_ROUND - 1) / CHUNK_ROUND * CHUNK_ROUND;
         cl_ulong global = 0;
-        if (clGetDeviceInfo(ctx->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global,
+        if (clGetDeviceInfo(ctx->target.device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global,
                             NULL) != CL_SUCCESS ||
             global == 0)
-            global = ctx->profile.max_alloc; /* (no answer: the largest allocation) */
+            global = ctx->target.profile.max_alloc; /* (no answer: the largest allocation) */
         const cl_ulong by_memory = global / 4 / (2 * (cl_ulong)(in_size + out_size));
-        const cl_ulong by_alloc = ctx->profile.max_alloc / wider;
+        const cl_ulong by_alloc = ctx->target.profile.max_alloc / wider;
         if ((cl_ulong)chunk > by_memory) chunk = (size_t)by_memory;
         if ((cl_ulong)chunk > by_alloc) chunk = (size_t)by_alloc;
         if (chunk == 0) chunk = 1;
@@ -268,11 +268,11 @@ clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queue
 
     chunk = clscan__host_chunk(ctx, n, chunk, in_size, out_size);
     const size_t wider = in_size > out_size ? in_size : out_size;
-    CLSCAN_RETURN_IF(ctx, (cl_ulong)chunk * wider > ctx->profile.max_alloc,
+    CLSCAN_RETURN_IF(ctx, (cl_ulong)chunk * wider > ctx->target.profile.max_alloc,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "chunk %zu: a chunk buffer of %zu bytes would exceed the device's largest "
                      "allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE) of %llu bytes",
-                     chunk, chunk * wider, (unsigned long long)ctx->profile.max_alloc);
+                     chunk, chunk * wider, (unsigned long long)ctx->target.profile.max_alloc);
     const size_t nchunks = (n - 1) / chunk + 1;
 
     stream st = {ctx, {NULL, NULL}, {NULL, NULL}, NULL, {NULL, NULL}, {NULL, NULL}, NULL};

@@ -2,14 +2,12 @@
  * segments by flags or keys). Argument checks; the prelude of OpenCL C generated from the
  * description (types, operator, transform, the segmented pair) that a general program is
  * built with; then the single-pass kernel or the multi-level scan, as for the scans. */
-#include "clscan_internal.h"
+#include "algo/algo.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SET_ARG(k, i, v) CLSCAN_SET_ARG(err, k, i, v)
 
 /* The largest user type the library takes (local memory holds a tile of them), and the
  * longest type name (the prelude's function signatures are written into fixed buffers). */
@@ -133,8 +131,8 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
                             "desc->segments %d is not a clscan_segments value",
                             (int)d->segments);
     }
-    CLSCAN_RETURN_IF(ctx, g->uses_double && !ctx->profile.fp64, CLSCAN_ERROR_UNSUPPORTED,
-                     "device %s has no double precision (fp64)", ctx->profile.device_name);
+    CLSCAN_RETURN_IF(ctx, g->uses_double && !ctx->target.profile.fp64, CLSCAN_ERROR_UNSUPPORTED,
+                     "device %s has no double precision (fp64)", ctx->target.profile.device_name);
     return CLSCAN_SUCCESS;
 }
 
@@ -425,7 +423,7 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog,
     clscan_status s = clscan__lookback_begin(l, prog, &lb);
     if (s != CLSCAN_SUCCESS) return s;
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
-    cl_kernel k = prog->k_gen_single;
+    cl_kernel k = prog->kernels[CLSCAN_K_GEN_SINGLE];
     cl_int err = set_source_args(k, c);
     SET_ARG(k, 4, c->dst);
     SET_ARG(k, 5, c->dst_off);
@@ -447,7 +445,7 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog,
 static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const general_call *c)
 {
     const clscan_scan_config *cfg = &prog->config;
-    const clscan_level_plan lp = clscan__plan_level(&l->ctx->profile, cfg, c->n);
+    const clscan_level_plan lp = clscan__plan_level(&l->ctx->target.profile, cfg, c->n);
     const cl_int use_partials = lp.groups > 1;
     const cl_ulong part_off = 0;
     cl_mem partials = l->scratch ? l->scratch->buffer : c->src; /* (unused with one group) */
@@ -455,7 +453,7 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
     clscan_status s;
     if (use_partials) {
         l->scratch->lb_clean = 0; /* partials overwrite status words */
-        cl_kernel k = prog->k_gen_reduce;
+        cl_kernel k = prog->kernels[CLSCAN_K_GEN_REDUCE];
         err = set_source_args(k, c);
         SET_ARG(k, 4, c->n);
         SET_ARG(k, 5, c->inclusive);
@@ -469,7 +467,7 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
         s = clscan__enqueue_scan_partials(l, prog, partials, part_off, lp.groups);
         if (s != CLSCAN_SUCCESS) return s;
     }
-    cl_kernel k = prog->k_gen_scan;
+    cl_kernel k = prog->kernels[CLSCAN_K_GEN_SCAN];
     err = set_source_args(k, c);
     SET_ARG(k, 4, c->dst);
     SET_ARG(k, 5, c->dst_off);
@@ -528,7 +526,7 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
     if (!prelude) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     clscan_scan_config cfg;
     clscan_program *prog = NULL;
-    s = clscan__general_config_choose(ctx, &ctx->profile, ctx->profile.scan_algo,
+    s = clscan__general_config_choose(ctx, &ctx->target.profile, ctx->target.profile.scan_algo,
                                       custom_scan_type(desc) ? CLSCAN_TYPE_ID_CUSTOM : desc->type,
                                       scan_elem_bytes(&g), prelude, &cfg);
     if (s == CLSCAN_SUCCESS) s = clscan__program_get(ctx, &cfg, &prog);
@@ -539,7 +537,7 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
     const int single = n > 0 && clscan__lookback_fits(&cfg, n);
     const size_t scratch_bytes =
         single ? clscan__lookback_bytes(&cfg, n)
-               : (size_t)clscan__scan_scratch_elements(&ctx->profile, &cfg, n) * cfg.elem_bytes;
+               : (size_t)clscan__scan_scratch_elements(&ctx->target.profile, &cfg, n) * cfg.elem_bytes;
     clscan_launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, num_events_in_wait_list,
                                   event_wait_list, scratch_bytes)) != CLSCAN_SUCCESS)

@@ -15,7 +15,7 @@
  *         40..    the key text (K bytes, no NUL), then the payload (P bytes)
  * A file is used only if its length is exactly 40 + K + P, both checksums match and its
  * key text equals the one asked for, byte for byte. */
-#include "clscan_internal.h"
+#include "kernels/kernels.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,68 +37,6 @@ static const unsigned char magic[8] = {'C', 'L', 'S', 'C', 'A', 'N', 'P', 'B'};
 
 /* ------------------------------------------------------------------ hashes -- */
 
-/* FNV-1a, 64 bits: one byte at a time, xor then multiply by the FNV prime. */
-uint64_t clscan__hash_fnv1a64(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; ++i) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-static uint64_t rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); }
-
-/* Eight bytes, little-endian whatever the host. */
-static uint64_t load_le64(const unsigned char *p)
-{
-    uint64_t w = 0;
-    for (int i = 7; i >= 0; --i) w = (w << 8) | p[i];
-    return w;
-}
-
-static void store_le64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void store_le32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t load_le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* A second hash, unrelated to FNV: eight bytes at a time, each word spread by an odd
- * multiplier and folded into the state by xor, rotate and multiply (each step a
- * bijection of the state, so two inputs of one length that differ in one word always
- * differ), then a final avalanche of shifts and multiplies. */
-uint64_t clscan__hash_mix64(uint64_t seed, const void *data, size_t len)
-{
-    const uint64_t k1 = 0x9e3779b97f4a7c15ull, k2 = 0xc2b2ae3d27d4eb4full;
-    const unsigned char *p = data;
-    uint64_t h = seed ^ ((uint64_t)len * k2);
-    for (; len >= 8; p += 8, len -= 8) {
-        h ^= load_le64(p) * k1;
-        h = rotl64(h, 31) * k2;
-    }
-    if (len) {
-        uint64_t w = 0;
-        for (size_t i = 0; i < len; ++i) w |= (uint64_t)p[i] << (8 * i);
-        h ^= w * k1;
-        h = rotl64(h, 31) * k2;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 29;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 32;
-    return h;
-}
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define SEED_PAYLOAD 0x7061796c6f616431ull /* "payload1" */
@@ -108,18 +46,7 @@ uint64_t clscan__hash_mix64(uint64_t seed, const void *data, size_t len)
 
 /* ---------------------------------------------------------------- counters -- */
 
-static atomic_ulong stats[CLSCAN_CACHE_STAT_COUNT];
 static _Thread_local const char *last_reason = "";
-
-void clscan__cache_stat_add(clscan_cache_stat which)
-{
-    if ((unsigned)which < CLSCAN_CACHE_STAT_COUNT) atomic_fetch_add(&stats[which], 1);
-}
-
-unsigned long clscan__cache_stat(clscan_cache_stat which)
-{
-    return (unsigned)which < CLSCAN_CACHE_STAT_COUNT ? atomic_load(&stats[which]) : 0;
-}
 
 const char *clscan__diskcache_last_reason(void) { return last_reason; }
 
@@ -190,8 +117,9 @@ static char *join(const char *dir, const char *suffix)
 }
 
 clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id device,
+                                         const char *platform_name,
                                          clscan_getenv_fn getenv_fn, void *user,
-                                         clscan_profile *p)
+                                         clscan_diskcache_settings *p)
 {
     p->disk_cache = 0;
     p->cache_dir = NULL;
@@ -217,7 +145,7 @@ clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id
      * for a binary makes it compile every kernel of the program at once: on 2 cores a
      * cold first scan took 2.0 s instead of 0.7 s, and saved 21 ms once both caches were
      * warm (docs/PERFORMANCE.md). There the cache is on only when asked for. */
-    if (!sw && strstr(p->platform_name, "Portable Computing Language")) {
+    if (!sw && strstr(platform_name, "Portable Computing Language")) {
         p->cache_source = "off by default on PoCL, which caches programs itself "
                           "(CLSCAN_DISK_CACHE=1 turns it on)";
         return CLSCAN_SUCCESS;
@@ -272,12 +200,11 @@ void clscan__diskcache_key_free(clscan_diskcache_key *key)
     key->length = 0;
 }
 
-int clscan__diskcache_key(const clscan_context *ctx, const char *const *texts,
+int clscan__diskcache_key(const clscan_diskcache_settings *p, const char *const *texts,
                           const size_t *lengths, cl_uint count, const char *options,
                           clscan_diskcache_key *out)
 {
     memset(out, 0, sizeof *out);
-    const clscan_profile *p = &ctx->profile;
     if (!p->disk_cache || !p->cache_dir || !p->cache_identity || count == 0) return -1;
     /* The digest: both hashes over every text, each preceded by its length, so that
      * moving a boundary between texts changes it. */
@@ -285,7 +212,7 @@ int clscan__diskcache_key(const clscan_context *ctx, const char *const *texts,
     size_t total = 0;
     for (cl_uint i = 0; i < count; ++i) {
         unsigned char len8[8];
-        store_le64(len8, (uint64_t)lengths[i]);
+        clscan__store_le64(len8, (uint64_t)lengths[i]);
         a = clscan__hash_fnv1a64(a, len8, sizeof len8);
         a = clscan__hash_fnv1a64(a, texts[i], lengths[i]);
         b = clscan__hash_mix64(b ^ lengths[i], texts[i], lengths[i]);
@@ -368,17 +295,17 @@ int clscan__diskcache_read_file(const char *path, clscan_diskcache_file *out)
         why = "shorter than the header";
     else if (memcmp(buf, magic, sizeof magic) != 0)
         why = "wrong magic";
-    else if (load_le32(buf + 8) != CLSCAN_DISKCACHE_FORMAT)
+    else if (clscan__load_le32(buf + 8) != CLSCAN_DISKCACHE_FORMAT)
         why = "another format version";
-    else if ((klen = load_le32(buf + 12)) > MAX_KEY_BYTES ||
-             (plen = load_le64(buf + 16)) > MAX_PAYLOAD_BYTES ||
+    else if ((klen = clscan__load_le32(buf + 12)) > MAX_KEY_BYTES ||
+             (plen = clscan__load_le64(buf + 16)) > MAX_PAYLOAD_BYTES ||
              size != HEADER_BYTES + (uint64_t)klen + plen)
         why = "its length is not the one its header gives";
     else if (clscan__hash_mix64(clscan__hash_mix64(SEED_HEADER, buf, 32), buf + HEADER_BYTES,
-                                klen) != load_le64(buf + 32))
+                                klen) != clscan__load_le64(buf + 32))
         why = "bad header checksum";
     else if (plen == 0 || clscan__hash_mix64(SEED_PAYLOAD, buf + HEADER_BYTES + klen,
-                                             (size_t)plen) != load_le64(buf + 24))
+                                             (size_t)plen) != clscan__load_le64(buf + 24))
         why = "bad payload checksum";
     if (why) {
         free(buf);
@@ -447,11 +374,11 @@ int clscan__diskcache_write_file(const char *path, const char *key, size_t key_l
 
     unsigned char header[HEADER_BYTES];
     memcpy(header, magic, sizeof magic);
-    store_le32(header + 8, CLSCAN_DISKCACHE_FORMAT);
-    store_le32(header + 12, (uint32_t)key_length);
-    store_le64(header + 16, (uint64_t)payload_length);
-    store_le64(header + 24, clscan__hash_mix64(SEED_PAYLOAD, payload, payload_length));
-    store_le64(header + 32, clscan__hash_mix64(clscan__hash_mix64(SEED_HEADER, header, 32), key,
+    clscan__store_le32(header + 8, CLSCAN_DISKCACHE_FORMAT);
+    clscan__store_le32(header + 12, (uint32_t)key_length);
+    clscan__store_le64(header + 16, (uint64_t)payload_length);
+    clscan__store_le64(header + 24, clscan__hash_mix64(SEED_PAYLOAD, payload, payload_length));
+    clscan__store_le64(header + 32, clscan__hash_mix64(clscan__hash_mix64(SEED_HEADER, header, 32), key,
                                                key_length));
 
     /* A name no other writer uses: ours in the same directory (rename needs one file
@@ -485,7 +412,7 @@ int clscan__diskcache_write_file(const char *path, const char *key, size_t key_l
 
 /* ---------------------------------------------------------------- programs -- */
 
-cl_program clscan__diskcache_load(clscan_context *ctx, const clscan_diskcache_key *key,
+cl_program clscan__diskcache_load(const clscan_target *t, const clscan_diskcache_key *key,
                                   const char *options)
 {
     clscan_diskcache_file f;
@@ -503,10 +430,10 @@ cl_program clscan__diskcache_load(clscan_context *ctx, const clscan_diskcache_ke
     cl_int err, status = CL_SUCCESS;
     const unsigned char *binary = f.payload;
     size_t length = f.payload_length;
-    cl_program program = clCreateProgramWithBinary(ctx->cl_ctx, 1, &ctx->device, &length,
+    cl_program program = clCreateProgramWithBinary(t->cl_ctx, 1, &t->device, &length,
                                                    &binary, &status, &err);
     if (err == CL_SUCCESS && status == CL_SUCCESS)
-        err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+        err = clBuildProgram(program, 1, &t->device, options, NULL, NULL);
     clscan__diskcache_file_free(&f);
     if (err != CL_SUCCESS || status != CL_SUCCESS) {
         if (program) clReleaseProgram(program);
@@ -519,7 +446,7 @@ cl_program clscan__diskcache_load(clscan_context *ctx, const clscan_diskcache_ke
     return program;
 }
 
-void clscan__diskcache_store(clscan_context *ctx, const clscan_diskcache_key *key,
+void clscan__diskcache_store(const clscan_target *t, const clscan_diskcache_key *key,
                              cl_program program)
 {
     /* The program belongs to all the context's devices and was built for one: take the
@@ -539,7 +466,7 @@ void clscan__diskcache_store(clscan_context *ctx, const clscan_diskcache_key *ke
                               NULL) == CL_SUCCESS;
     cl_uint mine = ndev;
     for (cl_uint i = 0; ok && i < ndev; ++i) {
-        if (devices[i] == ctx->device) mine = i;
+        if (devices[i] == t->device) mine = i;
         /* Some drivers write every entry whatever its size: give each a buffer. */
         ok = (binaries[i] = malloc(sizes[i] ? sizes[i] : 1)) != NULL;
     }
@@ -554,4 +481,12 @@ void clscan__diskcache_store(clscan_context *ctx, const clscan_diskcache_key *ke
     free(binaries);
     free(sizes);
     free(devices);
+}
+
+void clscan__diskcache_settings_free(clscan_diskcache_settings *p)
+{
+    free(p->cache_dir);
+    free(p->cache_identity);
+    p->cache_dir = p->cache_identity = NULL;
+    p->disk_cache = 0;
 }

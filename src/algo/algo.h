@@ -1,0 +1,72 @@
+/* algo.h - the algorithm layer: the device-wide scans (algo/scan.c, the multi-level
+ * scan of algo/multilevel.c, the single-pass look-back's host side in algo/lookback.c),
+ * compaction (algo/select.c), general scans (algo/general.c), the radix sort
+ * (algo/sort.c), scans over several devices (algo/parts.c) and host streams
+ * (algo/stream.c), with their public entry points. Builds on runtime/
+ * (docs/ARCHITECTURE.md). */
+#ifndef CLSCAN_ALGO_H
+#define CLSCAN_ALGO_H
+
+#include "runtime/runtime.h"
+
+/* CLSCAN_SET_ARG with the calling function's `cl_int err`. */
+#define SET_ARG(k, i, v) CLSCAN_SET_ARG(err, k, i, v)
+
+/* clscan_exclusive_scan_carry (inclusive 0) and clscan_inclusive_scan_carry (scan.c). */
+clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl_mem src,
+                                 size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,
+                                 clscan_type type, clscan_op op, int inclusive,
+                                 const clscan_carry *carry, cl_uint nwait,
+                                 const cl_event *wait, cl_event *event);
+
+/* The element sizes of a general scan's description (checked as clscan_scan checks it):
+ * src's elements, and dst's (the scan type; a segmented scan's value type). */
+clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_desc *desc,
+                                 size_t *in_size, size_t *out_size);
+
+/* The chunk clscan_scan_host takes for n > 0 elements of in_size and out_size bytes when
+ * asked for `chunk` (0: its default, docs/GUIDE.md): at most n (stream.c). */
+size_t clscan__host_chunk(const clscan_context *ctx, size_t n, size_t chunk, size_t in_size,
+                          size_t out_size);
+
+/* How one level of the multi-level scan splits n elements (scan.c). */
+typedef struct clscan_level_plan {
+    cl_ulong groups;     /* work-groups; 1: a single kernel does the level */
+    cl_ulong per_group;  /* tiles each work-group owns */
+} clscan_level_plan;
+clscan_level_plan clscan__plan_level(const clscan_profile *p, const clscan_scan_config *cfg,
+                                     cl_ulong n);
+/* Elements of scratch the partials of all levels below an n-element scan need. */
+cl_ulong clscan__scan_scratch_elements(const clscan_profile *p, const clscan_scan_config *cfg,
+                                       cl_ulong n);
+/* Enqueues the multi-level scan of src[src_off, +n) into dst[dst_off, +n) with prog's
+ * scan kernels (prog->lock held), keeping this level's partials at scratch[part_off,
+ * +groups) and deeper levels' after them; carry: the call's (NULL: none). */
+clscan_status clscan__enqueue_scan_level(clscan_launch *l, clscan_program *prog, cl_mem src,
+                                         cl_ulong src_off, cl_mem dst, cl_ulong dst_off,
+                                         cl_ulong n, cl_int inclusive, cl_mem scratch,
+                                         cl_ulong part_off, const clscan_carry_args *carry);
+
+/* Enqueues the exclusive scan, in place, of scratch[part_off, +count) (partials of one
+ * level): one work-group, or the levels above when there are more than a tile. */
+clscan_status clscan__enqueue_scan_partials(clscan_launch *l, clscan_program *prog,
+                                            cl_mem scratch, cl_ulong part_off, cl_ulong count);
+
+/* The single-pass look-back over a scratch slot (scan.c). fits: whether n elements go
+ * through a single-pass program with cfg (its tile counter is 32 bits); bytes: the
+ * status buffer it needs; begin: clears the slot's status words where their content is
+ * unknown or the epochs ran out (a kernel of the launch) and returns the kernel
+ * arguments of this call. */
+typedef struct clscan_lookback_args {
+    cl_mem state;           /* the status buffer */
+    cl_uint epoch;          /* this call's tag */
+    cl_uint spins;          /* fruitless reads before a fallback */
+    cl_mem stats;           /* fallback counters: the slot's header, or the test hook's */
+    cl_uint stats_off;
+} clscan_lookback_args;
+int clscan__lookback_fits(const clscan_scan_config *cfg, cl_ulong n);
+size_t clscan__lookback_bytes(const clscan_scan_config *cfg, cl_ulong n);
+clscan_status clscan__lookback_begin(clscan_launch *l, clscan_program *prog,
+                                     clscan_lookback_args *out);
+
+#endif /* CLSCAN_ALGO_H */

@@ -1,0 +1,16 @@
+/* embedded.c - looks up the cl/ sources that tools/embed_cl.py compiled into the
+ * library. */
+#include "base/base.h"
+#include "base/embedded.h"
+
+#include <string.h>
+
+const char *clscan__embedded_source(const char *file_name, size_t *length)
+{
+    for (const clscan_embedded_source *s = clscan_embedded_sources; s->name; ++s)
+        if (strcmp(s->name, file_name) == 0) {
+            if (length) *length = s->length;
+            return s->text;
+        }
+    return NULL;
+}

@@ -1,0 +1,274 @@
+/* probe.c - what a device reports about itself, read once per context: names and
+ * versions, vendor (normalised), extensions and OpenCL C 3.0 features, local memory,
+ * limits, sub-group width, fp64 and 64-bit atomics. The tune layer overrides and
+ * completes it. */
+#include "device/device.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Extension query tokens and enums that 1.2 headers may lack. */
+#ifndef CL_DEVICE_WARP_SIZE_NV
+#define CL_DEVICE_WARP_SIZE_NV 0x4003
+#endif
+#ifndef CL_DEVICE_WAVEFRONT_WIDTH_AMD
+#define CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
+#endif
+#ifndef CL_DEVICE_SUB_GROUP_SIZES_INTEL
+#define CL_DEVICE_SUB_GROUP_SIZES_INTEL 0x4108
+#endif
+#define CLSCAN_DEVICE_OPENCL_C_FEATURES 0x106F           /* OpenCL 3.0 */
+#define CLSCAN_DEVICE_PREFERRED_WG_SIZE_MULTIPLE 0x1067  /* OpenCL 3.0 */
+#define CLSCAN_NAME_VERSION_MAX_NAME_SIZE 64
+
+/* ------------------------------------------------------------------ vendors -- */
+
+static const struct {
+    clscan_vendor vendor;
+    const char *name;     /* normalised name */
+    cl_uint pci_id;       /* CL_DEVICE_VENDOR_ID */
+    const char *matches[3]; /* case-insensitive substrings of CL_DEVICE_VENDOR */
+} vendors[] = {
+    {CLSCAN_VENDOR_NVIDIA, "nvidia", 0x10DE, {"nvidia", NULL, NULL}},
+    {CLSCAN_VENDOR_AMD, "amd", 0x1002, {"advanced micro devices", "amd", NULL}},
+    {CLSCAN_VENDOR_INTEL, "intel", 0x8086, {"intel", NULL, NULL}},
+    {CLSCAN_VENDOR_APPLE, "apple", 0x1027F00, {"apple", NULL, NULL}},
+    {CLSCAN_VENDOR_ARM, "arm", 0x13B5, {"arm", NULL, NULL}},
+    {CLSCAN_VENDOR_QUALCOMM, "qualcomm", 0x5143, {"qualcomm", NULL, NULL}},
+};
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t ln = strlen(needle);
+    for (; *hay; ++hay) {
+        size_t i = 0;
+        while (i < ln && tolower((unsigned char)hay[i]) == needle[i]) ++i;
+        if (i == ln) return 1;
+    }
+    return 0;
+}
+
+clscan_vendor clscan__vendor_normalise(cl_uint vendor_id, const char *vendor_name)
+{
+    /* The name first: CPU implementations report odd ids (PoCL on an AMD CPU gives
+     * Intel's 0x8086 with the name "AuthenticAMD"). */
+    size_t count = sizeof vendors / sizeof vendors[0];
+    for (size_t i = 0; i < count && vendor_name; ++i)
+        for (int m = 0; m < 3 && vendors[i].matches[m]; ++m)
+            if (contains_nocase(vendor_name, vendors[i].matches[m])) return vendors[i].vendor;
+    for (size_t i = 0; i < count; ++i)
+        if (vendor_id == vendors[i].pci_id) return vendors[i].vendor;
+    return CLSCAN_VENDOR_OTHER;
+}
+
+const char *clscan__vendor_name(clscan_vendor v)
+{
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; ++i)
+        if (vendors[i].vendor == v) return vendors[i].name;
+    return "other";
+}
+
+int clscan__vendor_from_name(const char *name, clscan_vendor *out)
+{
+    if (strcmp(name, "other") == 0) {
+        *out = CLSCAN_VENDOR_OTHER;
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; ++i)
+        if (strcmp(name, vendors[i].name) == 0) {
+            *out = vendors[i].vendor;
+            return 1;
+        }
+    return 0;
+}
+
+/* ------------------------------------------------------------------- probing -- */
+
+static cl_int device_string(cl_device_id d, cl_device_info what, char *buf, size_t size)
+{
+    /* A buffer too small makes the query fail without writing anything (PoCL's device
+     * version is 66 bytes), so ask for the length first and keep what fits. */
+    size_t need = 0;
+    cl_int err = clGetDeviceInfo(d, what, 0, NULL, &need);
+    buf[0] = '\0';
+    if (err == CL_SUCCESS && need > size) {
+        char *full = malloc(need);
+        if (!full) return CL_OUT_OF_HOST_MEMORY;
+        err = clGetDeviceInfo(d, what, need, full, NULL);
+        if (err == CL_SUCCESS) memcpy(buf, full, size - 1);
+        free(full);
+    } else if (err == CL_SUCCESS) {
+        err = clGetDeviceInfo(d, what, size, buf, NULL);
+        if (err != CL_SUCCESS) buf[0] = '\0';
+    }
+    buf[size - 1] = '\0';
+    /* Drop trailing spaces some drivers add. */
+    for (size_t n = strlen(buf); n && isspace((unsigned char)buf[n - 1]); --n) buf[n - 1] = 0;
+    return err;
+}
+
+static clscan_status probe_features(cl_device_id d, clscan_profile *p)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } names[] = {
+        {"__opencl_c_subgroups", CLSCAN_FEAT_SUBGROUPS},
+        {"__opencl_c_work_group_collective_functions", CLSCAN_FEAT_WG_COLLECTIVES},
+        {"__opencl_c_atomic_order_acq_rel", CLSCAN_FEAT_ATOMIC_ACQ_REL},
+        {"__opencl_c_atomic_order_seq_cst", CLSCAN_FEAT_ATOMIC_SEQ_CST},
+        {"__opencl_c_atomic_scope_device", CLSCAN_FEAT_ATOMIC_SCOPE_DEVICE},
+        {"__opencl_c_generic_address_space", CLSCAN_FEAT_GENERIC_AS},
+        {"__opencl_c_fp64", CLSCAN_FEAT_FP64},
+        {"__opencl_c_int64", CLSCAN_FEAT_INT64},
+    };
+    typedef struct {
+        cl_uint version;
+        char name[CLSCAN_NAME_VERSION_MAX_NAME_SIZE];
+    } name_version;
+    size_t bytes = 0;
+    if (p->cl_major < 3 ||
+        clGetDeviceInfo(d, CLSCAN_DEVICE_OPENCL_C_FEATURES, 0, NULL, &bytes) != CL_SUCCESS ||
+        bytes == 0)
+        return CLSCAN_SUCCESS; /* no 3.0 features to read: not an error */
+    name_version *list = malloc(bytes);
+    if (!list) return CLSCAN_ERROR_OUT_OF_RESOURCES;
+    if (clGetDeviceInfo(d, CLSCAN_DEVICE_OPENCL_C_FEATURES, bytes, list, NULL) == CL_SUCCESS) {
+        for (size_t i = 0; i < bytes / sizeof *list; ++i) {
+            list[i].name[CLSCAN_NAME_VERSION_MAX_NAME_SIZE - 1] = '\0';
+            for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
+                if (strcmp(list[i].name, names[k].name) == 0) p->features |= names[k].bit;
+        }
+    }
+    free(list);
+    return CLSCAN_SUCCESS;
+}
+
+/* Sub-group width from the vendor queries that need no kernel. */
+static void probe_subgroup_width(cl_device_id d, clscan_profile *p)
+{
+    cl_uint w = 0;
+    if (clscan__has_token(p->extensions, "cl_nv_device_attribute_query") &&
+        clGetDeviceInfo(d, CL_DEVICE_WARP_SIZE_NV, sizeof w, &w, NULL) == CL_SUCCESS && w) {
+        p->subgroup_width = w;
+        p->subgroup_source = "CL_DEVICE_WARP_SIZE_NV";
+        p->subgroup_queried = 1;
+        return;
+    }
+    if (clscan__has_token(p->extensions, "cl_amd_device_attribute_query") &&
+        clGetDeviceInfo(d, CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof w, &w, NULL) == CL_SUCCESS &&
+        w) {
+        p->subgroup_width = w;
+        p->subgroup_source = "CL_DEVICE_WAVEFRONT_WIDTH_AMD";
+        p->subgroup_queried = 1;
+        return;
+    }
+    size_t sizes[16], bytes = 0;
+    if (clscan__has_token(p->extensions, "cl_intel_required_subgroup_size") &&
+        clGetDeviceInfo(d, CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &bytes) ==
+            CL_SUCCESS) {
+        /* 16 where offered (SIMD16 is Intel's usual width for 32-bit work), else the
+         * largest size listed. */
+        for (size_t i = 0; i < bytes / sizeof sizes[0]; ++i)
+            if (p->subgroup_width != 16 && (sizes[i] == 16 || sizes[i] > p->subgroup_width))
+                p->subgroup_width = (cl_uint)sizes[i];
+        if (p->subgroup_width) {
+            p->subgroup_source = "CL_DEVICE_SUB_GROUP_SIZES_INTEL";
+            p->subgroup_queried = 1;
+            return;
+        }
+    }
+    p->subgroup_source = "unknown (no query without a kernel)";
+}
+
+clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, clscan_profile *p)
+{
+    memset(p, 0, sizeof *p);
+
+    cl_platform_id platform;
+    CLSCAN_FORWARD_CL(ctx, clGetDeviceInfo(d, CL_DEVICE_PLATFORM, sizeof platform, &platform,
+                                           NULL),
+                      "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
+    size_t got;
+    if (clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof p->platform_name,
+                          p->platform_name, &got) != CL_SUCCESS)
+        p->platform_name[0] = '\0';
+    p->platform_name[sizeof p->platform_name - 1] = '\0';
+    CLSCAN_FORWARD_CL(ctx, device_string(d, CL_DEVICE_NAME, p->device_name,
+                                         sizeof p->device_name),
+                      "clGetDeviceInfo(CL_DEVICE_NAME)");
+    device_string(d, CL_DEVICE_VENDOR, p->vendor_name, sizeof p->vendor_name);
+    device_string(d, CL_DRIVER_VERSION, p->driver_version, sizeof p->driver_version);
+    device_string(d, CL_DEVICE_VERSION, p->device_version, sizeof p->device_version);
+    device_string(d, CL_DEVICE_OPENCL_C_VERSION, p->c_version, sizeof p->c_version);
+
+    size_t ext_len = 0;
+    CLSCAN_FORWARD_CL(ctx, clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len),
+                      "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
+    p->extensions = calloc(ext_len + 1, 1);
+    if (!p->extensions)
+        return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    cl_int err = clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, ext_len, p->extensions, NULL);
+    clscan_status s = CLSCAN_SUCCESS;
+#define QUERY(what, field)                                                            \
+    if (err == CL_SUCCESS) {                                                          \
+        err = clGetDeviceInfo(d, what, sizeof(field), &(field), NULL);                \
+        if (err != CL_SUCCESS) s = clscan__fail_cl(ctx, err, "clGetDeviceInfo(" #what ")"); \
+    }
+    if (err != CL_SUCCESS) s = clscan__fail_cl(ctx, err, "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
+    cl_device_local_mem_type mem_type = CL_LOCAL;
+    cl_device_fp_config fp64_config = 0;
+    QUERY(CL_DEVICE_VENDOR_ID, p->vendor_id);
+    QUERY(CL_DEVICE_TYPE, p->device_type);
+    QUERY(CL_DEVICE_LOCAL_MEM_SIZE, p->local_mem_size);
+    QUERY(CL_DEVICE_LOCAL_MEM_TYPE, mem_type);
+    QUERY(CL_DEVICE_MAX_WORK_GROUP_SIZE, p->max_wg_size);
+    QUERY(CL_DEVICE_MAX_COMPUTE_UNITS, p->compute_units);
+    QUERY(CL_DEVICE_MAX_MEM_ALLOC_SIZE, p->max_alloc);
+#undef QUERY
+    if (s != CLSCAN_SUCCESS) {
+        clscan__profile_free(p);
+        return s;
+    }
+    /* Optional queries: absence is not an error. */
+    if (clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64_config, &fp64_config,
+                        NULL) != CL_SUCCESS)
+        fp64_config = 0;
+    p->local_mem_is_global = mem_type == CL_GLOBAL;
+    p->vendor = clscan__vendor_normalise(p->vendor_id, p->vendor_name);
+    if (!clscan__parse_version(p->device_version, "OpenCL ", &p->cl_major, &p->cl_minor)) {
+        p->cl_major = 1;
+        p->cl_minor = 2;
+    }
+    if (!clscan__parse_version(p->c_version, "OpenCL C ", &p->c_major, &p->c_minor)) {
+        p->c_major = 1;
+        p->c_minor = 2;
+    }
+    s = probe_features(d, p);
+    if (s != CLSCAN_SUCCESS) {
+        clscan__profile_free(p);
+        return clscan__fail(ctx, s, "out of host memory");
+    }
+    if (p->cl_major >= 3 &&
+        clGetDeviceInfo(d, CLSCAN_DEVICE_PREFERRED_WG_SIZE_MULTIPLE, sizeof p->wg_multiple,
+                        &p->wg_multiple, NULL) != CL_SUCCESS)
+        p->wg_multiple = 0;
+    p->fp64 = fp64_config != 0 || clscan__has_token(p->extensions, "cl_khr_fp64") ||
+              (p->features & CLSCAN_FEAT_FP64);
+    p->int64_atomics = clscan__has_token(p->extensions, "cl_khr_int64_base_atomics");
+    probe_subgroup_width(d, p);
+    p->nvidia_platform = strstr(p->platform_name, "NVIDIA") != NULL;
+    /* Mesa's llvmpipe (under rusticl or clover) ends a work-item silently once its loops
+     * have run 65535 iterations in all; docs/DEVICES.md has the reproducer. */
+    if (strstr(p->device_name, "llvmpipe")) p->max_loop_iterations = 65535;
+
+    return CLSCAN_SUCCESS;
+}
+
+void clscan__profile_free(clscan_profile *p)
+{
+    free(p->extensions);
+    p->extensions = NULL;
+}

@@ -1,0 +1,105 @@
+/* defines.c - the #define block that specialises the embedded cl/ sources for one
+ * configuration, or the same as clBuildProgram options for a user's kernel. */
+#include "kernels/kernels.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The OpenCL C version to compile for: 3.0 where the sub-group built-ins come from the
+ * __opencl_c_subgroups feature alone (1.2 has them only through cl_khr_subgroups), and
+ * 2.0 or 3.0 for the look-back's acquire/release atomics. */
+const char *clscan__cl_std_option(const clscan_scan_config *cfg, const clscan_profile *p)
+{
+    if (cfg->algo == CLSCAN_SCAN_SINGLE_PASS && cfg->lb_atomics == CLSCAN_LB_C11)
+        return p->cl_major >= 3 ? "-cl-std=CL3.0" : "-cl-std=CL2.0";
+    return cfg->sg_impl == CLSCAN_SG_KHR && !clscan__has_token(p->extensions, "cl_khr_subgroups")
+               ? "-cl-std=CL3.0"
+               : "-cl-std=CL1.2";
+}
+
+size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profile *p,
+                              int as_options, char *buf, size_t size)
+{
+    const int single = cfg->algo == CLSCAN_SCAN_SINGLE_PASS, sel = cfg->select != 0;
+    const int general = cfg->kind == CLSCAN_PROGRAM_GENERAL;
+    const struct {
+        const char *name;
+        unsigned long value;
+        int on; /* written only where the program uses it */
+    } defs[] = {
+        {"CLSCAN_TYPE_ID", (unsigned long)cfg->type, 1},
+        {"CLSCAN_OP_ID", (unsigned long)cfg->op, 1},
+        {"CLSCAN_WG_SIZE", (unsigned long)cfg->wg_size, 1},
+        {"CLSCAN_ITEMS", (unsigned long)cfg->items, 1},
+        {"CLSCAN_LOG_BANKS", (unsigned long)cfg->log_banks, 1},
+        {"CLSCAN_WG_ALGO", (unsigned long)cfg->wg_algo, 1},
+        {"CLSCAN_SG_IMPL", (unsigned long)cfg->sg_impl, 1},
+        {"CLSCAN_SG_WIDTH", (unsigned long)cfg->sg_width, 1},
+        {"CLSCAN_SG_SHUFFLE_RELATIVE",
+         (unsigned long)(cfg->sg_impl == CLSCAN_SG_KHR && p->sg_khr_shuffle_relative), 1},
+        {"CLSCAN_SG_REQUIRED_SIZE",
+         (unsigned long)(cfg->sg_impl == CLSCAN_SG_INTEL && p->sg_intel_required_size), 1},
+        /* A compaction program's scan kernels are the multi-level ones. */
+        {"CLSCAN_SINGLE_PASS", (unsigned long)(single && !sel && !general), 1},
+        {"CLSCAN_GEN_SINGLE_PASS", (unsigned long)single, general},
+        {"CLSCAN_SEL_SINGLE_PASS", (unsigned long)single, sel},
+        {"CLSCAN_SEL_MODE", (unsigned long)(cfg->select - 1), sel},
+        {"CLSCAN_SEL_TYPE_ID", (unsigned long)cfg->elem_type, sel},
+        {"CLSCAN_SEL_PREDICATE_GIVEN", 1, sel && cfg->predicate},
+        /* The look-back knobs mean nothing to a multi-level program. */
+        {"CLSCAN_LB_ATOMICS", (unsigned long)cfg->lb_atomics, single},
+        {"CLSCAN_LB_WORD_BITS", (unsigned long)(cfg->lb_word_bits ? cfg->lb_word_bits : 64),
+         single},
+        {"CLSCAN_LB_TEST", (unsigned long)cfg->lb_test, single},
+        {"CLSCAN_LB_ORDERED", 1, single && general},
+        /* A general program's element size (its prelude checks sizeof against it). */
+        {"CLSCAN_T_BYTES", (unsigned long)cfg->elem_bytes, general},
+        /* A sort program's key type and value size (cl/clscan_sort.cl). */
+        {"CLSCAN_SORT_KEY_ID", (unsigned long)cfg->elem_type, cfg->kind == CLSCAN_PROGRAM_SORT},
+        {"CLSCAN_SORT_VALUE_BYTES", (unsigned long)cfg->value_bytes,
+         cfg->kind == CLSCAN_PROGRAM_SORT},
+    };
+    const size_t ndefs = sizeof defs / sizeof defs[0];
+    size_t len = 0;
+    int n;
+    if (size) buf[0] = '\0';
+#define CLSCAN_APPEND(...)                                                              \
+    do {                                                                                \
+        n = snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, __VA_ARGS__); \
+        if (n < 0) return 0;                                                            \
+        len += (size_t)n;                                                               \
+    } while (0)
+    if (as_options)
+        CLSCAN_APPEND("%s", clscan__cl_std_option(cfg, p));
+    else if (general)
+        CLSCAN_APPEND("/* libclscan %d.%d.%d: general scan of %s (%zu bytes), %s, %s work-group "
+                      "scan, %s sub-groups, for %s; built with %s */\n",
+                      CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR, CLSCAN_VERSION_PATCH,
+                      cfg->type == CLSCAN_TYPE_ID_CUSTOM ? "a prelude's type"
+                                                         : clscan_type_name(cfg->type),
+                      cfg->elem_bytes, clscan__scan_algo_name(cfg->algo),
+                      clscan__wg_algo_name(cfg->wg_algo), clscan__sg_impl_name(cfg->sg_impl),
+                      p->device_name, clscan__cl_std_option(cfg, p));
+    else if (sel)
+        CLSCAN_APPEND("/* libclscan %d.%d.%d: %s of %s (counts %s), %s, %s work-group scan, "
+                      "%s sub-groups, for %s; built with %s */\n",
+                      CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR, CLSCAN_VERSION_PATCH,
+                      clscan__select_mode_name(cfg->select), clscan_type_name(cfg->elem_type),
+                      clscan_type_name(cfg->type), clscan__scan_algo_name(cfg->algo),
+                      clscan__wg_algo_name(cfg->wg_algo), clscan__sg_impl_name(cfg->sg_impl),
+                      p->device_name, clscan__cl_std_option(cfg, p));
+    else
+        CLSCAN_APPEND("/* libclscan %d.%d.%d: %s %s, %s scan, %s work-group scan, %s "
+                      "sub-groups, for %s; built with %s */\n",
+                      CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR, CLSCAN_VERSION_PATCH,
+                      clscan_type_name(cfg->type), clscan_op_name(cfg->op),
+                      clscan__scan_algo_name(cfg->algo),
+                      clscan__wg_algo_name(cfg->wg_algo), clscan__sg_impl_name(cfg->sg_impl),
+                      p->device_name, clscan__cl_std_option(cfg, p));
+    for (size_t i = 0; i < ndefs; ++i)
+        if (defs[i].on)
+            CLSCAN_APPEND(as_options ? " -D %s=%lu" : "#define %s %lu\n", defs[i].name,
+                          defs[i].value);
+#undef CLSCAN_APPEND
+    return len;
+}

@@ -1,0 +1,163 @@
+/* runtime.h - the runtime layer: the context (runtime/context.c), its cache of built
+ * programs and warming (runtime/programs.c), scratch buffers (runtime/scratch.c), the
+ * argument checks every call shares (runtime/checks.c) and the chain of commands of one
+ * call (runtime/launch.c). Builds on kernels/ (docs/ARCHITECTURE.md). */
+#ifndef CLSCAN_RUNTIME_H
+#define CLSCAN_RUNTIME_H
+
+#include "kernels/kernels.h"
+
+#include <pthread.h>
+
+/* ---------------------------------------------------------------- scratch --- */
+/* A device buffer for per-call temporaries (tile partials). A slot is handed to one
+ * call at a time; afterwards it remembers the event of its last use, so a later call
+ * reuses it only when that is safe without blocking (see scratch.c). */
+typedef struct clscan_scratch {
+    struct clscan_scratch *next;
+    cl_mem buffer;
+    size_t size;
+    int busy;
+    cl_event last_use;          /* retained; NULL when unused */
+    cl_command_queue last_queue;/* retained with last_use */
+    /* Single-pass status words: lb_clean says the buffer holds nothing but zeros and
+     * status words of lb_word_bits tagged with epochs up to lb_epoch (the last call's). */
+    int lb_clean;
+    cl_uint lb_word_bits;
+    cl_uint lb_epoch;
+} clscan_scratch;
+
+/* Hands out a scratch slot of at least `size` bytes for use on `queue`. If the only
+ * safe choice is to wait for an earlier use, *wait_for receives that event (retained;
+ * the caller adds it to its first kernel's wait list and releases it). */
+clscan_status clscan__scratch_acquire(clscan_context *ctx, cl_command_queue queue,
+                                      int queue_in_order, size_t size, clscan_scratch **out,
+                                      cl_event *wait_for);
+/* Returns the slot; last_use (may be NULL) is the event after which it is free again.
+ * The slot retains what it keeps; the caller still owns its references. */
+void clscan__scratch_release(clscan_context *ctx, clscan_scratch *slot,
+                             cl_command_queue queue, cl_event last_use);
+void clscan__scratch_free(clscan_scratch *list);
+
+/* ---------------------------------------------------------------- context --- */
+
+struct clscan_context {
+    clscan_target target;       /* device, profile, disk cache */
+    char *kernel_include_dir;   /* owned: CLSCAN_KERNEL_INCLUDE_DIR at creation, or NULL */
+    pthread_mutex_t lock;       /* guards programs and scratch lists */
+    clscan_program *programs;
+    clscan_scratch *scratch;
+    unsigned scratch_count;
+};
+
+/* Returns ctx's program for cfg, building it on first use (without holding ctx's lock:
+ * two threads may build one program at once; the first to finish is kept). */
+clscan_status clscan__program_get(clscan_context *ctx, const clscan_scan_config *cfg,
+                                  clscan_program **out);
+
+/* --------------------------------------------------------------- dispatch --- */
+
+/* Checks type and op values, and that the device supports them (fp64, bitwise on
+ * integers only); ctx is not NULL. */
+clscan_status clscan__check_type_op(const clscan_context *ctx, clscan_type type, clscan_op op);
+
+/* Argument checks every enqueueing call shares (launch.c). clscan__check_call validates
+ * ctx, queue (of ctx's context and device), type and op, and the wait list, and says
+ * whether the queue is in order. */
+clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue queue,
+                                 clscan_type type, clscan_op op, cl_uint nwait,
+                                 const cl_event *wait, int *in_order);
+/* Checks that `mem` is a buffer of ctx holding elements [offset, offset + n) of `elem`
+ * bytes each; messages call it `name`. */
+clscan_status clscan__check_range(const clscan_context *ctx, cl_mem mem, const char *name,
+                                  size_t offset, size_t n, size_t elem);
+/* Creates a read-write device buffer of `bytes` for the library's own use, refusing
+ * (CLSCAN_ERROR_OUT_OF_RESOURCES) more than the device's largest allocation. */
+clscan_status clscan__create_buffer(clscan_context *ctx, size_t bytes, const char *what,
+                                    cl_mem *out);
+/* Refuses src and dst ranges of n elements that overlap without being the same range. */
+clscan_status clscan__check_in_place(const clscan_context *ctx, cl_mem src, size_t src_offset,
+                                     cl_mem dst, size_t dst_offset, size_t n);
+/* Refuses byte ranges [a_off, +a_len) of a and [b_off, +b_len) of b that share a byte
+ * of one buffer; messages call them a_name and b_name. */
+clscan_status clscan__check_disjoint(const clscan_context *ctx, cl_mem a, const char *a_name,
+                                     size_t a_off, size_t a_len, cl_mem b, const char *b_name,
+                                     size_t b_off, size_t b_len);
+
+/* The commands of one call: each waits for the one before (through the wait list on an
+ * out-of-order queue), the first for the caller's wait list and, where needed, the
+ * scratch slot's last use. */
+/* A call's carry (include/clscan.h: clscan_carry), checked, as the scan kernels' carry
+ * arguments take it (cl/clscan_scan.cl: CLSCAN_CARRY_IN): the value by value (the host
+ * carry-in, or zeros), the buffers (a buffer of the call where there is none), their
+ * element offsets and the flags. */
+typedef struct clscan_carry_args {
+    const void *value;
+    size_t value_size;
+    cl_mem in_buf, out_buf;
+    cl_ulong in_off, out_off;
+    cl_uint flags;
+} clscan_carry_args;
+#define CLSCAN_CARRY_FLAG_IN 1u
+#define CLSCAN_CARRY_FLAG_IN_BUFFER 2u
+#define CLSCAN_CARRY_FLAG_OUT 4u
+#define CLSCAN_CARRY_FLAG_NO_DST 8u
+/* A byte range of a buffer that a call reads or writes, for the overlap checks. */
+typedef struct clscan_byte_range {
+    cl_mem mem;
+    const char *name;
+    size_t off, len;
+} clscan_byte_range;
+/* Checks carry (NULL: none) for elements of elem bytes: the buffers' context and range,
+ * the total's element against `ranges` (the call's other ranges, NULL mems skipped);
+ * no_dst: the call has no dst (then the total is required). dummy: a buffer of the call
+ * to stand in for absent ones. Fills *out. */
+clscan_status clscan__check_carry(const clscan_context *ctx, const clscan_carry *carry,
+                                  size_t elem, int no_dst, cl_mem dummy,
+                                  const clscan_byte_range *ranges, int nranges,
+                                  clscan_carry_args *out);
+/* No carry, for internal scans: zeros of elem bytes and `dummy` as the buffers. */
+clscan_carry_args clscan__no_carry(size_t elem, cl_mem dummy);
+/* Sets the six carry arguments of kernel k from argument `first` on. */
+cl_int clscan__set_carry_args(cl_kernel k, cl_uint first, const clscan_carry_args *a);
+
+typedef struct clscan_launch {
+    clscan_context *ctx;
+    cl_command_queue queue;
+    int in_order;
+    cl_uint nwait;          /* wait list for the next command */
+    const cl_event *wait;
+    cl_event last;          /* event of the last command enqueued (owned) */
+    clscan_scratch *scratch;/* the call's scratch slot, or NULL */
+    cl_event scratch_wait;  /* owned: the slot's earlier use the first command waits for */
+    cl_event *first_wait;   /* owned: the first command's wait list, when extended */
+} clscan_launch;
+
+/* Starts a launch; with scratch_bytes > 0 it holds a scratch slot of that size. */
+clscan_status clscan__launch_begin(clscan_launch *l, clscan_context *ctx,
+                                   cl_command_queue queue, int in_order, cl_uint nwait,
+                                   const cl_event *wait, size_t scratch_bytes);
+/* Ends it with status s: hands the last command's event to *event (if s is success and
+ * event is not NULL), gives the scratch slot back, frees the rest. Returns s. */
+clscan_status clscan__launch_end(clscan_launch *l, clscan_status s, cl_event *event);
+/* Enqueues kernel k on `groups` work-groups of wg_size as the launch's next command. */
+clscan_status clscan__enqueue(clscan_launch *l, cl_kernel k, size_t groups, size_t wg_size,
+                              const char *what);
+/* Makes ev (owned) the launch's last command, which the next one waits for. */
+void clscan__launch_chain(clscan_launch *l, cl_event ev);
+/* Copies bytes [offset, +bytes) of src into a new buffer (*copy, which the caller
+ * releases once it has enqueued what reads it), as the launch's next command: an in-place
+ * call's input, where tiles would otherwise read what others overwrite. */
+clscan_status clscan__enqueue_copy_input(clscan_launch *l, cl_mem src, size_t offset,
+                                         size_t bytes, cl_mem *copy);
+/* An empty call: a marker after the wait list, if an event or a wait list asks for it. */
+clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
+                                     cl_uint nwait, const cl_event *wait, cl_event *event);
+
+/* Sets argument i of kernel k to v unless err already holds an error. */
+#define CLSCAN_SET_ARG(err, k, i, v)                                                \
+    do {                                                                            \
+        if ((err) == CL_SUCCESS) (err) = clSetKernelArg((k), (i), sizeof(v), &(v)); \
+    } while (0)
+
+#endif /* CLSCAN_RUNTIME_H */

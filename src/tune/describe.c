@@ -1,0 +1,63 @@
+/* describe.c - clscan_context_describe's text: the device's facts and every tuning
+ * choice with its reason. */
+#include "tune/tune.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+
+size_t clscan__profile_describe(const clscan_profile *p, char *buf, size_t size)
+{
+    size_t len = 0;
+    if (size) buf[0] = '\0';
+    const char *type = (p->device_type & CL_DEVICE_TYPE_GPU)           ? "GPU"
+                       : (p->device_type & CL_DEVICE_TYPE_CPU)         ? "CPU"
+                       : (p->device_type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
+                                                                       : "other";
+    clscan__append(buf, size, &len, "device:        %s (%s), platform %s\n", p->device_name, type,
+           p->platform_name);
+    clscan__append(buf, size, &len, "vendor:        %s (\"%s\", id 0x%x)\n",
+           clscan__vendor_name(p->vendor), p->vendor_name, p->vendor_id);
+    clscan__append(buf, size, &len, "versions:      OpenCL %d.%d, OpenCL C %d.%d, driver %s\n",
+           p->cl_major, p->cl_minor, p->c_major, p->c_minor, p->driver_version);
+    clscan__append(buf, size, &len, "compute units: %u, max work-group %zu, wg multiple %zu%s\n",
+           p->compute_units, p->max_wg_size, p->wg_multiple,
+           p->wg_multiple ? "" : " (unknown)");
+    clscan__append(buf, size, &len, "local memory:  %llu KiB, %s, banks %u x %u B (%s)\n",
+           (unsigned long long)(p->local_mem_size / 1024),
+           p->local_mem_is_global ? "global (no padding)" : "on-chip", p->local_banks,
+           p->bank_width, p->banks_source);
+    if (p->bank_probe_ran)
+        clscan__append(buf, size, &len, "bank probe:    %s: %s\n",
+               p->bank_probe.measured ? "found" : "no result", p->bank_probe.detail);
+    else
+        clscan__append(buf, size, &len, "bank probe:    not run (%s)\n",
+               p->local_mem_is_global ? "local memory is global memory"
+                                      : "runs on GPUs only; CLSCAN_BANK_PROBE=1 forces it");
+    clscan__append(buf, size, &len, "sub-groups:    width %u (%s)%s%s%s%s\n", p->subgroup_width,
+           p->subgroup_source ? p->subgroup_source : "override", p->sg_khr ? ", khr" : "",
+           p->sg_khr_shuffle_relative ? ", khr relative shuffles" : "",
+           p->sg_intel ? ", intel" : "", p->nvidia_platform ? ", NVIDIA platform" : "");
+    clscan__append(buf, size, &len, "scan layers:   %s work-group scan (%s), %s sub-groups of %u (%s)\n",
+           clscan__wg_algo_name(p->wg_algo), p->wg_algo_source,
+           clscan__sg_impl_name(p->sg_impl), p->sg_width, p->sg_source);
+    clscan__append(buf, size, &len, "device scan:   %s (%s); single-pass tiles %zu x %u, %u-bit "
+           "status words, %s atomics (%s), fallback after %u reads%s%s\n",
+           clscan__scan_algo_name(p->scan_algo), p->scan_algo_source, p->sp_wg_size,
+           p->sp_items, p->lb_word_bits, clscan__lb_atomics_name(p->lb_atomics),
+           p->lb_atomics_source, p->lb_spins, p->lb_test ? ", TEST MODE " : "",
+           p->lb_test ? clscan__lb_test_name(p->lb_test) : "");
+    clscan__append(buf, size, &len, "capabilities:  fp64 %s, 64-bit atomics %s, max alloc %llu MiB\n",
+           p->fp64 ? "yes" : "no", p->int64_atomics ? "yes" : "no",
+           (unsigned long long)(p->max_alloc >> 20));
+    if (p->max_loop_iterations)
+        clscan__append(buf, size, &len, "quirks:        a work-item stops after %llu loop iterations\n",
+               (unsigned long long)p->max_loop_iterations);
+    clscan__append(buf, size, &len,
+           "tuning:        work-group %zu, %u items/work-item (4-byte types), padding %s, "
+           "%u groups/CU, one group up to %u tiles (%s)\n",
+           p->wg_size, p->items_per_thread,
+           p->padding && p->local_banks ? "on" : "off", p->groups_per_cu,
+           p->single_group_tiles, p->tuning_source);
+    return len;
+}
