@@ -146,7 +146,8 @@ CLSCAN_API clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id d
  * limit, no look-back spins, no sub-group width) takes CLSCAN_OPTION_ZERO for zero.
  * Each field takes the values its variable takes and is checked as the variable is;
  * a bad value makes clscan_context_create_with_options fail with
- * CLSCAN_ERROR_INVALID_ENVIRONMENT and a message naming the field.
+ * CLSCAN_ERROR_INVALID_ENVIRONMENT and a message naming the variable the field stands
+ * for (in the comment beside each field).
  *
  * Precedence: a field that is set wins over its environment variable; the variables
  * still fill every field left at zero unless flags has CLSCAN_OPTIONS_IGNORE_ENVIRONMENT
@@ -961,7 +962,8 @@ CLSCAN_API clscan_status clscan_context_warm(clscan_context *ctx);
  * tile (CLSCAN_TILE). options may be NULL with options_size 0 to ask for the length.
  *
  * The include directory (-I) is the installed <includedir>/clscan, or
- * CLSCAN_KERNEL_INCLUDE_DIR from the environment when set (a source tree's cl/, or a
+ * CLSCAN_KERNEL_INCLUDE_DIR (the context option kernel_include_dir, or the environment
+ * when the context was created) when set (a source tree's cl/, or a
  * relocated install). A directory containing spaces is passed in double quotes.
  *
  * Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for a NULL context, a bad type
