@@ -51,7 +51,9 @@
  * wall time of clscan_context_create, of the first scan and the first select-if (the call
  * alone, and with clFinish), and with --first-call warm of clscan_context_warm before
  * them; tools/first-call.sh runs it with the disk cache off, cold and warm. */
-#include "clscan_internal.h"
+#include <clscan.h>
+#include <clscan_ext.h>
+
 #include "verify_general.h"
 
 #include <float.h>
@@ -115,7 +117,7 @@ typedef struct row {
     clscan_type type;
     clscan_op op;
     int inclusive;
-    clscan_scan_algo algo;
+    clscan_algorithm algo;
     size_t n, k;
     unsigned long long fallbacks; /* single-pass fallback reductions, all timed calls */
     unsigned repeats, kernels; /* kernels: most events traced in one call */
@@ -211,7 +213,11 @@ static int usage_error(const char *what, const char *opt, const char *val)
 static const char *mode_name(int inclusive) { return inclusive ? "inclusive" : "exclusive"; }
 static const char *type_name(int i) { return clscan_type_name((clscan_type)i); }
 static const char *op_name(int i) { return clscan_op_name((clscan_op)i); }
-static const char *algo_name(int i) { return clscan__scan_algo_name((clscan_scan_algo)i); }
+/* The device-wide scans --algo names, in its list's order. */
+static const clscan_algorithm algorithms[] = {CLSCAN_ALGORITHM_MULTI_LEVEL,
+                                              CLSCAN_ALGORITHM_SINGLE_PASS};
+enum { ALGORITHM_COUNT = sizeof algorithms / sizeof *algorithms };
+static const char *algo_list_name(int i) { return clscan_ext_algorithm_name(algorithms[i]); }
 static const char *call_name(int i)
 {
     static const char *const names[CALL_COUNT] = {"scan",      "select-if", "select-flagged",
@@ -248,11 +254,11 @@ static int parse_count(const char *s, unsigned long long *out)
 {
     if (s[0] == '2' && s[1] == '^') {
         unsigned long long e;
-        if (!clscan__parse_size(s + 2, &e) || e > 62) return -1;
+        if (!clscan_ext_parse_size(s + 2, &e) || e > 62) return -1;
         *out = 1ull << e;
         return 0;
     }
-    return clscan__parse_size(s, out) ? 0 : -1;
+    return clscan_ext_parse_size(s, out) ? 0 : -1;
 }
 
 /* Splits a comma-separated list into out[] (at most MAX_ITEMS): names are looked up
@@ -311,8 +317,10 @@ static int parse_args(options *o, int argc, char **argv)
         else if (!strcmp(a, "--op"))
             bad = parse_list(v, op_name, CLSCAN_OP_COUNT, o->ops, &o->nops);
         else if (!strcmp(a, "--mode")) bad = parse_list(v, mode_name, 2, o->modes, &o->nmodes);
-        else if (!strcmp(a, "--algo"))
-            bad = parse_list(v, algo_name, CLSCAN_SCAN_ALGO_COUNT, o->algos, &o->nalgos);
+        else if (!strcmp(a, "--algo")) {
+            bad = parse_list(v, algo_list_name, ALGORITHM_COUNT, o->algos, &o->nalgos);
+            for (size_t k = 0; !bad && k < o->nalgos; k++) o->algos[k] = algorithms[o->algos[k]];
+        }
         else if (!strcmp(a, "--sizes")) bad = parse_list(v, NULL, 1, o->sizes, &o->nsizes);
         else if (!strcmp(a, "--chunk")) bad = parse_list(v, NULL, 0, o->chunks, &o->nchunks);
         else if (!strcmp(a, "--call"))
@@ -328,7 +336,7 @@ static int parse_args(options *o, int argc, char **argv)
         } else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--json")) o->json = v;
         else {
-            bad = !clscan__parse_size(v, &num) || num > 1000000;
+            bad = !clscan_ext_parse_size(v, &num) || num > 1000000;
             if (!bad && !strcmp(a, "--platform")) o->platform = (long)num;
             else if (!bad && !strcmp(a, "--device")) o->device = (long)num;
             else if (!bad && !strcmp(a, "--repeats")) bad = (o->repeats = (unsigned)num) == 0;
@@ -997,7 +1005,11 @@ static int run_row(bench *b, const options *o, row *r)
 
     r->check = "PASS";
     r->clock_ok = 1;
-    b->ctx->profile.scan_algo = r->algo; /* this thread alone uses the context */
+    clscan_status set = clscan_ext_context_set_algorithm(b->ctx, r->algo); /* (this thread
+                                                                  alone uses the context) */
+    if (set != CLSCAN_SUCCESS)
+        ROW_FAIL(set == CLSCAN_ERROR_UNSUPPORTED ? "SKIP" : "ERROR", "%s: %s",
+                 clscan_status_string(set), clscan_context_last_error(b->ctx));
     if (is_float(r->type) && r->call == CALL_SCAN && r->op >= CLSCAN_OP_AND)
         ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
     if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
@@ -1067,14 +1079,14 @@ static int run_row(bench *b, const options *o, row *r)
             if (err != CL_SUCCESS)
                 ROW_FAIL("ERROR", "clEnqueueWriteBuffer: %s", clscan_status_string(err));
         }
-        clscan__lookback_stats(b->stats);
+        clscan_ext_lookback_stats(b->stats);
         cl_event done = NULL;
         size_t traced = 0;
         double t0 = now_ns(), span;
-        clscan__trace_events(trace, TRACE_CAP, &traced);
+        clscan_ext_trace_events(trace, TRACE_CAP, &traced);
         clscan_status s = enqueue_call(b, r, in[rot], flags[rot], out, count, &done);
-        clscan__trace_events(NULL, 0, NULL);
-        clscan__lookback_stats(NULL);
+        clscan_ext_trace_events(NULL, 0, NULL);
+        clscan_ext_lookback_stats(NULL);
         if (s == CLSCAN_SUCCESS) err = clWaitForEvents(1, &done);
         double t1 = now_ns();
         if (done) clReleaseEvent(done);
@@ -1258,7 +1270,10 @@ static int run_stream_row(bench *b, const options *o, row *r)
     r->check = "PASS";
     r->clock_ok = 0; /* (no device time: the call's commands span two queues) */
     r->k = 1;
-    b->ctx->profile.scan_algo = r->algo;
+    clscan_status set = clscan_ext_context_set_algorithm(b->ctx, r->algo);
+    if (set != CLSCAN_SUCCESS)
+        ROW_FAIL(set == CLSCAN_ERROR_UNSUPPORTED ? "SKIP" : "ERROR", "%s: %s",
+                 clscan_status_string(set), clscan_context_last_error(b->ctx));
     if (is_float(r->type) && r->op >= CLSCAN_OP_AND)
         ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
     if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
@@ -1283,7 +1298,7 @@ static int run_stream_row(bench *b, const options *o, row *r)
     clscan_scan_desc d = {0};
     d.type = r->type;
     d.op = r->op;
-    r->chunk_used = clscan__host_chunk(b->ctx, n, r->chunk, es, es);
+    r->chunk_used = clscan_ext_host_chunk(b->ctx, n, r->chunk, es, es);
 
     for (unsigned c = 0; c < w + r->repeats; c++) {
         if (c + 1 == w + r->repeats) memset(dst, 0xa5, bytes); /* the checked call */
@@ -1415,7 +1430,7 @@ static void print_table(const bench *b, const row *rows, size_t count)
         if (is_compaction(r->call) && measured(r))
             snprintf(kept, sizeof kept, "%llu", r->kept);
         printf("%-7s %-14s %-11s %10s ", clscan_type_name(r->type), row_label(r, call, sizeof call),
-               algo_name(r->algo), n);
+               clscan_ext_algorithm_name(r->algo), n);
         if (measured(r) && r->call == CALL_HOST_STREAM)
             printf("%4u %10s %10.1f %9.2f %7.3f %10.1f %9.2f %7.1f %10s %6s  %s  chunk %zu, "
                    "D2H %.2f GB/s, %s", r->repeats, "n/a", r->wall.med / 1e3, stream_gbps(r),
@@ -1533,7 +1548,7 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                         (double)r->chunk_used, r->h2d.med / 1e3, h2d_gbps(r),
                         r->d2h.med / 1e3, d2h_gbps(r), stream_gbps(r), stream_pct(r)};
         const char *text[NF] = {clscan_type_name(r->type), scan ? clscan_op_name(r->op) : NULL,
-                                scan ? mode_name(r->inclusive) : NULL, algo_name(r->algo),
+                                scan ? mode_name(r->inclusive) : NULL, clscan_ext_algorithm_name(r->algo),
                                 [TEXTS] = r->check, r->note, call_name(r->call), r->predicate,
                                 [NF - 1] = r->host_memory};
         if (csv) {
@@ -1589,8 +1604,9 @@ static int first_call(const options *o)
     cl_int err = CL_SUCCESS;
     clscan_status s = CLSCAN_SUCCESS;
     double t[10] = {0};
-    unsigned long before[CLSCAN_CACHE_STAT_COUNT];
-    for (int i = 0; i < CLSCAN_CACHE_STAT_COUNT; i++) before[i] = clscan__cache_stat(i);
+    unsigned long before[CLSCAN_EXT_CACHE_STAT_COUNT];
+    for (int i = 0; i < CLSCAN_EXT_CACHE_STAT_COUNT; i++)
+        before[i] = clscan_ext_cache_stat((clscan_ext_cache_counter)i);
 #define FC_STEP(call, name) \
     if (err == CL_SUCCESS && s == CLSCAN_SUCCESS && (what = (name), 1)) call
 
@@ -1660,11 +1676,9 @@ done:
            warm ? "warm" : "calls", (t[1] - t[0]) / 1e6, (t[2] - t[1]) / 1e6,
            (t[4] - t[3]) / 1e6, (t[5] - t[4]) / 1e6, (t[6] - t[4]) / 1e6, (t[8] - t[7]) / 1e6,
            (t[9] - t[7]) / 1e6);
-    static const char *const names[CLSCAN_CACHE_STAT_COUNT] = {
-        "programs", "source_builds", "loaded", "missing", "rejected", "refused", "written",
-        "write_failed"};
-    for (int i = 0; i < CLSCAN_CACHE_STAT_COUNT; i++)
-        printf(" %s=%lu", names[i], clscan__cache_stat(i) - before[i]);
+    for (int i = 0; i < CLSCAN_EXT_CACHE_STAT_COUNT; i++)
+        printf(" %s=%lu", clscan_ext_cache_stat_name((clscan_ext_cache_counter)i),
+               clscan_ext_cache_stat((clscan_ext_cache_counter)i) - before[i]);
     printf(" check=%s%s%s\n", check, msg[0] ? " note=" : "", msg);
     if (src) clReleaseMemObject(src);
     if (dst) clReleaseMemObject(dst);
@@ -1704,7 +1718,7 @@ int main(int argc, char **argv)
            b.describe);
     fflush(stdout);
 
-    if (!o.nalgos) o.algos[o.nalgos++] = (int)b.ctx->profile.scan_algo;
+    if (!o.nalgos) o.algos[o.nalgos++] = (int)clscan_ext_context_algorithm(b.ctx);
     size_t per_type = 0, count = 0, bad = 0; /* rows: (op, mode) pairs of scans, compactions */
     for (size_t c = 0; c < o.ncalls; c++) per_type += rows_per_call(&o, o.calls[c]);
     size_t total = o.ntypes * per_type * o.nalgos * o.nsizes;
@@ -1736,13 +1750,13 @@ int main(int argc, char **argv)
                                  : is_float(r->type)          ? "x > 0"
                                                               : "(x & 1) == 0";
                     r->keep = takes_fraction(r->call) ? o.keep : 0;
-                    r->algo = (clscan_scan_algo)o.algos[g / o.nsizes];
+                    r->algo = (clscan_algorithm)o.algos[g / o.nsizes];
                     r->n = o.sizes[g % o.nsizes];
                     stop = (streamed ? run_stream_row : run_row)(&b, &o, r) != 0;
                     size_text(r->n, n, sizeof n);
                     fprintf(stderr, "[%zu/%zu] %s %s %s %s: %s", count, total,
                             clscan_type_name(r->type), row_label(r, label, sizeof label),
-                            algo_name(r->algo), n, r->check);
+                            clscan_ext_algorithm_name(r->algo), n, r->check);
                     if (measured(r) && streamed)
                         fprintf(stderr, ", %u reps, chunk %zu (%s host memory), wall %.1f us: "
                                 "%.2f GB/s; H2D %.2f GB/s (%.1f%%), D2H %.2f GB/s", r->repeats,

@@ -2,7 +2,9 @@
  * counts, indices and byte offsets), checked against verify.c's host reference by
  * streaming, chunk by chunk on every core; sizes above the largest allocation must be
  * refused. Prints the device's limits, each case, and a table. */
-#include "clscan_internal.h"
+#include <clscan.h>
+#include <clscan_ext.h>
+
 #include "verify.h"
 
 #include <inttypes.h>
@@ -116,12 +118,12 @@ static int parse_count(const char *s, unsigned long long *out)
     unsigned long long v, adj = 0;
     if (base[0] == '2' && base[1] == '^') {
         unsigned long long e;
-        if (!clscan__parse_size(base + 2, &e) || e > 62) return -1;
+        if (!clscan_ext_parse_size(base + 2, &e) || e > 62) return -1;
         v = 1ull << e;
-    } else if (!clscan__parse_size(base, &v)) {
+    } else if (!clscan_ext_parse_size(base, &v)) {
         return -1;
     }
-    if (s[len] && !clscan__parse_size(s + len + 1, &adj)) return -1;
+    if (s[len] && !clscan_ext_parse_size(s + len + 1, &adj)) return -1;
     if (s[len] == '-' && adj > v) return -1;
     *out = s[len] == '-' ? v - adj : v + adj;
     return 0;

@@ -3,8 +3,7 @@
  * clscan-selftest and the tests. */
 #include "verify.h"
 
-#include "clscan_internal.h"
-
+#include <ctype.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -378,6 +377,17 @@ int clscan_verify_compare_range(const clscan_verify_ref *ref, size_t first, size
 
 /* ------------------------------------------------------------- device -------- */
 
+/* 1 if `token` is a whole word of the space-separated list (an extension string). */
+static int clscan_has_token(const char *list, const char *token)
+{
+    const size_t len = strlen(token);
+    for (const char *p = list; (p = strstr(p, token)) != NULL; p += len)
+        if ((p == list || isspace((unsigned char)p[-1])) &&
+            (p[len] == '\0' || isspace((unsigned char)p[len])))
+            return 1;
+    return 0;
+}
+
 int clscan_verify_device_has_fp64(cl_device_id device)
 {
     cl_device_fp_config cfg = 0;
@@ -389,7 +399,7 @@ int clscan_verify_device_has_fp64(cl_device_id device)
         return 0;
     char *ext = calloc(1, len + 1);
     int found = ext && clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, len, ext, NULL) ==
-                           CL_SUCCESS && clscan__has_token(ext, "cl_khr_fp64");
+                           CL_SUCCESS && clscan_has_token(ext, "cl_khr_fp64");
     free(ext);
     return found;
 }

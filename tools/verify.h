@@ -3,7 +3,7 @@
 #ifndef CLSCAN_VERIFY_H
 #define CLSCAN_VERIFY_H
 
-#include "clscan.h"
+#include <clscan.h>
 #include <stdint.h>
 
 /* Deterministic PRNG (splitmix64): the same seed gives the same stream everywhere. */
