@@ -997,6 +997,246 @@ static void clscan_explain_dst(char *msg, size_t size, const clscan_verify_compa
     }
 }
 
+/* One compaction case of clscan_verify_run_compact: its host images (src, dst, flags and
+ * count as written before the call; want: dst as it must be after), its buffers and the
+ * writes that filled them. In place, dst_img is src_img. */
+typedef struct clscan_compact_run {
+    const clscan_verify_compact_case *c;
+    const clscan_verify_predicate *pred;
+    int flagged;
+    size_t es, soff, src_len, dst_len, flags_len, kept;
+    unsigned char *src_img, *dst_img, *flags_img, *want, *got, *ref;
+    unsigned char count_img[CLSCAN_COUNT_BYTES], count_got[CLSCAN_COUNT_BYTES];
+    cl_mem src, dst, flags, count;
+    cl_event writes[4];
+    cl_uint nwrites;
+} clscan_compact_run;
+
+/* Sizes and fills r's images for case c: guard bytes around src's input, dst's output
+ * and the flags; the reference pasted into want. 0, or -1 with msg saying why. */
+static int clscan_compact_prepare(clscan_compact_run *r, const clscan_verify_compact_case *c,
+                                  char *msg, size_t msg_size)
+{
+    const size_t n = c->n, doff = c->dst_offset, foff = c->flags_offset;
+    r->c = c;
+    r->flagged = c->kind == CLSCAN_VERIFY_SELECT_FLAGGED;
+    r->pred = c->predicate;
+    if (!r->pred && (c->kind == CLSCAN_VERIFY_SELECT_IF || c->kind == CLSCAN_VERIFY_PARTITION_IF) &&
+        (unsigned)c->pattern < CLSCAN_VERIFY_PREDICATE_COUNT)
+        r->pred = &clscan_verify_predicates[c->pattern];
+    r->es = clscan_type_size(c->type);
+    r->soff = c->in_place ? doff : c->src_offset;
+    r->src_len = (r->soff + n + CLSCAN_GUARD_ELEMS) * r->es;
+    r->dst_len = (doff + n + CLSCAN_GUARD_ELEMS) * r->es;
+    r->flags_len = r->flagged ? foff + n + CLSCAN_GUARD_ELEMS : 0;
+    size_t got_len = r->src_len > r->dst_len ? r->src_len : r->dst_len;
+    if (got_len < r->flags_len)
+        got_len = r->flags_len;
+    r->src_img = malloc(r->src_len);
+    r->want = malloc(r->dst_len);
+    r->got = malloc(got_len);
+    r->dst_img = c->in_place ? r->src_img : malloc(r->dst_len);
+    r->flags_img = r->flagged ? malloc(r->flags_len) : NULL;
+    r->ref = malloc(n ? n * r->es : 1);
+    if (!r->src_img || !r->want || !r->got || !r->dst_img || (r->flagged && !r->flags_img) ||
+        !r->ref) {
+        clscan_say(msg, msg_size, "host out of memory");
+        return -1;
+    }
+    if (!r->flagged && c->kind != CLSCAN_VERIFY_UNIQUE && !r->pred) {
+        clscan_say(msg, msg_size, "pattern %d is not a predicate of the table", c->pattern);
+        return -1;
+    }
+    memset(r->src_img, CLSCAN_GUARD_BYTE, r->src_len);
+    if (!c->in_place)
+        memset(r->dst_img, CLSCAN_GUARD_BYTE, r->dst_len);
+    if (r->flagged)
+        memset(r->flags_img, CLSCAN_GUARD_BYTE, r->flags_len);
+    memset(r->count_img, CLSCAN_GUARD_BYTE, sizeof r->count_img);
+    unsigned char *input = r->src_img + r->soff * r->es;
+    unsigned char *flags = r->flagged ? r->flags_img + foff : NULL;
+    clscan_verify_compact_fill(c, input, flags);
+    /* What dst must hold afterwards: as before the call, with the reference pasted in. */
+    r->kept = clscan_verify_compact_reference(c->kind, c->type, r->pred, input, flags, n, r->ref);
+    memcpy(r->want, r->dst_img, r->dst_len);
+    memcpy(r->want + doff * r->es, r->ref,
+           (c->kind == CLSCAN_VERIFY_PARTITION_IF ? n : r->kept) * r->es);
+    return 0;
+}
+
+/* Creates r's buffers and enqueues the non-blocking writes of their images, whose events
+ * (r->writes) form the call's wait list. CL_SUCCESS, or the error and *what failed. */
+static cl_int clscan_compact_upload(clscan_compact_run *r, cl_context cl_ctx,
+                                    cl_command_queue queue, const char **what)
+{
+    const int in_place = r->c->in_place;
+    cl_int err;
+    *what = "clCreateBuffer";
+    if ((err = clscan_src_dst(cl_ctx, r->src_len, r->dst_len, in_place, &r->src, &r->dst)) !=
+        CL_SUCCESS)
+        return err;
+    if (r->flagged &&
+        !(r->flags = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, r->flags_len, NULL, &err)))
+        return err;
+    if (!(r->count = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, sizeof r->count_img, NULL, &err)))
+        return err;
+    *what = "clEnqueueWriteBuffer";
+    struct { cl_mem mem; size_t len; const void *img; } init[4] = {
+        {r->src, r->src_len, r->src_img}, {in_place ? NULL : r->dst, r->dst_len, r->dst_img},
+        {r->flags, r->flags_len, r->flags_img}, {r->count, sizeof r->count_img, r->count_img}};
+    for (int k = 0; k < 4; k++)
+        if (init[k].mem && (err = clEnqueueWriteBuffer(queue, init[k].mem, CL_FALSE, 0,
+                                                       init[k].len, init[k].img, 0, NULL,
+                                                       &r->writes[r->nwrites++])) != CL_SUCCESS)
+            return err;
+    return CL_SUCCESS;
+}
+
+/* Enqueues r's compaction after the writes; its event into *ev. */
+static clscan_status clscan_compact_call(const clscan_compact_run *r, clscan_context *ctx,
+                                         cl_command_queue queue, cl_event *ev)
+{
+    const clscan_verify_compact_case *c = r->c;
+    const size_t soff = r->soff, doff = c->dst_offset, n = c->n;
+    switch (c->kind) {
+    case CLSCAN_VERIFY_SELECT_FLAGGED:
+        return clscan_select_flagged(ctx, queue, r->src, soff, r->flags, c->flags_offset, r->dst,
+                                     doff, r->count, n, c->type, r->nwrites, r->writes, ev);
+    case CLSCAN_VERIFY_SELECT_IF:
+        return clscan_select_if(ctx, queue, r->src, soff, r->dst, doff, r->count, n, c->type,
+                                r->pred->text, r->nwrites, r->writes, ev);
+    case CLSCAN_VERIFY_PARTITION_IF:
+        return clscan_partition_if(ctx, queue, r->src, soff, r->dst, doff, r->count, n, c->type,
+                                   r->pred->text, r->nwrites, r->writes, ev);
+    default:
+        return clscan_unique(ctx, queue, r->src, soff, r->dst, doff, r->count, n, c->type,
+                             r->nwrites, r->writes, ev);
+    }
+}
+
+/* After a refused call (status st; event_changed: it wrote *event): every buffer must be
+ * as it was. The result, with msg; on a failed read FAIL and *err (msg unwritten). */
+static clscan_verify_result clscan_compact_refused(clscan_compact_run *r, clscan_context *ctx,
+                                                   cl_command_queue queue, clscan_status st,
+                                                   int event_changed, cl_int *err, char *msg,
+                                                   size_t msg_size)
+{
+    const clscan_type t = r->c->type;
+    char detail[512];
+    clscan_say(detail, sizeof detail, "%s", clscan_context_last_error(ctx));
+    int fp64 = clscan_queue_fp64(queue, t);
+    /* Every buffer as it was: dst, src, flags, count. */
+    struct {
+        cl_mem mem;
+        size_t len;
+        const unsigned char *img;
+        unsigned char *into;
+        const char *name;
+    } b[4] = {
+        {r->dst, r->dst_len, r->dst_img, r->got, "dst"},
+        {r->c->in_place ? NULL : r->src, r->src_len, r->src_img, r->got, "src"},
+        {r->flags, r->flags_len, r->flags_img, r->got, "flags"},
+        {r->count, sizeof r->count_img, r->count_img, r->count_got, "count"}};
+    const char *name = "";
+    size_t bad = (size_t)-1;
+    *err = CL_SUCCESS;
+    for (int k = 0; k < 4 && !*name && *err == CL_SUCCESS; k++)
+        if (b[k].mem && (bad = clscan_read_diff(queue, b[k].mem, b[k].len, b[k].img, b[k].into,
+                                                r->nwrites, r->writes, err)) != (size_t)-1)
+            name = b[k].name;
+    if (*err != CL_SUCCESS)
+        return CLSCAN_VERIFY_FAIL;
+    if (event_changed) {
+        clscan_say(msg, msg_size, "%s but *event was changed", clscan_status_string(st));
+    } else if (*name) {
+        clscan_say(msg, msg_size, "%s but %s byte %zu was written", clscan_status_string(st),
+                   name, bad);
+    } else if (st == CLSCAN_ERROR_UNSUPPORTED && t == CLSCAN_DOUBLE && !fp64) {
+        clscan_say(msg, msg_size, "device has no fp64: CLSCAN_ERROR_UNSUPPORTED");
+        return CLSCAN_VERIFY_SKIP;
+    } else {
+        clscan_say(msg, msg_size, "%s: %s%s", clscan_status_string(st), detail,
+                   t == CLSCAN_DOUBLE ? " (the device reports fp64)" : "");
+    }
+    return CLSCAN_VERIFY_FAIL;
+}
+
+/* After a completed call: the count exactly (and nothing past its 8 bytes), dst against
+ * want, src (unless in place) and flags unchanged. The result, with msg; on a failed read
+ * FAIL and *err (msg unwritten). */
+static clscan_verify_result clscan_compact_check(clscan_compact_run *r, cl_command_queue queue,
+                                                 cl_int *err, char *msg, size_t msg_size)
+{
+    const size_t n = r->c->n, kept = r->kept;
+    size_t bad;
+    clscan_read_diff(queue, r->count, sizeof r->count_img, r->count_img, r->count_got, 0, NULL,
+                     err);
+    if (*err != CL_SUCCESS)
+        return CLSCAN_VERIFY_FAIL;
+    cl_ulong got_count;
+    memcpy(&got_count, r->count_got, sizeof got_count);
+    if ((bad = clscan_first_diff(r->count_got, NULL, 8, sizeof r->count_got)) != (size_t)-1) {
+        clscan_say(msg, msg_size, "count byte %zu (past the cl_ulong) was written", bad);
+        return CLSCAN_VERIFY_FAIL;
+    }
+    /* dst: the kept elements, then (selects and unique) what was there before. */
+    bad = clscan_read_diff(queue, r->dst, r->dst_len, r->want, r->got, 0, NULL, err);
+    if (*err != CL_SUCCESS)
+        return CLSCAN_VERIFY_FAIL;
+    char why[512] = "dst as expected";
+    if (bad != (size_t)-1)
+        clscan_explain_dst(why, sizeof why, r->c, kept, r->got, r->want, bad);
+    if (got_count != kept) {
+        clscan_say(msg, msg_size, "count: got %llu%s, expected %zu; %s",
+                   (unsigned long long)got_count,
+                   clscan_first_diff(r->count_got, NULL, 0, 8) == (size_t)-1 ? " (never written)"
+                                                                             : "",
+                   kept, why);
+        return CLSCAN_VERIFY_FAIL;
+    }
+    if (bad != (size_t)-1) {
+        clscan_say(msg, msg_size, "%s", why);
+        return CLSCAN_VERIFY_FAIL;
+    }
+    if (!r->c->in_place) { /* the input must be untouched */
+        if ((bad = clscan_read_diff(queue, r->src, r->src_len, r->src_img, r->got, 0, NULL,
+                                    err)) != (size_t)-1) {
+            clscan_say(msg, msg_size, "src byte %zu was changed (element %zu)", bad, bad / r->es);
+            return CLSCAN_VERIFY_FAIL;
+        }
+        if (*err != CL_SUCCESS)
+            return CLSCAN_VERIFY_FAIL;
+    }
+    if (r->flagged) {
+        if ((bad = clscan_read_diff(queue, r->flags, r->flags_len, r->flags_img, r->got, 0, NULL,
+                                    err)) != (size_t)-1) {
+            clscan_say(msg, msg_size, "flags byte %zu was changed", bad);
+            return CLSCAN_VERIFY_FAIL;
+        }
+        if (*err != CL_SUCCESS)
+            return CLSCAN_VERIFY_FAIL;
+    }
+    clscan_say(msg, msg_size, "ok (kept %zu of %zu)", kept, n);
+    return CLSCAN_VERIFY_PASS;
+}
+
+/* Releases what r holds (ev as clscan_release_events takes it). */
+static void clscan_compact_free(clscan_compact_run *r, cl_event ev, cl_event sentinel)
+{
+    clscan_release_events(ev, sentinel, r->writes, r->nwrites);
+    cl_mem mems[4] = {r->src, r->dst, r->flags, r->count};
+    for (int k = 0; k < 4; k++)
+        if (mems[k])
+            clReleaseMemObject(mems[k]);
+    if (!r->c->in_place)
+        free(r->dst_img);
+    free(r->src_img);
+    free(r->flags_img);
+    free(r->want);
+    free(r->got);
+    free(r->ref);
+}
+
 clscan_verify_result clscan_verify_run_compact(clscan_context *ctx, cl_context cl_ctx,
                                                cl_command_queue queue,
                                                const clscan_verify_compact_case *c,
@@ -1004,127 +1244,22 @@ clscan_verify_result clscan_verify_run_compact(clscan_context *ctx, cl_context c
 {
     static char sentinel_obj;
     cl_event const sentinel = (cl_event)(void *)&sentinel_obj;
-    const clscan_type t = c->type;
-    const int flagged = c->kind == CLSCAN_VERIFY_SELECT_FLAGGED;
-    const clscan_verify_predicate *pred = c->predicate;
-    if (!pred && (c->kind == CLSCAN_VERIFY_SELECT_IF || c->kind == CLSCAN_VERIFY_PARTITION_IF) &&
-        (unsigned)c->pattern < CLSCAN_VERIFY_PREDICATE_COUNT)
-        pred = &clscan_verify_predicates[c->pattern];
-    size_t es = clscan_type_size(t), n = c->n, doff = c->dst_offset, foff = c->flags_offset;
-    size_t soff = c->in_place ? doff : c->src_offset;
-    size_t src_len = (soff + n + CLSCAN_GUARD_ELEMS) * es;
-    size_t dst_len = (doff + n + CLSCAN_GUARD_ELEMS) * es;
-    size_t flags_len = flagged ? foff + n + CLSCAN_GUARD_ELEMS : 0;
-    size_t got_len = src_len > dst_len ? src_len : dst_len;
-    if (got_len < flags_len)
-        got_len = flags_len;
-    unsigned char *src_img = malloc(src_len), *want = malloc(dst_len), *got = malloc(got_len);
-    unsigned char *dst_img = c->in_place ? src_img : malloc(dst_len);
-    unsigned char *flags_img = flagged ? malloc(flags_len) : NULL;
-    unsigned char *ref = malloc(n ? n * es : 1);
-    unsigned char count_img[CLSCAN_COUNT_BYTES], count_got[CLSCAN_COUNT_BYTES];
-    cl_mem src = NULL, dst = NULL, flags = NULL, count = NULL;
-    cl_event writes[4] = {NULL, NULL, NULL, NULL}, ev = sentinel;
-    cl_uint nwrites = 0;
+    clscan_compact_run r = {0};
+    cl_event ev = sentinel;
     cl_int err = CL_SUCCESS;
-    size_t bad, kept = 0;
     const char *what = "";
     clscan_verify_result res = CLSCAN_VERIFY_FAIL;
-    clscan_status st;
 
-    if (!src_img || !want || !got || !dst_img || (flagged && !flags_img) || !ref) {
-        clscan_say(msg, msg_size, "host out of memory");
+    if (clscan_compact_prepare(&r, c, msg, msg_size))
         goto done;
-    }
-    if (!flagged && c->kind != CLSCAN_VERIFY_UNIQUE && !pred) {
-        clscan_say(msg, msg_size, "pattern %d is not a predicate of the table", c->pattern);
-        goto done;
-    }
-    memset(src_img, CLSCAN_GUARD_BYTE, src_len);
-    if (!c->in_place)
-        memset(dst_img, CLSCAN_GUARD_BYTE, dst_len);
-    if (flagged)
-        memset(flags_img, CLSCAN_GUARD_BYTE, flags_len);
-    memset(count_img, CLSCAN_GUARD_BYTE, sizeof count_img);
-    clscan_verify_compact_fill(c, src_img + soff * es, flagged ? flags_img + foff : NULL);
-    /* What dst must hold afterwards: as before the call, with the reference pasted in. */
-    kept = clscan_verify_compact_reference(c->kind, t, pred, src_img + soff * es,
-                                           flagged ? flags_img + foff : NULL, n, ref);
-    memcpy(want, dst_img, dst_len);
-    memcpy(want + doff * es, ref, (c->kind == CLSCAN_VERIFY_PARTITION_IF ? n : kept) * es);
-
-    what = "clCreateBuffer";
-    if ((err = clscan_src_dst(cl_ctx, src_len, dst_len, c->in_place, &src, &dst)) != CL_SUCCESS)
+    if ((err = clscan_compact_upload(&r, cl_ctx, queue, &what)) != CL_SUCCESS)
         goto cl_fail;
-    if (flagged && !(flags = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, flags_len, NULL, &err)))
-        goto cl_fail;
-    if (!(count = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, sizeof count_img, NULL, &err)))
-        goto cl_fail;
-    /* Non-blocking writes whose events form the call's wait list. */
-    what = "clEnqueueWriteBuffer";
-    struct { cl_mem mem; size_t len; const void *img; } init[4] = {
-        {src, src_len, src_img}, {c->in_place ? NULL : dst, dst_len, dst_img},
-        {flags, flags_len, flags_img}, {count, sizeof count_img, count_img}};
-    for (int k = 0; k < 4; k++)
-        if (init[k].mem && (err = clEnqueueWriteBuffer(queue, init[k].mem, CL_FALSE, 0,
-                                                       init[k].len, init[k].img, 0, NULL,
-                                                       &writes[nwrites++])) != CL_SUCCESS)
-            goto cl_fail;
-
-    switch (c->kind) {
-    case CLSCAN_VERIFY_SELECT_FLAGGED:
-        st = clscan_select_flagged(ctx, queue, src, soff, flags, foff, dst, doff, count, n, t,
-                                   nwrites, writes, &ev);
-        break;
-    case CLSCAN_VERIFY_SELECT_IF:
-        st = clscan_select_if(ctx, queue, src, soff, dst, doff, count, n, t, pred->text,
-                              nwrites, writes, &ev);
-        break;
-    case CLSCAN_VERIFY_PARTITION_IF:
-        st = clscan_partition_if(ctx, queue, src, soff, dst, doff, count, n, t, pred->text,
-                                 nwrites, writes, &ev);
-        break;
-    default:
-        st = clscan_unique(ctx, queue, src, soff, dst, doff, count, n, t, nwrites, writes, &ev);
-    }
-
-    if (st != CLSCAN_SUCCESS) {
-        /* A refused call must leave *event alone and write nothing. */
-        char detail[512];
-        clscan_say(detail, sizeof detail, "%s", clscan_context_last_error(ctx));
-        int fp64 = clscan_queue_fp64(queue, t);
-        /* Every buffer as it was: dst, src, flags, count. */
-        struct {
-            cl_mem mem;
-            size_t len;
-            const unsigned char *img;
-            unsigned char *into;
-            const char *name;
-        } b[4] = {
-            {dst, dst_len, dst_img, got, "dst"},
-            {c->in_place ? NULL : src, src_len, src_img, got, "src"},
-            {flags, flags_len, flags_img, got, "flags"},
-            {count, sizeof count_img, count_img, count_got, "count"}};
-        const char *name = "";
+    clscan_status st = clscan_compact_call(&r, ctx, queue, &ev);
+    if (st != CLSCAN_SUCCESS) { /* a refused call must leave *event alone, write nothing */
         what = "clEnqueueReadBuffer";
-        for (int k = 0; k < 4 && !*name && err == CL_SUCCESS; k++)
-            if (b[k].mem && (bad = clscan_read_diff(queue, b[k].mem, b[k].len, b[k].img,
-                                                    b[k].into, nwrites, writes, &err)) !=
-                                (size_t)-1)
-                name = b[k].name;
+        res = clscan_compact_refused(&r, ctx, queue, st, ev != sentinel, &err, msg, msg_size);
         if (err != CL_SUCCESS)
             goto cl_fail;
-        if (ev != sentinel)
-            clscan_say(msg, msg_size, "%s but *event was changed", clscan_status_string(st));
-        else if (*name)
-            clscan_say(msg, msg_size, "%s but %s byte %zu was written", clscan_status_string(st),
-                       name, bad);
-        else if (st == CLSCAN_ERROR_UNSUPPORTED && t == CLSCAN_DOUBLE && !fp64) {
-            res = CLSCAN_VERIFY_SKIP;
-            clscan_say(msg, msg_size, "device has no fp64: CLSCAN_ERROR_UNSUPPORTED");
-        } else
-            clscan_say(msg, msg_size, "%s: %s%s", clscan_status_string(st), detail,
-                       t == CLSCAN_DOUBLE ? " (the device reports fp64)" : "");
         ev = sentinel;
         goto done;
     }
@@ -1135,73 +1270,16 @@ clscan_verify_result clscan_verify_run_compact(clscan_context *ctx, cl_context c
     }
     if ((err = clscan_verify_wait(ev, &what)) != CL_SUCCESS)
         goto cl_fail;
-
     what = "clEnqueueReadBuffer";
-    clscan_read_diff(queue, count, sizeof count_img, count_img, count_got, 0, NULL, &err);
-    if (err != CL_SUCCESS)
-        goto cl_fail;
-    cl_ulong got_count;
-    memcpy(&got_count, count_got, sizeof got_count);
-    if ((bad = clscan_first_diff(count_got, NULL, 8, sizeof count_got)) != (size_t)-1) {
-        clscan_say(msg, msg_size, "count byte %zu (past the cl_ulong) was written", bad);
+    res = clscan_compact_check(&r, queue, &err, msg, msg_size);
+    if (err == CL_SUCCESS)
         goto done;
-    }
-    /* dst: the kept elements, then (selects and unique) what was there before. */
-    bad = clscan_read_diff(queue, dst, dst_len, want, got, 0, NULL, &err);
-    if (err != CL_SUCCESS)
-        goto cl_fail;
-    char why[512] = "dst as expected";
-    if (bad != (size_t)-1)
-        clscan_explain_dst(why, sizeof why, c, kept, got, want, bad);
-    if (got_count != kept) {
-        clscan_say(msg, msg_size, "count: got %llu%s, expected %zu; %s",
-                   (unsigned long long)got_count,
-                   clscan_first_diff(count_got, NULL, 0, 8) == (size_t)-1 ? " (never written)" : "",
-                   kept, why);
-        goto done;
-    }
-    if (bad != (size_t)-1) {
-        clscan_say(msg, msg_size, "%s", why);
-        goto done;
-    }
-    if (!c->in_place) { /* the input must be untouched */
-        if ((bad = clscan_read_diff(queue, src, src_len, src_img, got, 0, NULL, &err)) !=
-            (size_t)-1) {
-            clscan_say(msg, msg_size, "src byte %zu was changed (element %zu)", bad, bad / es);
-            goto done;
-        }
-        if (err != CL_SUCCESS)
-            goto cl_fail;
-    }
-    if (flagged) {
-        if ((bad = clscan_read_diff(queue, flags, flags_len, flags_img, got, 0, NULL, &err)) !=
-            (size_t)-1) {
-            clscan_say(msg, msg_size, "flags byte %zu was changed", bad);
-            goto done;
-        }
-        if (err != CL_SUCCESS)
-            goto cl_fail;
-    }
-    res = CLSCAN_VERIFY_PASS;
-    clscan_say(msg, msg_size, "ok (kept %zu of %zu)", kept, n);
-    goto done;
 
 cl_fail:
     clscan_say(msg, msg_size, "%s failed: %s", what, clscan_status_string(err));
     clFinish(queue);
 done:
-    clscan_release_events(ev, sentinel, writes, nwrites);
-    cl_mem mems[4] = {src, dst, flags, count};
-    for (int k = 0; k < 4; k++)
-        if (mems[k])
-            clReleaseMemObject(mems[k]);
-    if (!c->in_place)
-        free(dst_img);
-    free(src_img);
-    free(flags_img);
-    free(want);
-    free(got);
-    free(ref);
+    clscan_compact_free(&r, ev, sentinel);
     return res;
 }
 
