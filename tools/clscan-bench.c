@@ -58,6 +58,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -912,13 +913,6 @@ static cl_int poison(cl_command_queue queue, cl_mem buf, size_t bytes)
     return err == CL_SUCCESS ? clFinish(queue) : err;
 }
 
-#define ROW_FAIL(status, ...)                                 \
-    do {                                                      \
-        r->check = (status);                                  \
-        snprintf(r->note, sizeof r->note, __VA_ARGS__);       \
-        goto done;                                            \
-    } while (0)
-
 /* Creates a buffer of `bytes` holding host[0, bytes); NULL (and *err) on failure. */
 static cl_mem upload(bench *b, const void *host, size_t bytes, cl_int *err)
 {
@@ -978,113 +972,172 @@ static const char *row_label(const row *r, char *buf, size_t size)
     return buf;
 }
 
-/* Allocates, fills, times and checks one row; fills in r. Returns -1 on an error after
- * which the device cannot be trusted (the run stops), else 0. */
-static int run_row(bench *b, const options *o, row *r)
-{
-    const int gcase = general_case(r->call);
-    const clscan_verify_gen_case gc = clscan_verify_gen_case_get(gcase < 0 ? 0 : gcase);
-    const size_t gseg = gc.desc.segments == CLSCAN_SEGMENTS_FLAGS  ? 1
-                        : gc.desc.segments == CLSCAN_SEGMENTS_KEYS ? 4
-                                                                   : 0;
-    const size_t elem = gcase >= 0 ? gc.out_size : clscan_type_size(r->type), n = r->n;
-    const unsigned w = o->warmup;
-    const int compaction = is_compaction(r->call), pairs = r->call == CALL_SORT_PAIRS;
-    cl_mem out = NULL, count = NULL, in[MAX_ROTATE] = {0}, flags[MAX_ROTATE] = {0};
-    void *host = NULL, *got = NULL;
-    cl_uchar *hflags = NULL;
-    double *dev = NULL, *wall = NULL, *copy = NULL, *copy_wall = NULL;
-    cl_ulong prev_start = 0, start = 0, kept = 0;
-    cl_event trace[TRACE_CAP];
-    cl_int err = CL_SUCCESS;
-    char label[32];
-    /* (fbytes: select-flagged's flags, or the values of sort-pairs, each input's own.) */
-    size_t bytes = n * elem, k = 0,
-           fbytes = r->call == CALL_SELECT_FLAGGED ? n : pairs ? n * sizeof(cl_uint) : 0;
-    if (gcase >= 0) fbytes = n * gseg; /* a general scan's segments */
+/* What one row (not host-stream) holds while it runs: the general case it times (gcase
+ * < 0: none), sizes, the k rotating inputs (with their flags, segments or sort values),
+ * the output and count buffers, the host copies and the timings. */
+typedef struct row_run {
+    int gcase;
+    clscan_verify_gen_case gc;
+    size_t elem, bytes, fbytes, count_bytes, k;
+    cl_mem out, count, in[MAX_ROTATE], flags[MAX_ROTATE];
+    void *host, *got;
+    cl_uchar *hflags;
+    double *dev, *wall, *copy, *copy_wall;
+    cl_ulong prev_start; /* the last command's start: timestamps must advance */
+} row_run;
 
-    r->check = "PASS";
-    r->clock_ok = 1;
+/* Sets r->check to status and r->note to the message; returns -1. */
+static int row_fail(row *r, const char *status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int row_fail(row *r, const char *status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    r->check = status;
+    vsnprintf(r->note, sizeof r->note, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+#define ROW_FAIL(status, ...)                   \
+    do {                                        \
+        row_fail(r, (status), __VA_ARGS__);     \
+        goto done;                              \
+    } while (0)
+
+/* Sizes row r: SKIP where the device cannot run it or it does not fit; the rotation k
+ * and the repeats; the host buffers. 0, or -1 with r->check and r->note set. */
+static int row_plan(bench *b, const options *o, row *r, row_run *d)
+{
+    d->gcase = general_case(r->call);
+    d->gc = clscan_verify_gen_case_get(d->gcase < 0 ? 0 : d->gcase);
+    const size_t gseg = d->gc.desc.segments == CLSCAN_SEGMENTS_FLAGS  ? 1
+                        : d->gc.desc.segments == CLSCAN_SEGMENTS_KEYS ? 4
+                                                                      : 0;
+    const size_t n = r->n, elem = d->gcase >= 0 ? d->gc.out_size : clscan_type_size(r->type);
+    const int pairs = r->call == CALL_SORT_PAIRS;
+    const size_t bytes = n * elem;
+    /* (fbytes: select-flagged's flags, or the values of sort-pairs, each input's own, or
+     * a general scan's segments.) */
+    d->elem = elem;
+    d->bytes = bytes;
+    d->fbytes = r->call == CALL_SELECT_FLAGGED ? n : pairs ? n * sizeof(cl_uint) : 0;
+    if (d->gcase >= 0) d->fbytes = n * gseg;
+    d->count_bytes = pairs ? d->fbytes : sizeof(cl_ulong);
+    const size_t fbytes = d->fbytes;
+
     clscan_status set = clscan_ext_context_set_algorithm(b->ctx, r->algo); /* (this thread
                                                                   alone uses the context) */
     if (set != CLSCAN_SUCCESS)
-        ROW_FAIL(set == CLSCAN_ERROR_UNSUPPORTED ? "SKIP" : "ERROR", "%s: %s",
-                 clscan_status_string(set), clscan_context_last_error(b->ctx));
+        return row_fail(r, set == CLSCAN_ERROR_UNSUPPORTED ? "SKIP" : "ERROR", "%s: %s",
+                        clscan_status_string(set), clscan_context_last_error(b->ctx));
     if (is_float(r->type) && r->call == CALL_SCAN && r->op >= CLSCAN_OP_AND)
-        ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
-    if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
+        return row_fail(r, "SKIP", "unsupported: no bitwise operators on floating-point types");
+    if (r->type == CLSCAN_DOUBLE && !b->fp64)
+        return row_fail(r, "SKIP", "unsupported: device has no fp64");
     if (n > SIZE_MAX / elem || bytes > b->max_alloc)
-        ROW_FAIL("SKIP", "%zu elements of %zu bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu)", n,
-                 elem, (unsigned long long)b->max_alloc);
+        return row_fail(r, "SKIP", "%zu elements of %zu bytes exceed "
+                        "CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu)", n, elem,
+                        (unsigned long long)b->max_alloc);
     /* k inputs (with their flags) + 1 output in 7/8 of the device memory (the rest:
      * scratch, the runtime); where that is host memory, it also holds the host copies
      * (input, flags, result). */
     cl_ulong avail = b->global_mem - b->global_mem / 8;
     cl_ulong fixed = bytes + (b->unified ? 2 * (cl_ulong)bytes + fbytes : 0);
     cl_ulong fit = avail > fixed ? (avail - fixed) / (bytes + fbytes) : 0;
-    k = (size_t)((ROTATE_BYTES + bytes - 1) / bytes);
+    size_t k = (size_t)((ROTATE_BYTES + bytes - 1) / bytes);
     k = k > MAX_ROTATE ? MAX_ROTATE : k;
     if (fit < 1)
-        ROW_FAIL("SKIP", "input + output (%zu bytes each)%s do not fit in 7/8 of "
-                 "CL_DEVICE_GLOBAL_MEM_SIZE (%llu)", bytes, b->unified ? " + host copies" : "",
-                 (unsigned long long)b->global_mem);
-    k = k > fit ? (size_t)fit : k;
-    r->k = k;
+        return row_fail(r, "SKIP", "input + output (%zu bytes each)%s do not fit in 7/8 of "
+                        "CL_DEVICE_GLOBAL_MEM_SIZE (%llu)", bytes,
+                        b->unified ? " + host copies" : "", (unsigned long long)b->global_mem);
+    d->k = r->k = k > fit ? (size_t)fit : k;
     r->repeats = o->repeats;
     if ((unsigned long long)r->repeats * 2 * bytes > TIMED_BYTES_CAP) {
         unsigned long long cap = TIMED_BYTES_CAP / (2 * bytes);
         r->repeats = cap < MIN_REPEATS ? MIN_REPEATS : (unsigned)cap;
     }
-    host = malloc(bytes);
-    got = malloc(bytes);
-    hflags = fbytes ? malloc(fbytes) : NULL;
-    dev = malloc(4 * sizeof *dev * r->repeats);
-    if (!host || !got || (fbytes && !hflags) || !dev)
-        ROW_FAIL("SKIP", "out of host memory for %zu-byte buffers", bytes);
-    wall = dev + r->repeats;
-    copy = wall + r->repeats;
-    copy_wall = copy + r->repeats;
+    d->host = malloc(bytes);
+    d->got = malloc(bytes);
+    d->hflags = fbytes ? malloc(fbytes) : NULL;
+    d->dev = malloc(4 * sizeof *d->dev * r->repeats);
+    if (!d->host || !d->got || (fbytes && !d->hflags) || !d->dev)
+        return row_fail(r, "SKIP", "out of host memory for %zu-byte buffers", bytes);
+    d->wall = d->dev + r->repeats;
+    d->copy = d->wall + r->repeats;
+    d->copy_wall = d->copy + r->repeats;
+    return 0;
+}
 
-    uint64_t seed = 0x5eed0000ull + n * 64 + (uint64_t)r->type * 8 + r->op;
-    if (compaction) fill_compaction(r, host, hflags, seed + (uint64_t)r->call * 0x100000);
-    else if (is_sort(r->call)) fill_sort(r, host, hflags, seed);
-    else if (gcase >= 0) {
+/* Fills the host input (and flags, segments or sort values) of row r, as its call needs. */
+static void row_fill(const row *r, row_run *d)
+{
+    uint64_t seed = 0x5eed0000ull + r->n * 64 + (uint64_t)r->type * 8 + r->op;
+    if (is_compaction(r->call)) {
+        fill_compaction(r, d->host, d->hflags, seed + (uint64_t)r->call * 0x100000);
+    } else if (is_sort(r->call)) {
+        fill_sort(r, d->host, d->hflags, seed);
+    } else if (d->gcase >= 0) {
         clscan_verify_rng rng = {seed};
-        gc.fill(host, n, &rng);
-        clscan_verify_gen_fill_segments(&gc.desc, hflags, n, &rng);
+        d->gc.fill(d->host, r->n, &rng);
+        clscan_verify_gen_fill_segments(&d->gc.desc, d->hflags, r->n, &rng);
+    } else {
+        fill_input(d->host, r->n, r->type, r->op, seed);
     }
-    else fill_input(host, n, r->type, r->op, seed);
-    out = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if ((compaction || pairs) && err == CL_SUCCESS)
-        count = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, pairs ? fbytes : sizeof kept, NULL,
-                               &err);
-    for (size_t j = 0; j < k && err == CL_SUCCESS; j++) {
-        in[j] = upload(b, host, bytes, &err);
-        if (fbytes && err == CL_SUCCESS) flags[j] = upload(b, hflags, fbytes, &err);
-    }
-    if (err == CL_SUCCESS) err = poison(b->queue, out, bytes); /* touches it, too */
-    if (count && err == CL_SUCCESS) err = poison(b->queue, count, pairs ? fbytes : sizeof kept);
-    if (err != CL_SUCCESS)
-        ROW_FAIL(alloc_error(err) ? "SKIP" : "ERROR", "allocating and filling %zu buffers of %zu "
-                 "bytes: %s", k + 1, bytes, clscan_status_string(err));
+}
 
-    /* Call c reads in[(c - w) mod k]. The last call is the checked one: out (and count)
-     * are poisoned before it and read back once the loop is over. */
+/* Creates the output (and count) buffer and the k inputs (with their flags), and
+ * poisons the output. 0, or -1 with r->check and r->note set. */
+static int row_upload(bench *b, row *r, row_run *d)
+{
+    const int counted = is_compaction(r->call) || r->call == CALL_SORT_PAIRS;
+    cl_int err = CL_SUCCESS;
+    d->out = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, d->bytes, NULL, &err);
+    if (counted && err == CL_SUCCESS)
+        d->count = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, d->count_bytes, NULL, &err);
+    for (size_t j = 0; j < d->k && err == CL_SUCCESS; j++) {
+        d->in[j] = upload(b, d->host, d->bytes, &err);
+        if (d->fbytes && err == CL_SUCCESS) d->flags[j] = upload(b, d->hflags, d->fbytes, &err);
+    }
+    if (err == CL_SUCCESS) err = poison(b->queue, d->out, d->bytes); /* touches it, too */
+    if (d->count && err == CL_SUCCESS) err = poison(b->queue, d->count, d->count_bytes);
+    if (err != CL_SUCCESS)
+        return row_fail(r, alloc_error(err) ? "SKIP" : "ERROR", "allocating and filling %zu "
+                        "buffers of %zu bytes: %s", d->k + 1, d->bytes,
+                        clscan_status_string(err));
+    return 0;
+}
+
+/* Runs the warmup and timed calls of row r: call c reads in[(c - w) mod k], each traced
+ * (device time: its kernels' span) and timed by the host clock. The last call is the
+ * checked one: the output (and count) are poisoned before it. 0, or -1 with r->check and
+ * r->note set. */
+static int row_time_calls(bench *b, const options *o, row *r, row_run *d)
+{
+    const unsigned w = o->warmup;
+    const size_t k = d->k;
     const cl_uint zeros[4] = {0};
+    cl_event trace[TRACE_CAP];
+    char label[32];
     for (unsigned c = 0; c < w + r->repeats; c++) {
         size_t rot = (c + k - w % k) % k;
+        cl_int err = CL_SUCCESS;
+        cl_ulong start = 0;
         if (c == w) { /* count fallbacks over the timed calls */
             err = clEnqueueWriteBuffer(b->queue, b->stats, CL_TRUE, 0, sizeof zeros, zeros, 0,
                                        NULL, NULL);
             if (err != CL_SUCCESS)
-                ROW_FAIL("ERROR", "clEnqueueWriteBuffer: %s", clscan_status_string(err));
+                return row_fail(r, "ERROR", "clEnqueueWriteBuffer: %s", clscan_status_string(err));
         }
         clscan_ext_lookback_stats(b->stats);
         cl_event done = NULL;
         size_t traced = 0;
         double t0 = now_ns(), span;
         clscan_ext_trace_events(trace, TRACE_CAP, &traced);
-        clscan_status s = enqueue_call(b, r, in[rot], flags[rot], out, count, &done);
+        clscan_status s = enqueue_call(b, r, d->in[rot], d->flags[rot], d->out, d->count, &done);
         clscan_ext_trace_events(NULL, 0, NULL);
         clscan_ext_lookback_stats(NULL);
         if (s == CLSCAN_SUCCESS) err = clWaitForEvents(1, &done);
@@ -1092,62 +1145,83 @@ static int run_row(bench *b, const options *o, row *r)
         if (done) clReleaseEvent(done);
         cl_int perr = span_and_release(trace, traced, &span, &start);
         if (s != CLSCAN_SUCCESS)
-            ROW_FAIL(s == CLSCAN_ERROR_UNSUPPORTED && c == 0 ? "SKIP" : "ERROR", "%s: %s: %s",
-                     row_label(r, label, sizeof label), clscan_status_string(s),
-                     clscan_context_last_error(b->ctx));
-        if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clWaitForEvents: %s", clscan_status_string(err));
+            return row_fail(r, s == CLSCAN_ERROR_UNSUPPORTED && c == 0 ? "SKIP" : "ERROR",
+                            "%s: %s: %s", row_label(r, label, sizeof label),
+                            clscan_status_string(s), clscan_context_last_error(b->ctx));
+        if (err != CL_SUCCESS)
+            return row_fail(r, "ERROR", "clWaitForEvents: %s", clscan_status_string(err));
         if (perr != CL_SUCCESS)
-            ROW_FAIL("ERROR", "clGetEventProfilingInfo: %s", clscan_status_string(perr));
+            return row_fail(r, "ERROR", "clGetEventProfilingInfo: %s",
+                            clscan_status_string(perr));
         if (traced == 0 || traced == TRACE_CAP)
-            ROW_FAIL("ERROR", "%zu kernel events traced for one call: device time unknown",
-                     traced);
+            return row_fail(r, "ERROR", "%zu kernel events traced for one call: device time "
+                            "unknown", traced);
         if (c >= w) /* timed calls only: the first call may also clear scratch */
             r->kernels = traced > r->kernels ? (unsigned)traced : r->kernels;
-        r->clock_ok &= c == 0 || start > prev_start;
-        prev_start = start;
+        r->clock_ok &= c == 0 || start > d->prev_start;
+        d->prev_start = start;
         /* The checked call must write every element it claims: poison before it. */
         if (c + 2 == w + r->repeats) {
-            err = poison(b->queue, out, bytes);
-            if (count && err == CL_SUCCESS)
-                err = poison(b->queue, count, pairs ? fbytes : sizeof kept);
+            err = poison(b->queue, d->out, d->bytes);
+            if (d->count && err == CL_SUCCESS) err = poison(b->queue, d->count, d->count_bytes);
             if (err != CL_SUCCESS)
-                ROW_FAIL("ERROR", "clEnqueueFillBuffer: %s", clscan_status_string(err));
+                return row_fail(r, "ERROR", "clEnqueueFillBuffer: %s", clscan_status_string(err));
         }
         if (c < w) continue;
-        dev[c - w] = span;
-        wall[c - w] = t1 - t0;
+        d->dev[c - w] = span;
+        d->wall[c - w] = t1 - t0;
     }
+    return 0;
+}
 
-    err = clEnqueueReadBuffer(b->queue, out, CL_TRUE, 0, bytes, got, 0, NULL, NULL);
+/* Compares a general scan's output got with the host reference; sets r->check and
+ * r->note where an element differs. 0, or -1 (SKIP) when out of host memory. */
+static int row_check_general(row *r, const row_run *d)
+{
+    void *want = malloc(d->bytes ? d->bytes : 1);
+    if (!want) return row_fail(r, "SKIP", "out of host memory for %zu-byte buffers", d->bytes);
+    clscan_verify_gen_reference(&d->gc, r->inclusive, d->host, d->hflags, r->n, want);
+    for (size_t i = 0; i < r->n; ++i)
+        if (memcmp((char *)d->got + i * d->elem, (char *)want + i * d->elem, d->elem) != 0) {
+            r->check = "FAIL";
+            snprintf(r->note, sizeof r->note, "element %zu differs from the host reference", i);
+            break;
+        }
+    free(want);
+    return 0;
+}
+
+/* Reads the checked call's output (and count or sort values) back and checks it against
+ * the host; reads the fallback counters of the timed calls. 0, or -1 with r->check and
+ * r->note set where it could not. */
+static int row_check(bench *b, row *r, row_run *d)
+{
+    const int pairs = r->call == CALL_SORT_PAIRS, compaction = is_compaction(r->call);
+    cl_ulong kept = 0;
+    cl_int err = clEnqueueReadBuffer(b->queue, d->out, CL_TRUE, 0, d->bytes, d->got, 0, NULL,
+                                     NULL);
     if (compaction && err == CL_SUCCESS)
-        err = clEnqueueReadBuffer(b->queue, count, CL_TRUE, 0, sizeof kept, &kept, 0, NULL, NULL);
-    cl_uint *got_values = pairs ? malloc(fbytes) : NULL;
-    if (pairs && !got_values) ROW_FAIL("SKIP", "out of host memory for %zu-byte buffers", fbytes);
+        err = clEnqueueReadBuffer(b->queue, d->count, CL_TRUE, 0, sizeof kept, &kept, 0, NULL,
+                                  NULL);
+    cl_uint *got_values = pairs ? malloc(d->fbytes) : NULL;
+    if (pairs && !got_values)
+        return row_fail(r, "SKIP", "out of host memory for %zu-byte buffers", d->fbytes);
     if (pairs && err == CL_SUCCESS)
-        err = clEnqueueReadBuffer(b->queue, count, CL_TRUE, 0, fbytes, got_values, 0, NULL, NULL);
+        err = clEnqueueReadBuffer(b->queue, d->count, CL_TRUE, 0, d->fbytes, got_values, 0, NULL,
+                                  NULL);
     if (err != CL_SUCCESS) {
         free(got_values);
-        ROW_FAIL("ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
+        return row_fail(r, "ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
     }
-    if (gcase >= 0) {
-        void *want = malloc(bytes ? bytes : 1);
-        if (!want) ROW_FAIL("SKIP", "out of host memory for %zu-byte buffers", bytes);
-        clscan_verify_gen_reference(&gc, r->inclusive, host, hflags, n, want);
-        for (size_t i = 0; i < n; ++i)
-            if (memcmp((char *)got + i * elem, (char *)want + i * elem, elem) != 0) {
-                r->check = "FAIL";
-                snprintf(r->note, sizeof r->note, "element %zu differs from the host reference",
-                         i);
-                break;
-            }
-        free(want);
+    if (d->gcase >= 0) {
+        if (row_check_general(r, d)) return -1;
     } else if (is_sort(r->call)) {
-        r->check = check_sort(r, host, got, got_values, r->note, sizeof r->note);
+        r->check = check_sort(r, d->host, d->got, got_values, r->note, sizeof r->note);
         free(got_values);
     } else if (compaction) {
-        r->kept = kept > n ? n : kept;
-        r->check = check_compaction(r, host, hflags, got, kept, r->note, sizeof r->note);
-    } else if (!check_scan(host, got, n, r->type, r->op, r->inclusive, r->note,
+        r->kept = kept > r->n ? r->n : kept;
+        r->check = check_compaction(r, d->host, d->hflags, d->got, kept, r->note, sizeof r->note);
+    } else if (!check_scan(d->host, d->got, r->n, r->type, r->op, r->inclusive, r->note,
                            sizeof r->note)) {
         r->check = "FAIL";
     }
@@ -1155,48 +1229,76 @@ static int run_row(bench *b, const options *o, row *r)
     cl_uint counted[4];
     err = clEnqueueReadBuffer(b->queue, b->stats, CL_TRUE, 0, sizeof counted, counted, 0, NULL,
                               NULL);
-    if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
+    if (err != CL_SUCCESS)
+        return row_fail(r, "ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
     r->fallbacks = counted[0];
+    return 0;
+}
 
-    /* Copies of the same bytes, same rotation and count, timed by their own events. */
+/* Times buffer copies of the same bytes, same rotation and count, by their own events.
+ * 0, or -1 with r->check and r->note set. */
+static int row_time_copies(bench *b, const options *o, row *r, row_run *d)
+{
+    const unsigned w = o->warmup;
+    const size_t k = d->k;
     for (unsigned c = 0; c < w + r->repeats; c++) {
         cl_event ev = NULL;
+        cl_ulong start = 0;
         double span = 0, t0 = now_ns();
-        err = clEnqueueCopyBuffer(b->queue, in[(c + k - w % k) % k], out, 0, 0, bytes, 0, NULL,
-                                  &ev);
+        cl_int err = clEnqueueCopyBuffer(b->queue, d->in[(c + k - w % k) % k], d->out, 0, 0,
+                                         d->bytes, 0, NULL, &ev);
         if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
         double t1 = now_ns();
         if (err == CL_SUCCESS) err = span_and_release(&ev, 1, &span, &start);
         else if (ev) clReleaseEvent(ev);
         if (err != CL_SUCCESS)
-            ROW_FAIL("ERROR", "timing a buffer copy: %s", clscan_status_string(err));
-        r->clock_ok &= start > prev_start;
-        prev_start = start;
+            return row_fail(r, "ERROR", "timing a buffer copy: %s", clscan_status_string(err));
+        r->clock_ok &= start > d->prev_start;
+        d->prev_start = start;
         if (c >= w) {
-            copy[c - w] = span;
-            copy_wall[c - w] = t1 - t0;
+            d->copy[c - w] = span;
+            d->copy_wall[c - w] = t1 - t0;
         }
     }
-    r->dev = summarise(dev, r->repeats);
-    r->wall = summarise(wall, r->repeats);
-    r->copy = summarise(copy, r->repeats);
-    r->copy_wall = summarise(copy_wall, r->repeats);
-    if (!r->clock_ok) /* Mesa 22's rusticl, for one, reports 0, 1, 2, 3 for every event */
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                 "%sthe driver's profiling timestamps do not advance from one command to the "
-                 "next: no device times", r->note[0] ? "; " : "");
+    return 0;
+}
 
-done:
-    if (out) clReleaseMemObject(out);
-    if (count) clReleaseMemObject(count);
-    for (size_t j = 0; j < k; j++) {
-        if (in[j]) clReleaseMemObject(in[j]);
-        if (flags[j]) clReleaseMemObject(flags[j]);
+static void row_release(row_run *d)
+{
+    if (d->out) clReleaseMemObject(d->out);
+    if (d->count) clReleaseMemObject(d->count);
+    for (size_t j = 0; j < d->k; j++) {
+        if (d->in[j]) clReleaseMemObject(d->in[j]);
+        if (d->flags[j]) clReleaseMemObject(d->flags[j]);
     }
-    free(host);
-    free(got);
-    free(hflags);
-    free(dev);
+    free(d->host);
+    free(d->got);
+    free(d->hflags);
+    free(d->dev);
+}
+
+/* Allocates, fills, times and checks one row; fills in r. Returns -1 on an error after
+ * which the device cannot be trusted (the run stops), else 0. */
+static int run_row(bench *b, const options *o, row *r)
+{
+    row_run d = {0};
+    r->check = "PASS";
+    r->clock_ok = 1;
+    if (!row_plan(b, o, r, &d)) {
+        row_fill(r, &d);
+        if (!row_upload(b, r, &d) && !row_time_calls(b, o, r, &d) && !row_check(b, r, &d) &&
+            !row_time_copies(b, o, r, &d)) {
+            r->dev = summarise(d.dev, r->repeats);
+            r->wall = summarise(d.wall, r->repeats);
+            r->copy = summarise(d.copy, r->repeats);
+            r->copy_wall = summarise(d.copy_wall, r->repeats);
+            if (!r->clock_ok) /* Mesa 22's rusticl, for one, reports 0, 1, 2, 3 for every event */
+                snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                         "%sthe driver's profiling timestamps do not advance from one command "
+                         "to the next: no device times", r->note[0] ? "; " : "");
+        }
+    }
+    row_release(&d);
     return strcmp(r->check, "ERROR") ? 0 : -1;
 }
 
