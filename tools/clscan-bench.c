@@ -486,61 +486,7 @@ static void close_bench(bench *b)
 
 /* ------------------------------------------------------ inputs, checking ---- */
 
-static uint64_t rng_next(uint64_t *state) /* splitmix64 */
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static int is_float(clscan_type t) { return t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE; }
-
-/* Integers travel as uint64_t: signed types sign-extended, 32-bit results truncated. */
-static uint64_t int_norm(uint64_t v, clscan_type t)
-{
-    return t == CLSCAN_INT32 ? (uint64_t)(int64_t)(int32_t)(uint32_t)v
-         : t == CLSCAN_UINT32 ? (uint32_t)v : v;
-}
-
-static uint64_t int_load(const void *p, size_t i, clscan_type t)
-{
-    if (clscan_type_size(t) == 4) {
-        uint32_t v;
-        memcpy(&v, (const char *)p + 4 * i, 4);
-        return int_norm(v, t);
-    }
-    uint64_t v;
-    memcpy(&v, (const char *)p + 8 * i, 8);
-    return v;
-}
-
-static void int_store(void *p, size_t i, clscan_type t, uint64_t v)
-{
-    uint32_t v32 = (uint32_t)v;
-    if (clscan_type_size(t) == 4) memcpy((char *)p + 4 * i, &v32, 4);
-    else memcpy((char *)p + 8 * i, &v, 8);
-}
-
-static long double float_load(const void *p, size_t i, clscan_type t)
-{
-    if (t == CLSCAN_FLOAT) {
-        float f;
-        memcpy(&f, (const char *)p + 4 * i, 4);
-        return f;
-    }
-    double d;
-    memcpy(&d, (const char *)p + 8 * i, 8);
-    return d;
-}
-
-static void float_store(void *p, size_t i, clscan_type t, long double v)
-{
-    float f = (float)v;
-    double d = (double)v;
-    if (t == CLSCAN_FLOAT) memcpy((char *)p + 4 * i, &f, 4);
-    else memcpy((char *)p + 8 * i, &d, 8);
-}
 
 /* Random inputs that keep each scan meaningful: integers get full-range bits, odd
  * numbers for MUL (an even factor would zero the product after ~64 elements), and for
@@ -551,47 +497,20 @@ static void fill_input(void *h, size_t n, clscan_type t, clscan_op op, uint64_t 
 {
     unsigned bits = 8 * (unsigned)clscan_type_size(t);
     uint64_t flip = n / (3 * bits) + 1; /* AND/OR: one flip per `flip` elements */
+    clscan_verify_rng rng = {seed};
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = rng_next(&seed);
+        uint64_t r = clscan_verify_rng_next(&rng);
         double u = (double)(r >> 11) * 0x1p-53;
         if (is_float(t)) {
-            float_store(h, i, t, op == CLSCAN_OP_ADD   ? u
-                                 : op == CLSCAN_OP_MUL ? 1 + (u - 0.5) * 0x1p-9
-                                                       : 2 * u - 1);
+            clscan_verify_store_float(h, i, t, op == CLSCAN_OP_ADD   ? u
+                                               : op == CLSCAN_OP_MUL ? 1 + (u - 0.5) * 0x1p-9
+                                                                     : 2 * u - 1);
         } else if (op == CLSCAN_OP_AND || op == CLSCAN_OP_OR) {
             uint64_t bit = r % flip == 0 ? 1ull << (r >> 58) % bits : 0;
-            int_store(h, i, t, op == CLSCAN_OP_AND ? ~bit : bit);
+            clscan_verify_store_bits(h, i, t, op == CLSCAN_OP_AND ? ~bit : bit);
         } else {
-            int_store(h, i, t, op == CLSCAN_OP_MUL ? r | 1 : r);
+            clscan_verify_store_bits(h, i, t, op == CLSCAN_OP_MUL ? r | 1 : r);
         }
-    }
-}
-
-static uint64_t int_combine(uint64_t a, uint64_t b, clscan_type t, clscan_op op)
-{
-    int sgn = t == CLSCAN_INT32 || t == CLSCAN_INT64;
-    int less = sgn ? (int64_t)a < (int64_t)b : a < b;
-    switch (op) {
-    case CLSCAN_OP_ADD: return int_norm(a + b, t);
-    case CLSCAN_OP_MUL: return int_norm(a * b, t);
-    case CLSCAN_OP_MIN: return less ? a : b;
-    case CLSCAN_OP_MAX: return less ? b : a;
-    case CLSCAN_OP_AND: return a & b;
-    case CLSCAN_OP_OR: return a | b;
-    default: return a ^ b;
-    }
-}
-
-static uint64_t int_identity(clscan_type t, clscan_op op)
-{
-    int sgn = t == CLSCAN_INT32 || t == CLSCAN_INT64, wide = clscan_type_size(t) == 8;
-    uint64_t ones = int_norm(~0ull, t), smax = wide ? (uint64_t)INT64_MAX : (uint64_t)INT32_MAX;
-    switch (op) {
-    case CLSCAN_OP_MUL: return 1;
-    case CLSCAN_OP_MIN: return sgn ? smax : ones;
-    case CLSCAN_OP_MAX: return sgn ? int_norm(smax + 1, t) : 0;
-    case CLSCAN_OP_AND: return ones;
-    default: return 0;
     }
 }
 
@@ -610,12 +529,13 @@ static int check_scan(const void *in, const void *got, size_t n, clscan_type t, 
                       int inclusive, char *msg, size_t size)
 {
     if (!is_float(t)) {
-        uint64_t acc = int_identity(t, op);
+        uint64_t acc = clscan_verify_int_identity(t, op);
         for (size_t i = 0; i < n; i++) {
-            uint64_t next = int_combine(acc, int_load(in, i, t), t, op);
-            uint64_t want = inclusive ? next : acc, g = int_load(got, i, t);
+            uint64_t x = clscan_verify_load_bits(in, i, t);
+            uint64_t next = clscan_verify_int_combine(acc, x, t, op);
+            uint64_t want = inclusive ? next : acc, g = clscan_verify_load_bits(got, i, t);
             if (g != want) {
-                uint64_t mask = int_norm(~0ull, t == CLSCAN_INT32 ? CLSCAN_UINT32 : t);
+                uint64_t mask = clscan_type_size(t) == 4 ? 0xffffffffu : ~0ull;
                 snprintf(msg, size, "index %zu: got 0x%llx, expected 0x%llx", i,
                          (unsigned long long)(g & mask), (unsigned long long)(want & mask));
                 return 0;
@@ -631,10 +551,11 @@ static int check_scan(const void *in, const void *got, size_t n, clscan_type t, 
                     : op == CLSCAN_OP_MIN ? INFINITY : -INFINITY;
     size_t worst_rel_i = 0;
     for (size_t i = 0; i < n; i++) {
-        long double x = float_load(in, i, t), next, k = (long double)i + (inclusive ? 1 : 0);
+        long double x = clscan_verify_load_float(in, i, t), next;
+        long double k = (long double)i + (inclusive ? 1 : 0);
         next = op == CLSCAN_OP_ADD ? acc + x : op == CLSCAN_OP_MUL ? acc * x
              : op == CLSCAN_OP_MIN ? fminl(acc, x) : fmaxl(acc, x);
-        long double want = inclusive ? next : acc, g = float_load(got, i, t), tol = 0;
+        long double want = inclusive ? next : acc, g = clscan_verify_load_float(got, i, t), tol = 0;
         if (op == CLSCAN_OP_ADD)
             tol = (depth + 8 * sqrtl(k)) * eps * fabsl(want);
         else if (op == CLSCAN_OP_MUL)
@@ -661,14 +582,6 @@ static int check_scan(const void *in, const void *got, size_t n, clscan_type t, 
     return 1;
 }
 
-/* 1 where elements i and j of p differ as OpenCL C's != says (floats: NaN differs from
- * everything, -0.0 equals +0.0). */
-static int differs(const void *p, size_t i, size_t j, clscan_type t)
-{
-    return is_float(t) ? float_load(p, i, t) != float_load(p, j, t)
-                       : int_load(p, i, t) != int_load(p, j, t);
-}
-
 /* Compaction inputs: fill_input's MIN data (integers of random bits, so "(x & 1) == 0"
  * keeps about half; floats in [-1, 1), so "x > 0" does). Unique: element i > 0 repeats
  * element i - 1, or with probability `keep` starts a new run with a value that differs
@@ -677,20 +590,22 @@ static void fill_compaction(const row *r, void *h, cl_uchar *flags, uint64_t see
 {
     const size_t e = clscan_type_size(r->type);
     fill_input(h, r->n, r->type, CLSCAN_OP_MIN, seed);
-    seed = ~seed;
+    clscan_verify_rng rng = {~seed};
     for (size_t i = 0; i < r->n && takes_fraction(r->call); i++) {
-        uint64_t x = rng_next(&seed);
+        uint64_t x = clscan_verify_rng_next(&rng);
         int hit = (double)(x >> 11) * 0x1p-53 < r->keep;
         if (r->call == CALL_SELECT_FLAGGED) {
             flags[i] = hit ? (cl_uchar)(1 + x % 255) : 0;
         } else if (i > 0 && !hit) {
             memcpy((char *)h + i * e, (char *)h + (i - 1) * e, e);
-        } else if (i > 0 && !differs(h, i, i - 1, r->type)) { /* a new run, by chance equal */
+        } else if (i > 0 && !clscan_verify_differs(h, i, i - 1, r->type)) {
+            /* a new run, by chance equal */
             if (is_float(r->type)) {
-                long double f = float_load(h, i, r->type);
-                float_store(h, i, r->type, f < 0 ? f + 0.5 : f - 0.5);
+                long double f = clscan_verify_load_float(h, i, r->type);
+                clscan_verify_store_float(h, i, r->type, f < 0 ? f + 0.5 : f - 0.5);
             } else {
-                int_store(h, i, r->type, int_load(h, i, r->type) ^ 1);
+                const uint64_t v = clscan_verify_load_bits(h, i, r->type);
+                clscan_verify_store_bits(h, i, r->type, v ^ 1);
             }
         }
     }
@@ -720,13 +635,13 @@ static int host_keeps(const row *r, int pred, const void *in, const cl_uchar *fl
 {
     int sgn = r->type == CLSCAN_INT32 || r->type == CLSCAN_INT64;
     if (r->call == CALL_SELECT_FLAGGED) return flags[i] != 0;
-    if (r->call == CALL_UNIQUE) return i == 0 || differs(in, i, i - 1, r->type);
+    if (r->call == CALL_UNIQUE) return i == 0 || clscan_verify_differs(in, i, i - 1, r->type);
     if (pred == 4 || pred == 5) return pred == 4;
     if (is_float(r->type)) {
-        long double x = float_load(in, i, r->type);
+        long double x = clscan_verify_load_float(in, i, r->type);
         return pred == 2 ? x > 0 : x < 0;
     }
-    uint64_t x = int_load(in, i, r->type);
+    uint64_t x = clscan_verify_load_bits(in, i, r->type);
     switch (pred) {
     case 0: return (x & 1) == 0;
     case 1: return (x & 1) != 0;
@@ -789,8 +704,9 @@ static const char *check_compaction(const row *r, const void *in, const cl_uchar
 static void fill_sort(const row *r, void *h, cl_uchar *values, uint64_t seed)
 {
     const size_t e = clscan_type_size(r->type);
+    clscan_verify_rng rng = {seed};
     for (size_t i = 0; i < r->n; i++) {
-        const uint64_t x = rng_next(&seed);
+        const uint64_t x = clscan_verify_rng_next(&rng);
         memcpy((char *)h + i * e, &x, e); /* little-endian hosts: the low bytes */
     }
     for (size_t i = 0; values && i < r->n; i++) {
@@ -799,53 +715,30 @@ static void fill_sort(const row *r, void *h, cl_uchar *values, uint64_t seed)
     }
 }
 
-/* The key's bits as an unsigned integer in the sort's order (clscan.h). */
-static uint64_t sort_ordered(uint64_t x, clscan_type t)
-{
-    const int wide = clscan_type_size(t) == 8;
-    const uint64_t sign = wide ? 0x8000000000000000u : 0x80000000u;
-    const uint64_t mask = wide ? ~(uint64_t)0 : 0xffffffffu;
-    if (t == CLSCAN_INT32 || t == CLSCAN_INT64) return x ^ sign;
-    if (t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE) return x & sign ? ~x & mask : x | sign;
-    return x;
-}
-
-typedef struct sort_entry {
-    uint64_t key;
-    size_t index;
-} sort_entry;
-
-static int cmp_sort_entry(const void *a, const void *b)
-{
-    const sort_entry *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
 /* Checks a sort's keys (and, for pairs, values: the input indices) against a stable
- * host sort of the input. Returns "PASS" or "FAIL" (msg names the first difference). */
+ * host sort of the input (clscan_verify_sort_reference). Returns "PASS" or "FAIL" (msg
+ * names the first difference). */
 static const char *check_sort(const row *r, const void *in, const void *got,
                               const cl_uint *got_values, char *msg, size_t size)
 {
     const size_t n = r->n, e = clscan_type_size(r->type);
-    sort_entry *s = malloc((n ? n : 1) * sizeof *s);
-    if (!s) {
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    if (!perm || clscan_verify_sort_reference(r->type, in, n, perm)) {
+        free(perm);
         snprintf(msg, size, "out of host memory for the reference");
         return "FAIL";
     }
-    for (size_t i = 0; i < n; i++) s[i] = (sort_entry){sort_ordered(raw_bits(in, i, e), r->type), i};
-    qsort(s, n, sizeof *s, cmp_sort_entry); /* (the index makes it stable) */
     for (size_t i = 0; i < n; i++) {
-        if (raw_bits(got, i, e) != raw_bits(in, s[i].index, e) ||
-            (got_values && got_values[i] != (cl_uint)s[i].index)) {
+        if (raw_bits(got, i, e) != raw_bits(in, perm[i], e) ||
+            (got_values && got_values[i] != (cl_uint)perm[i])) {
             snprintf(msg, size, "keys_out[%zu] = 0x%llx%s%u, expected 0x%llx (input %zu)", i,
                      raw_bits(got, i, e), got_values ? ", value " : "",
-                     got_values ? got_values[i] : 0, raw_bits(in, s[i].index, e), s[i].index);
-            free(s);
+                     got_values ? got_values[i] : 0, raw_bits(in, perm[i], e), perm[i]);
+            free(perm);
             return "FAIL";
         }
     }
-    free(s);
+    free(perm);
     return "PASS";
 }
 
@@ -1650,7 +1543,8 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                         (double)r->chunk_used, r->h2d.med / 1e3, h2d_gbps(r),
                         r->d2h.med / 1e3, d2h_gbps(r), stream_gbps(r), stream_pct(r)};
         const char *text[NF] = {clscan_type_name(r->type), scan ? clscan_op_name(r->op) : NULL,
-                                scan ? mode_name(r->inclusive) : NULL, clscan_ext_algorithm_name(r->algo),
+                                scan ? mode_name(r->inclusive) : NULL,
+                                clscan_ext_algorithm_name(r->algo),
                                 [TEXTS] = r->check, r->note, call_name(r->call), r->predicate,
                                 [NF - 1] = r->host_memory};
         if (csv) {

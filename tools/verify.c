@@ -68,7 +68,8 @@ static uint64_t clscan_canon(uint64_t v, clscan_type t)
     return v;
 }
 
-static uint64_t clscan_load_int(const void *p, size_t i, clscan_type t)
+/* (FLOAT: clscan_canon leaves the 32 bits alone.) */
+uint64_t clscan_verify_load_bits(const void *p, size_t i, clscan_type t)
 {
     if (clscan_type_size(t) == 4) {
         uint32_t v;
@@ -80,7 +81,7 @@ static uint64_t clscan_load_int(const void *p, size_t i, clscan_type t)
     return v;
 }
 
-static void clscan_store_int(void *p, size_t i, clscan_type t, uint64_t v)
+void clscan_verify_store_bits(void *p, size_t i, clscan_type t, uint64_t v)
 {
     if (clscan_type_size(t) == 4) {
         uint32_t w = (uint32_t)v;
@@ -97,7 +98,7 @@ static int clscan_int_less(uint64_t a, uint64_t b, clscan_type t)
     return (a ^ flip) < (b ^ flip);
 }
 
-static uint64_t clscan_int_identity(clscan_type t, clscan_op op)
+uint64_t clscan_verify_int_identity(clscan_type t, clscan_op op)
 {
     switch (op) {
     case CLSCAN_OP_MUL: return 1;
@@ -112,7 +113,7 @@ static uint64_t clscan_int_identity(clscan_type t, clscan_op op)
     }
 }
 
-static uint64_t clscan_int_combine(uint64_t a, uint64_t b, clscan_type t, clscan_op op)
+uint64_t clscan_verify_int_combine(uint64_t a, uint64_t b, clscan_type t, clscan_op op)
 {
     switch (op) {
     case CLSCAN_OP_ADD: return clscan_canon(a + b, t);
@@ -125,7 +126,7 @@ static uint64_t clscan_int_combine(uint64_t a, uint64_t b, clscan_type t, clscan
     }
 }
 
-static long double clscan_load_float(const void *p, size_t i, clscan_type t)
+long double clscan_verify_load_float(const void *p, size_t i, clscan_type t)
 {
     if (t == CLSCAN_FLOAT) {
         float v;
@@ -137,7 +138,7 @@ static long double clscan_load_float(const void *p, size_t i, clscan_type t)
     return v;
 }
 
-static void clscan_store_float(void *p, size_t i, clscan_type t, long double v)
+void clscan_verify_store_float(void *p, size_t i, clscan_type t, long double v)
 {
     if (t == CLSCAN_FLOAT) {
         float f = (float)v;
@@ -179,7 +180,7 @@ void clscan_verify_fill(void *dst, size_t n, clscan_type type, clscan_op op, uin
                 uint64_t bit = clscan_unit(&rng) < p ? (uint64_t)1 << (r % bits) : 0;
                 v = op == CLSCAN_OP_AND ? ~bit : bit;
             }
-            clscan_store_int(dst, i, type, v);
+            clscan_verify_store_bits(dst, i, type, v);
         }
         return;
     }
@@ -203,7 +204,7 @@ void clscan_verify_fill(void *dst, size_t n, clscan_type type, clscan_op op, uin
             memcpy((char *)dst + 8 * i, &r, 8);
             continue;
         }
-        clscan_store_float(dst, i, type, v);
+        clscan_verify_store_float(dst, i, type, v);
     }
 }
 
@@ -276,18 +277,19 @@ clscan_verify_ref *clscan_verify_reference(clscan_type type, clscan_op op, int i
     }
 
     if (!clscan_is_float(type)) {
-        uint64_t acc = clscan_int_identity(type, op);
+        uint64_t acc = clscan_verify_int_identity(type, op);
         for (size_t i = 0; i < n; i++) {
-            uint64_t x = clscan_load_int(src, i, type), next = clscan_int_combine(acc, x, type, op);
-            clscan_store_int(ref->exact, i, type, inclusive ? next : acc);
+            uint64_t x = clscan_verify_load_bits(src, i, type);
+            uint64_t next = clscan_verify_int_combine(acc, x, type, op);
+            clscan_verify_store_bits(ref->exact, i, type, inclusive ? next : acc);
             acc = next;
         }
     } else if (!wide) { /* MIN, MAX (AND/OR/XOR are refused, never compared) */
         long double acc = op == CLSCAN_OP_MIN ? INFINITY : -INFINITY;
         for (size_t i = 0; i < n; i++) {
-            long double x = clscan_load_float(src, i, type);
+            long double x = clscan_verify_load_float(src, i, type);
             long double next = op == CLSCAN_OP_MIN ? fminl(acc, x) : fmaxl(acc, x);
-            clscan_store_float(ref->exact, i, type, inclusive ? next : acc);
+            clscan_verify_store_float(ref->exact, i, type, inclusive ? next : acc);
             acc = next;
         }
     } else {
@@ -296,7 +298,7 @@ clscan_verify_ref *clscan_verify_reference(clscan_type type, clscan_op op, int i
             B += 2; /* + 2*ceil(log2(n+1)) */
         long double s = op == CLSCAN_OP_MUL ? 1 : 0, c = 0, mag = 0;
         for (size_t i = 0; i < n; i++) {
-            long double x = clscan_load_float(src, i, type), before = s + c, mag0 = mag, t;
+            long double x = clscan_verify_load_float(src, i, type), before = s + c, mag0 = mag, t;
             if (op == CLSCAN_OP_ADD) { /* Neumaier: s + c is the compensated sum */
                 t = s + x;
                 c += fabsl(s) >= fabsl(x) ? (s - t) + x : (x - t) + s;
@@ -325,11 +327,11 @@ oom:
 static void clscan_format(char *buf, size_t size, const void *p, size_t i, clscan_type t)
 {
     if (clscan_is_float(t)) {
-        long double v = clscan_load_float(p, i, t);
+        long double v = clscan_verify_load_float(p, i, t);
         snprintf(buf, size, t == CLSCAN_FLOAT ? "%.9Lg" : "%.17Lg", v);
         return;
     }
-    uint64_t v = clscan_load_int(p, i, t);
+    uint64_t v = clscan_verify_load_bits(p, i, t);
     if (clscan_is_signed(t) && (v >> 63))
         snprintf(buf, size, "-%" PRIu64 " (0x%" PRIx64 ")", ~v + 1,
                  t == CLSCAN_INT32 ? v & 0xffffffffu : v);
@@ -351,7 +353,7 @@ int clscan_verify_compare_range(const clscan_verify_ref *ref, size_t first, size
     for (size_t k = 0; k < count && first + k < ref->n; k++) {
         const size_t i = first + k;
         if (ref->val) {
-            long double v = clscan_load_float(got, k, ref->type);
+            long double v = clscan_verify_load_float(got, k, ref->type);
             if (fabsl(v - ref->val[i]) <= ref->tol[i])
                 continue;
             clscan_format(g, sizeof g, got, k, ref->type);
@@ -360,8 +362,8 @@ int clscan_verify_compare_range(const clscan_verify_ref *ref, size_t first, size
             return 0;
         }
         if (clscan_is_float(ref->type)) {
-            long double a = clscan_load_float(got, k, ref->type);
-            if (a == clscan_load_float(ref->exact, i, ref->type))
+            long double a = clscan_verify_load_float(got, k, ref->type);
+            if (a == clscan_verify_load_float(ref->exact, i, ref->type))
                 continue;
         } else if (!memcmp((const char *)got + k * es, (const char *)ref->exact + i * es, es)) {
             continue;
@@ -656,11 +658,6 @@ const char *clscan_verify_kind_name(clscan_verify_kind kind)
     return (unsigned)kind < CLSCAN_VERIFY_KIND_COUNT ? names[kind] : "invalid";
 }
 
-uint64_t clscan_verify_load_bits(const void *p, size_t i, clscan_type type)
-{
-    return clscan_load_int(p, i, type); /* FLOAT: clscan_canon leaves the 32 bits alone */
-}
-
 /* The value of float bits x of type t (FLOAT widened exactly to double). */
 static double clscan_bits_value(clscan_type t, uint64_t x)
 {
@@ -858,7 +855,7 @@ static size_t clscan_run_length(clscan_verify_rng *rng)
 
 /* 1 where element a and element b of p differ by C's != on the type (NaN differs from
  * everything, -0.0 equals +0.0), as OpenCL C's != does. */
-static int clscan_differs(const void *p, size_t a, size_t b, clscan_type t)
+int clscan_verify_differs(const void *p, size_t a, size_t b, clscan_type t)
 {
     if (t == CLSCAN_FLOAT) {
         float x, y;
@@ -872,7 +869,7 @@ static int clscan_differs(const void *p, size_t a, size_t b, clscan_type t)
         memcpy(&y, (const char *)p + 8 * b, 8);
         return x != y;
     }
-    return clscan_load_int(p, a, t) != clscan_load_int(p, b, t);
+    return clscan_verify_load_bits(p, a, t) != clscan_verify_load_bits(p, b, t);
 }
 
 void clscan_verify_compact_fill(const clscan_verify_compact_case *c, void *src,
@@ -883,12 +880,12 @@ void clscan_verify_compact_fill(const clscan_verify_compact_case *c, void *src,
     const size_t n = c->n;
     if (c->kind != CLSCAN_VERIFY_UNIQUE) {
         for (size_t i = 0; i < n; i++)
-            clscan_store_int(src, i, t, clscan_random_bits(&rng, t, 4));
+            clscan_verify_store_bits(src, i, t, clscan_random_bits(&rng, t, 4));
     } else if (c->pattern == CLSCAN_VERIFY_DUPS_DISTINCT) {
         for (size_t i = 0; i < n; i++) {
             do
-                clscan_store_int(src, i, t, clscan_random_bits(&rng, t, 4));
-            while (i > 0 && !clscan_differs(src, i - 1, i, t));
+                clscan_verify_store_bits(src, i, t, clscan_random_bits(&rng, t, 4));
+            while (i > 0 && !clscan_verify_differs(src, i - 1, i, t));
         }
     } else {
         uint64_t v = clscan_random_bits(&rng, t, 0);
@@ -899,7 +896,7 @@ void clscan_verify_compact_fill(const clscan_verify_compact_case *c, void *src,
                         ? clscan_special_bits(t, clscan_verify_rng_next(&rng))
                         : clscan_random_bits(&rng, t, 4);
             }
-            clscan_store_int(src, i, t, v);
+            clscan_verify_store_bits(src, i, t, v);
         }
     }
     if (c->kind != CLSCAN_VERIFY_SELECT_FLAGGED || !flags)
@@ -935,8 +932,10 @@ size_t clscan_verify_compact_reference(clscan_verify_kind kind, clscan_type type
         int keep;
         switch (kind) {
         case CLSCAN_VERIFY_SELECT_FLAGGED: keep = flags[i] != 0; break;
-        case CLSCAN_VERIFY_UNIQUE: keep = i == 0 || clscan_differs(src, i - 1, i, type); break;
-        default: keep = pred->host(type, clscan_load_int(src, i, type), i) != 0;
+        case CLSCAN_VERIFY_UNIQUE:
+            keep = i == 0 || clscan_verify_differs(src, i - 1, i, type);
+            break;
+        default: keep = pred->host(type, clscan_verify_load_bits(src, i, type), i) != 0;
         }
         const char *from = (const char *)src + i * es;
         if (keep)
@@ -955,7 +954,7 @@ static void clscan_format_bits(char *buf, size_t size, const void *p, size_t i, 
     if (clscan_is_float(t)) {
         size_t len = strlen(buf);
         snprintf(buf + len, size - len, " (bits 0x%0*" PRIx64 ")", t == CLSCAN_FLOAT ? 8 : 16,
-                 clscan_load_int(p, i, t));
+                 clscan_verify_load_bits(p, i, t));
     }
 }
 
