@@ -94,7 +94,7 @@ CLSCAN_API clscan_algorithm clscan_ext_context_algorithm(const clscan_context *c
 /* What each context chose at creation, recorded before its first change, so that
  * CLSCAN_ALGORITHM_DEFAULT can restore it. Keyed by the context's pointer and its id
  * (unique per process: an address reused by a later context does not match); entries of
- * released contexts are dropped on the next change. */
+ * released contexts are dropped at the next change of any context. */
 typedef struct chosen {
     struct chosen *next;
     const clscan_context *ctx;
@@ -112,7 +112,9 @@ static chosen *chosen_at_creation(const clscan_context *ctx)
     for (chosen **at = &chosen_list; *at;) {
         chosen *e = *at;
         if (e->ctx == ctx && e->id == ctx->id) return e;
-        if (!clscan__context_live(e->ctx) || e->ctx->id != e->id) { /* released */
+        /* (Stale: of a released context, or of an earlier one at ctx's address. Other
+         * contexts are not read: another thread may release one meanwhile.) */
+        if (e->ctx == ctx || !clscan__context_live(e->ctx)) {
             *at = e->next;
             free(e);
         } else {
