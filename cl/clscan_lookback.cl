@@ -285,6 +285,40 @@ CLSCAN_T clscan_lb_tile_part(__global const CLSCAN_T *src, ulong base)
 }
 #endif
 
+/* The fallback, called by the whole work-group (uniformly: it has barriers) once tile
+ * `tile` has shown nothing usable for more than spin_limit reads. The group reduces the
+ * tile's input itself (src, through clscan_lb_tile_part, then clscan_wg_scan_value: in
+ * the order its owner combines it, so the total has the owner's bits; src is never
+ * written during the scan) and work-item 0 counts the reduction in stats[0]. Work-item 0
+ * gets back in *value, with its kind as the result: with check_prefix, if the owner has
+ * published its inclusive prefix meanwhile, that prefix (CLSCAN_LB_PREFIX); else the
+ * total (CLSCAN_LB_FALLBACK), which it has published for later waiters with
+ * clscan_lb_publish_fallback (stats[1] counts the publications every word took). Every
+ * other work-item gets the total and CLSCAN_LB_FALLBACK. Uses scratch; a fallback is
+ * rare, and none of this is on the look-back's path when no wait gives up. */
+uint clscan_lb_fallback_(__global clscan_lb_word *status, long tile, uint epoch,
+                         int check_prefix, CLSCAN_LB_SOURCE src, __local CLSCAN_T *scratch,
+                         __global uint *stats, CLSCAN_T *value)
+{
+    const CLSCAN_T x = clscan_lb_tile_part(src, (ulong)tile * CLSCAN_TILE);
+    CLSCAN_T total;
+    (void)clscan_wg_scan_value(x, 0, scratch, &total);
+    *value = total;
+    uint kind = CLSCAN_LB_FALLBACK;
+    if (get_local_id(0) == 0) {
+        __global clscan_lb_word *st = status + (ulong)tile * CLSCAN_LB_PARTS;
+        CLSCAN_T published;
+        if (check_prefix && clscan_lb_read(st, epoch, &published) == CLSCAN_LB_PREFIX) {
+            kind = CLSCAN_LB_PREFIX;
+            *value = published;
+        }
+        atomic_inc(stats);
+        if (kind == CLSCAN_LB_FALLBACK && clscan_lb_publish_fallback(st, epoch, total))
+            atomic_inc(stats + 1);
+    }
+    return kind;
+}
+
 /* Whether the look-back combines tile totals in a fixed order, so that results are the
  * same bits whatever the timing: floating-point types, whose operators round (and whose
  * fmin/fmax may return either zero of two). Integer operators are associative and
@@ -449,14 +483,10 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
         if (step == CLSCAN_LB_STEP_DONE) break;
         if (step == CLSCAN_LB_STEP_FALLBACK) {
             /* Tile `cursor` has shown nothing usable for too long: reduce its input. */
-            const CLSCAN_T x = clscan_lb_tile_part(src, (ulong)lb->cursor * CLSCAN_TILE);
             CLSCAN_T total;
-            (void)clscan_wg_scan_value(x, 0, scratch, &total);
+            (void)clscan_lb_fallback_(status, lb->cursor, epoch, 0, src, scratch, stats,
+                                      &total);
             if (lid == 0) {
-                atomic_inc(stats);
-                if (clscan_lb_publish_fallback(status + (ulong)cursor * CLSCAN_LB_PARTS, epoch,
-                                               total))
-                    atomic_inc(stats + 1);
                 uint next = CLSCAN_LB_STEP_READ;
                 if (up) {
                     clscan_lb_fold_(&acc, &have, total);
@@ -542,26 +572,18 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
         const uint step = lb->step;
         if (step == CLSCAN_LB_STEP_DONE) break;
         if (step == CLSCAN_LB_STEP_FALLBACK) {
-            /* Tile `cursor` has published nothing usable for too long: reduce its input. */
-            const CLSCAN_T x = clscan_lb_tile_part(src, (ulong)lb->cursor * CLSCAN_TILE);
-            CLSCAN_T total;
-            (void)clscan_wg_scan_value(x, 0, scratch, &total);
+            /* Tile `cursor` has published nothing usable for too long: reduce its input.
+             * The owner may have published meanwhile: an inclusive prefix ends the
+             * look-back at once (src is never written during the scan: the total just
+             * computed is right either way). */
+            CLSCAN_T v;
+            const uint k =
+                clscan_lb_fallback_(status, lb->cursor, epoch, 1, src, scratch, stats, &v);
             if (lid == 0) {
-                /* The owner may have published meanwhile: an inclusive prefix ends the
-                 * look-back at once (src is never written during the scan: the total
-                 * just computed is right either way). */
-                CLSCAN_T published;
-                const uint k =
-                    clscan_lb_read(status + (ulong)cursor * CLSCAN_LB_PARTS, epoch, &published);
-                atomic_inc(stats);
+                acc = CLSCAN_OP(v, acc);
                 if (k == CLSCAN_LB_PREFIX) {
-                    acc = CLSCAN_OP(published, acc);
                     lb->step = CLSCAN_LB_STEP_DONE;
                 } else {
-                    acc = CLSCAN_OP(total, acc);
-                    if (clscan_lb_publish_fallback(status + (ulong)cursor * CLSCAN_LB_PARTS,
-                                                   epoch, total))
-                        atomic_inc(stats + 1);
                     cursor -= 1;
                     lb->cursor = cursor;
                     lb->step = CLSCAN_LB_STEP_READ;

@@ -25,7 +25,7 @@ CLSCAN_API void clscan_ext_lookback_stats(cl_mem stats);
 
 /* ---- Program cache statistics ---------------------------------------------------
  * Process-wide counters since the library was loaded. */
-typedef enum clscan_ext_cache_stat {
+typedef enum clscan_ext_cache_counter {
     CLSCAN_EXT_CACHE_PROGRAMS = 0,  /* programs a context did not have and made */
     CLSCAN_EXT_CACHE_SOURCE_BUILDS, /* clBuildProgram from source */
     CLSCAN_EXT_CACHE_LOADED,        /* programs built from a disk-cached binary */
@@ -35,11 +35,11 @@ typedef enum clscan_ext_cache_stat {
     CLSCAN_EXT_CACHE_WRITTEN,       /* files written */
     CLSCAN_EXT_CACHE_WRITE_FAILED,  /* binaries that could not be written */
     CLSCAN_EXT_CACHE_STAT_COUNT
-} clscan_ext_cache_stat;
+} clscan_ext_cache_counter; /* (not "clscan_ext_cache_stat": that is the function's name) */
 /* The counter's value (0 for an unknown counter). */
-CLSCAN_API unsigned long clscan_ext_cache_stat(clscan_ext_cache_stat which);
+CLSCAN_API unsigned long clscan_ext_cache_stat(clscan_ext_cache_counter which);
 /* Its short name ("programs", "source_builds", ...), or "unknown". */
-CLSCAN_API const char *clscan_ext_cache_stat_name(clscan_ext_cache_stat which);
+CLSCAN_API const char *clscan_ext_cache_stat_name(clscan_ext_cache_counter which);
 
 /* ---- Algorithms -----------------------------------------------------------------
  * The device-wide scan a context uses, by name: "multi-level" or "single-pass" (or

@@ -77,6 +77,15 @@ static void dc_test_dir(const char *name, char *out, size_t size)
     ck_assert_msg(mkdir(out, 0700) == 0, "mkdir %s: %s", out, strerror(errno));
 }
 
+/* The start of a device test: its seed (printed), then a new, empty directory for the
+ * test `name` in dir (DC_DIR_MAX bytes). */
+static uint64_t dc_start(const char *name, char dir[DC_DIR_MAX])
+{
+    const uint64_t seed = dc_seed();
+    dc_test_dir(name, dir, DC_DIR_MAX);
+    return seed;
+}
+
 /* The library's environment for a test: the cache in dir (NULL: unset), switched by
  * on_switch (NULL: unset). */
 static void dc_env(const char *dir, const char *on_switch)
@@ -232,6 +241,21 @@ static void dc_scan_ok(clscan_context *ctx, dc_dev *d, size_t n, uint64_t seed)
 {
     const char *why = dc_scan(ctx, d, CLSCAN_INT32, CLSCAN_OP_ADD, 0, 0, n, seed);
     ck_assert_msg(!*why, "%s: %s", d->name, why);
+}
+
+/* That scan in a new context on d, released after it. Returns the counters from before
+ * the context was made (making one must move none of them, so the counts since are
+ * the scan's and the release's, as when taken after it). */
+static dc_stats dc_fresh_scan(dc_dev *d, size_t n, uint64_t seed)
+{
+    const dc_stats before = dc_snap();
+    clscan_context *ctx = dc_context(d);
+    for (int i = 0; i < CLSCAN_CACHE_STAT_COUNT; ++i)
+        ck_assert_msg(dc_since(&before, (clscan_cache_stat)i) == 0,
+                      "%s: counter %d moved when a context was made", d->name, i);
+    dc_scan_ok(ctx, d, n, seed);
+    clscan_context_release(ctx);
+    return before;
 }
 
 /* What a cache directory holds. */
@@ -414,9 +438,8 @@ END_TEST
  * new one, load it instead of building. */
 START_TEST(test_cold_then_loaded)
 {
-    const uint64_t seed = dc_seed();
     char dir[DC_DIR_MAX];
-    dc_test_dir("cold", dir, sizeof dir);
+    const uint64_t seed = dc_start("cold", dir);
     dc_env(dir, "1");
     dc_dev d;
     dc_open_or_fail(&d);
@@ -457,27 +480,45 @@ START_TEST(test_cold_then_loaded)
     /* A new cl_context too. */
     dc_close(&d);
     dc_open_or_fail(&d);
-    ctx = dc_context(&d);
-    dc_stats s2 = dc_snap();
-    dc_scan_ok(ctx, &d, 70001, clscan_verify_mix(seed, 3));
+    const dc_stats s2 = dc_fresh_scan(&d, 70001, clscan_verify_mix(seed, 3));
     ck_assert_uint_eq(dc_since(&s2, CLSCAN_CACHE_LOADED), built);
     ck_assert_uint_eq(dc_since(&s2, CLSCAN_CACHE_SOURCE_BUILDS), 0);
-    clscan_context_release(ctx);
     dc_close(&d);
     dc_check_dir(dir, 1, &l);
     dc_remove_tree(dir);
 }
 END_TEST
 
+/* In a child process (where Check's assertions must not run): opens the device into d
+ * and a context on it into *ctx (NULL if it fails); returns "" or what failed. */
+static const char *dc_child_open(dc_dev *d, clscan_context **ctx)
+{
+    const char *why = dc_open(d);
+    *ctx = NULL;
+    if (!*why && clscan_context_create(d->cl_ctx, d->device, ctx) != CLSCAN_SUCCESS)
+        why = clscan_context_last_error(NULL);
+    return why;
+}
+
+/* The end of a child process: prints the counters since `since` under `what`, and why
+ * it failed if it did ("" if not), releases ctx and d, and exits 0 when all was well. */
+static _Noreturn void dc_child_exit(const char *what, const dc_stats *since, const char *why,
+                                    clscan_context *ctx, dc_dev *d)
+{
+    dc_print_since(what, since);
+    if (*why) fprintf(stderr, "%s (pid %ld): %s\n", what, (long)getpid(), why);
+    clscan_context_release(ctx);
+    dc_close(d);
+    _exit(*why ? 1 : 0);
+}
+
 /* In a child process: opens the device, runs the scan, checks what the cache did
  * (expect_loaded: only loads; else: builds and writes). Exits 0 when all is well. */
 static void dc_child_scan(int expect_loaded, uint64_t seed)
 {
     dc_dev d;
-    const char *why = dc_open(&d);
-    clscan_context *ctx = NULL;
-    if (!*why && clscan_context_create(d.cl_ctx, d.device, &ctx) != CLSCAN_SUCCESS)
-        why = clscan_context_last_error(NULL);
+    clscan_context *ctx;
+    const char *why = dc_child_open(&d, &ctx);
     dc_stats s0 = dc_snap();
     if (!*why) why = dc_scan(ctx, &d, CLSCAN_INT32, CLSCAN_OP_ADD, 0, 0, 4000, seed);
     if (!*why && expect_loaded &&
@@ -487,11 +528,7 @@ static void dc_child_scan(int expect_loaded, uint64_t seed)
         (dc_since(&s0, CLSCAN_CACHE_SOURCE_BUILDS) == 0 ||
          dc_since(&s0, CLSCAN_CACHE_WRITTEN) == 0))
         why = "expected a build from source, written to the cache";
-    dc_print_since(expect_loaded ? "second process" : "first process", &s0);
-    if (*why) fprintf(stderr, "child %ld: %s\n", (long)getpid(), why);
-    clscan_context_release(ctx);
-    dc_close(&d);
-    _exit(*why ? 1 : 0);
+    dc_child_exit(expect_loaded ? "second process" : "first process", &s0, why, ctx, &d);
 }
 
 static void dc_wait_child(pid_t pid, const char *what)
@@ -505,9 +542,8 @@ static void dc_wait_child(pid_t pid, const char *what)
 /* One process builds, the next loads. (This process opens no OpenCL before forking.) */
 START_TEST(test_second_process)
 {
-    const uint64_t seed = dc_seed();
     char dir[DC_DIR_MAX];
-    dc_test_dir("process", dir, sizeof dir);
+    const uint64_t seed = dc_start("process", dir);
     dc_env(dir, "1");
     for (int round = 0; round < 2; ++round) {
         fflush(NULL);
@@ -664,15 +700,12 @@ static const dc_damage dc_damages[] = {
  * result, builds from source, rewrites the file, and the next context loads it. */
 START_TEST(test_damaged_files)
 {
-    const uint64_t seed = dc_seed();
     char dir[DC_DIR_MAX];
-    dc_test_dir("damaged", dir, sizeof dir);
+    const uint64_t seed = dc_start("damaged", dir);
     dc_env(dir, "1");
     dc_dev d;
     dc_open_or_fail(&d);
-    clscan_context *ctx = dc_context(&d);
-    dc_scan_ok(ctx, &d, 3000, clscan_verify_mix(seed, 20));
-    clscan_context_release(ctx);
+    (void)dc_fresh_scan(&d, 3000, clscan_verify_mix(seed, 20));
     static dc_listing l;
     dc_check_dir(dir, 1, &l);
     const int nfiles = l.files;
@@ -695,10 +728,7 @@ START_TEST(test_damaged_files)
         }
         const uint64_t s = clscan_verify_mix(seed, 100 + (uint64_t)k);
         for (int f = 0; f < nfiles; ++f) dm->apply(l.paths[f], good[f], len[f], key_len[f], s);
-        dc_stats s0 = dc_snap();
-        ctx = dc_context(&d);
-        dc_scan_ok(ctx, &d, 2000 + (size_t)k * 97, s);
-        clscan_context_release(ctx);
+        const dc_stats s0 = dc_fresh_scan(&d, 2000 + (size_t)k * 97, s);
         const char *reason = clscan__diskcache_last_reason();
         fprintf(stderr, "%s: \"%s\"; ", dm->what, reason);
         dc_print_since("then", &s0);
@@ -725,10 +755,7 @@ START_TEST(test_damaged_files)
                           "%s: the file has another key text after the rebuild", dm->what);
             clscan__diskcache_file_free(&file);
         }
-        dc_stats s1 = dc_snap();
-        ctx = dc_context(&d);
-        dc_scan_ok(ctx, &d, 1000 + (size_t)k, clscan_verify_mix(s, 1));
-        clscan_context_release(ctx);
+        const dc_stats s1 = dc_fresh_scan(&d, 1000 + (size_t)k, clscan_verify_mix(s, 1));
         ck_assert_msg(dc_since(&s1, CLSCAN_CACHE_LOADED) == (unsigned long)nfiles &&
                           dc_since(&s1, CLSCAN_CACHE_SOURCE_BUILDS) == 0,
                       "%s: the rewritten file was not loaded", dm->what);
@@ -744,9 +771,8 @@ END_TEST
  * and an empty CLSCAN_CACHE_DIR, fail context creation. */
 START_TEST(test_switches)
 {
-    const uint64_t seed = dc_seed();
     char dir[DC_DIR_MAX], never[PATH_MAX];
-    dc_test_dir("switches", dir, sizeof dir);
+    const uint64_t seed = dc_start("switches", dir);
     snprintf(never, sizeof never, "%s/never", dir);
     dc_dev d;
     dc_open_or_fail(&d);
@@ -808,9 +834,8 @@ END_TEST
  * directory), else $XDG_CACHE_HOME/clscan, else $HOME/.cache/clscan, else off. */
 START_TEST(test_directories)
 {
-    const uint64_t seed = dc_seed();
     char dir[DC_DIR_MAX], want[PATH_MAX], set[PATH_MAX];
-    dc_test_dir("dirs", dir, sizeof dir);
+    const uint64_t seed = dc_start("dirs", dir);
     dc_dev d;
     dc_open_or_fail(&d); /* before HOME changes: the driver may keep its own cache there */
     dc_env(NULL, "1");
@@ -886,9 +911,8 @@ END_TEST
  * directory, a directory where a cache file should be) never fails a call. */
 START_TEST(test_unwritable)
 {
-    const uint64_t seed = dc_seed();
     char dir[DC_DIR_MAX], path[PATH_MAX];
-    dc_test_dir("unwritable", dir, sizeof dir);
+    const uint64_t seed = dc_start("unwritable", dir);
     dc_dev d;
     dc_open_or_fail(&d);
 
@@ -896,10 +920,7 @@ START_TEST(test_unwritable)
     dc_spit(path, "x", 1);
     snprintf(path, sizeof path, "%s/file/sub", dir);
     dc_env(path, "1");
-    clscan_context *ctx = dc_context(&d);
-    dc_stats s0 = dc_snap();
-    dc_scan_ok(ctx, &d, 2222, clscan_verify_mix(seed, 50));
-    clscan_context_release(ctx);
+    dc_stats s0 = dc_fresh_scan(&d, 2222, clscan_verify_mix(seed, 50));
     dc_print_since("under a file", &s0);
     ck_assert_uint_ge(dc_since(&s0, CLSCAN_CACHE_WRITE_FAILED), 1);
     ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_WRITTEN), 0);
@@ -910,10 +931,7 @@ START_TEST(test_unwritable)
         snprintf(path, sizeof path, "%s/ro", dir);
         ck_assert_int_eq(mkdir(path, 0500), 0);
         dc_env(path, "1");
-        ctx = dc_context(&d);
-        s0 = dc_snap();
-        dc_scan_ok(ctx, &d, 2223, clscan_verify_mix(seed, 51));
-        clscan_context_release(ctx);
+        s0 = dc_fresh_scan(&d, 2223, clscan_verify_mix(seed, 51));
         ck_assert_uint_ge(dc_since(&s0, CLSCAN_CACHE_WRITE_FAILED), 1);
         static dc_listing l;
         dc_list(path, &l);
@@ -927,19 +945,14 @@ START_TEST(test_unwritable)
      * rename; the temporary file is removed. */
     snprintf(path, sizeof path, "%s/d", dir);
     dc_env(path, "1");
-    ctx = dc_context(&d);
-    dc_scan_ok(ctx, &d, 2224, clscan_verify_mix(seed, 52));
-    clscan_context_release(ctx);
+    (void)dc_fresh_scan(&d, 2224, clscan_verify_mix(seed, 52));
     static dc_listing l;
     dc_check_dir(path, 1, &l);
     for (int f = 0; f < l.files; ++f) {
         ck_assert_int_eq(unlink(l.paths[f]), 0);
         ck_assert_int_eq(mkdir(l.paths[f], 0700), 0);
     }
-    ctx = dc_context(&d);
-    s0 = dc_snap();
-    dc_scan_ok(ctx, &d, 2225, clscan_verify_mix(seed, 53));
-    clscan_context_release(ctx);
+    s0 = dc_fresh_scan(&d, 2225, clscan_verify_mix(seed, 53));
     dc_print_since("directory in place of the file", &s0);
     ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_REJECTED), (unsigned long)l.files);
     ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_WRITE_FAILED), (unsigned long)l.files);
@@ -963,10 +976,8 @@ static void dc_child_concurrent(int i, int round, int start_fd, uint64_t seed)
     }
     close(start_fd);
     dc_dev d;
-    const char *why = dc_open(&d);
-    clscan_context *ctx = NULL;
-    if (!*why && clscan_context_create(d.cl_ctx, d.device, &ctx) != CLSCAN_SUCCESS)
-        why = clscan_context_last_error(NULL);
+    clscan_context *ctx;
+    const char *why = dc_child_open(&d, &ctx);
     dc_stats s0 = dc_snap();
     for (int k = 0; k < 2 && !*why; ++k) {
         const int shared = (k + i) % 2 == 0;
@@ -984,20 +995,15 @@ static void dc_child_concurrent(int i, int round, int start_fd, uint64_t seed)
         why = "built or wrote in the second round";
     char what[64];
     snprintf(what, sizeof what, "round %d, process %d", round, i);
-    dc_print_since(what, &s0);
-    if (*why) fprintf(stderr, "%s: %s\n", what, why);
-    clscan_context_release(ctx);
-    dc_close(&d);
-    _exit(*why ? 1 : 0);
+    dc_child_exit(what, &s0, why, ctx, &d);
 }
 
 /* Several processes fill one empty cache at once, with the same and different
  * programs; then again from the full cache. */
 START_TEST(test_concurrent)
 {
-    const uint64_t seed = dc_seed();
     char dir[DC_DIR_MAX];
-    dc_test_dir("concurrent", dir, sizeof dir);
+    const uint64_t seed = dc_start("concurrent", dir);
     dc_env(dir, "1");
     for (int round = 0; round < 2; ++round) {
         int start[2];
@@ -1029,9 +1035,8 @@ END_TEST
  * every program. */
 START_TEST(test_warm)
 {
-    const uint64_t seed = dc_seed();
     char dir[DC_DIR_MAX];
-    dc_test_dir("warm", dir, sizeof dir);
+    const uint64_t seed = dc_start("warm", dir);
     dc_env(dir, NULL);
     dc_dev d;
     dc_open_or_fail(&d);

@@ -51,11 +51,14 @@
  * wall time of clscan_context_create, of the first scan and the first select-if (the call
  * alone, and with clFinish), and with --first-call warm of clscan_context_warm before
  * them; tools/first-call.sh runs it with the disk cache off, cold and warm. */
-#include "algo/algo.h"
+#include <clscan.h>
+#include <clscan_ext.h>
+
 #include "verify_general.h"
 
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +118,7 @@ typedef struct row {
     clscan_type type;
     clscan_op op;
     int inclusive;
-    clscan_scan_algo algo;
+    clscan_algorithm algo;
     size_t n, k;
     unsigned long long fallbacks; /* single-pass fallback reductions, all timed calls */
     unsigned repeats, kernels; /* kernels: most events traced in one call */
@@ -211,7 +214,11 @@ static int usage_error(const char *what, const char *opt, const char *val)
 static const char *mode_name(int inclusive) { return inclusive ? "inclusive" : "exclusive"; }
 static const char *type_name(int i) { return clscan_type_name((clscan_type)i); }
 static const char *op_name(int i) { return clscan_op_name((clscan_op)i); }
-static const char *algo_name(int i) { return clscan__scan_algo_name((clscan_scan_algo)i); }
+/* The device-wide scans --algo names, in its list's order. */
+static const clscan_algorithm algorithms[] = {CLSCAN_ALGORITHM_MULTI_LEVEL,
+                                              CLSCAN_ALGORITHM_SINGLE_PASS};
+enum { ALGORITHM_COUNT = sizeof algorithms / sizeof *algorithms };
+static const char *algo_list_name(int i) { return clscan_ext_algorithm_name(algorithms[i]); }
 static const char *call_name(int i)
 {
     static const char *const names[CALL_COUNT] = {"scan",      "select-if", "select-flagged",
@@ -248,11 +255,11 @@ static int parse_count(const char *s, unsigned long long *out)
 {
     if (s[0] == '2' && s[1] == '^') {
         unsigned long long e;
-        if (!clscan__parse_size(s + 2, &e) || e > 62) return -1;
+        if (!clscan_ext_parse_size(s + 2, &e) || e > 62) return -1;
         *out = 1ull << e;
         return 0;
     }
-    return clscan__parse_size(s, out) ? 0 : -1;
+    return clscan_ext_parse_size(s, out) ? 0 : -1;
 }
 
 /* Splits a comma-separated list into out[] (at most MAX_ITEMS): names are looked up
@@ -311,8 +318,10 @@ static int parse_args(options *o, int argc, char **argv)
         else if (!strcmp(a, "--op"))
             bad = parse_list(v, op_name, CLSCAN_OP_COUNT, o->ops, &o->nops);
         else if (!strcmp(a, "--mode")) bad = parse_list(v, mode_name, 2, o->modes, &o->nmodes);
-        else if (!strcmp(a, "--algo"))
-            bad = parse_list(v, algo_name, CLSCAN_SCAN_ALGO_COUNT, o->algos, &o->nalgos);
+        else if (!strcmp(a, "--algo")) {
+            bad = parse_list(v, algo_list_name, ALGORITHM_COUNT, o->algos, &o->nalgos);
+            for (size_t k = 0; !bad && k < o->nalgos; k++) o->algos[k] = algorithms[o->algos[k]];
+        }
         else if (!strcmp(a, "--sizes")) bad = parse_list(v, NULL, 1, o->sizes, &o->nsizes);
         else if (!strcmp(a, "--chunk")) bad = parse_list(v, NULL, 0, o->chunks, &o->nchunks);
         else if (!strcmp(a, "--call"))
@@ -328,7 +337,7 @@ static int parse_args(options *o, int argc, char **argv)
         } else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--json")) o->json = v;
         else {
-            bad = !clscan__parse_size(v, &num) || num > 1000000;
+            bad = !clscan_ext_parse_size(v, &num) || num > 1000000;
             if (!bad && !strcmp(a, "--platform")) o->platform = (long)num;
             else if (!bad && !strcmp(a, "--device")) o->device = (long)num;
             else if (!bad && !strcmp(a, "--repeats")) bad = (o->repeats = (unsigned)num) == 0;
@@ -477,61 +486,7 @@ static void close_bench(bench *b)
 
 /* ------------------------------------------------------ inputs, checking ---- */
 
-static uint64_t rng_next(uint64_t *state) /* splitmix64 */
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static int is_float(clscan_type t) { return t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE; }
-
-/* Integers travel as uint64_t: signed types sign-extended, 32-bit results truncated. */
-static uint64_t int_norm(uint64_t v, clscan_type t)
-{
-    return t == CLSCAN_INT32 ? (uint64_t)(int64_t)(int32_t)(uint32_t)v
-         : t == CLSCAN_UINT32 ? (uint32_t)v : v;
-}
-
-static uint64_t int_load(const void *p, size_t i, clscan_type t)
-{
-    if (clscan_type_size(t) == 4) {
-        uint32_t v;
-        memcpy(&v, (const char *)p + 4 * i, 4);
-        return int_norm(v, t);
-    }
-    uint64_t v;
-    memcpy(&v, (const char *)p + 8 * i, 8);
-    return v;
-}
-
-static void int_store(void *p, size_t i, clscan_type t, uint64_t v)
-{
-    uint32_t v32 = (uint32_t)v;
-    if (clscan_type_size(t) == 4) memcpy((char *)p + 4 * i, &v32, 4);
-    else memcpy((char *)p + 8 * i, &v, 8);
-}
-
-static long double float_load(const void *p, size_t i, clscan_type t)
-{
-    if (t == CLSCAN_FLOAT) {
-        float f;
-        memcpy(&f, (const char *)p + 4 * i, 4);
-        return f;
-    }
-    double d;
-    memcpy(&d, (const char *)p + 8 * i, 8);
-    return d;
-}
-
-static void float_store(void *p, size_t i, clscan_type t, long double v)
-{
-    float f = (float)v;
-    double d = (double)v;
-    if (t == CLSCAN_FLOAT) memcpy((char *)p + 4 * i, &f, 4);
-    else memcpy((char *)p + 8 * i, &d, 8);
-}
 
 /* Random inputs that keep each scan meaningful: integers get full-range bits, odd
  * numbers for MUL (an even factor would zero the product after ~64 elements), and for
@@ -542,47 +497,20 @@ static void fill_input(void *h, size_t n, clscan_type t, clscan_op op, uint64_t 
 {
     unsigned bits = 8 * (unsigned)clscan_type_size(t);
     uint64_t flip = n / (3 * bits) + 1; /* AND/OR: one flip per `flip` elements */
+    clscan_verify_rng rng = {seed};
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = rng_next(&seed);
+        uint64_t r = clscan_verify_rng_next(&rng);
         double u = (double)(r >> 11) * 0x1p-53;
         if (is_float(t)) {
-            float_store(h, i, t, op == CLSCAN_OP_ADD   ? u
-                                 : op == CLSCAN_OP_MUL ? 1 + (u - 0.5) * 0x1p-9
-                                                       : 2 * u - 1);
+            clscan_verify_store_float(h, i, t, op == CLSCAN_OP_ADD   ? u
+                                               : op == CLSCAN_OP_MUL ? 1 + (u - 0.5) * 0x1p-9
+                                                                     : 2 * u - 1);
         } else if (op == CLSCAN_OP_AND || op == CLSCAN_OP_OR) {
             uint64_t bit = r % flip == 0 ? 1ull << (r >> 58) % bits : 0;
-            int_store(h, i, t, op == CLSCAN_OP_AND ? ~bit : bit);
+            clscan_verify_store_bits(h, i, t, op == CLSCAN_OP_AND ? ~bit : bit);
         } else {
-            int_store(h, i, t, op == CLSCAN_OP_MUL ? r | 1 : r);
+            clscan_verify_store_bits(h, i, t, op == CLSCAN_OP_MUL ? r | 1 : r);
         }
-    }
-}
-
-static uint64_t int_combine(uint64_t a, uint64_t b, clscan_type t, clscan_op op)
-{
-    int sgn = t == CLSCAN_INT32 || t == CLSCAN_INT64;
-    int less = sgn ? (int64_t)a < (int64_t)b : a < b;
-    switch (op) {
-    case CLSCAN_OP_ADD: return int_norm(a + b, t);
-    case CLSCAN_OP_MUL: return int_norm(a * b, t);
-    case CLSCAN_OP_MIN: return less ? a : b;
-    case CLSCAN_OP_MAX: return less ? b : a;
-    case CLSCAN_OP_AND: return a & b;
-    case CLSCAN_OP_OR: return a | b;
-    default: return a ^ b;
-    }
-}
-
-static uint64_t int_identity(clscan_type t, clscan_op op)
-{
-    int sgn = t == CLSCAN_INT32 || t == CLSCAN_INT64, wide = clscan_type_size(t) == 8;
-    uint64_t ones = int_norm(~0ull, t), smax = wide ? (uint64_t)INT64_MAX : (uint64_t)INT32_MAX;
-    switch (op) {
-    case CLSCAN_OP_MUL: return 1;
-    case CLSCAN_OP_MIN: return sgn ? smax : ones;
-    case CLSCAN_OP_MAX: return sgn ? int_norm(smax + 1, t) : 0;
-    case CLSCAN_OP_AND: return ones;
-    default: return 0;
     }
 }
 
@@ -601,12 +529,13 @@ static int check_scan(const void *in, const void *got, size_t n, clscan_type t, 
                       int inclusive, char *msg, size_t size)
 {
     if (!is_float(t)) {
-        uint64_t acc = int_identity(t, op);
+        uint64_t acc = clscan_verify_int_identity(t, op);
         for (size_t i = 0; i < n; i++) {
-            uint64_t next = int_combine(acc, int_load(in, i, t), t, op);
-            uint64_t want = inclusive ? next : acc, g = int_load(got, i, t);
+            uint64_t x = clscan_verify_load_bits(in, i, t);
+            uint64_t next = clscan_verify_int_combine(acc, x, t, op);
+            uint64_t want = inclusive ? next : acc, g = clscan_verify_load_bits(got, i, t);
             if (g != want) {
-                uint64_t mask = int_norm(~0ull, t == CLSCAN_INT32 ? CLSCAN_UINT32 : t);
+                uint64_t mask = clscan_type_size(t) == 4 ? 0xffffffffu : ~0ull;
                 snprintf(msg, size, "index %zu: got 0x%llx, expected 0x%llx", i,
                          (unsigned long long)(g & mask), (unsigned long long)(want & mask));
                 return 0;
@@ -622,10 +551,11 @@ static int check_scan(const void *in, const void *got, size_t n, clscan_type t, 
                     : op == CLSCAN_OP_MIN ? INFINITY : -INFINITY;
     size_t worst_rel_i = 0;
     for (size_t i = 0; i < n; i++) {
-        long double x = float_load(in, i, t), next, k = (long double)i + (inclusive ? 1 : 0);
+        long double x = clscan_verify_load_float(in, i, t), next;
+        long double k = (long double)i + (inclusive ? 1 : 0);
         next = op == CLSCAN_OP_ADD ? acc + x : op == CLSCAN_OP_MUL ? acc * x
              : op == CLSCAN_OP_MIN ? fminl(acc, x) : fmaxl(acc, x);
-        long double want = inclusive ? next : acc, g = float_load(got, i, t), tol = 0;
+        long double want = inclusive ? next : acc, g = clscan_verify_load_float(got, i, t), tol = 0;
         if (op == CLSCAN_OP_ADD)
             tol = (depth + 8 * sqrtl(k)) * eps * fabsl(want);
         else if (op == CLSCAN_OP_MUL)
@@ -652,14 +582,6 @@ static int check_scan(const void *in, const void *got, size_t n, clscan_type t, 
     return 1;
 }
 
-/* 1 where elements i and j of p differ as OpenCL C's != says (floats: NaN differs from
- * everything, -0.0 equals +0.0). */
-static int differs(const void *p, size_t i, size_t j, clscan_type t)
-{
-    return is_float(t) ? float_load(p, i, t) != float_load(p, j, t)
-                       : int_load(p, i, t) != int_load(p, j, t);
-}
-
 /* Compaction inputs: fill_input's MIN data (integers of random bits, so "(x & 1) == 0"
  * keeps about half; floats in [-1, 1), so "x > 0" does). Unique: element i > 0 repeats
  * element i - 1, or with probability `keep` starts a new run with a value that differs
@@ -668,20 +590,22 @@ static void fill_compaction(const row *r, void *h, cl_uchar *flags, uint64_t see
 {
     const size_t e = clscan_type_size(r->type);
     fill_input(h, r->n, r->type, CLSCAN_OP_MIN, seed);
-    seed = ~seed;
+    clscan_verify_rng rng = {~seed};
     for (size_t i = 0; i < r->n && takes_fraction(r->call); i++) {
-        uint64_t x = rng_next(&seed);
+        uint64_t x = clscan_verify_rng_next(&rng);
         int hit = (double)(x >> 11) * 0x1p-53 < r->keep;
         if (r->call == CALL_SELECT_FLAGGED) {
             flags[i] = hit ? (cl_uchar)(1 + x % 255) : 0;
         } else if (i > 0 && !hit) {
             memcpy((char *)h + i * e, (char *)h + (i - 1) * e, e);
-        } else if (i > 0 && !differs(h, i, i - 1, r->type)) { /* a new run, by chance equal */
+        } else if (i > 0 && !clscan_verify_differs(h, i, i - 1, r->type)) {
+            /* a new run, by chance equal */
             if (is_float(r->type)) {
-                long double f = float_load(h, i, r->type);
-                float_store(h, i, r->type, f < 0 ? f + 0.5 : f - 0.5);
+                long double f = clscan_verify_load_float(h, i, r->type);
+                clscan_verify_store_float(h, i, r->type, f < 0 ? f + 0.5 : f - 0.5);
             } else {
-                int_store(h, i, r->type, int_load(h, i, r->type) ^ 1);
+                const uint64_t v = clscan_verify_load_bits(h, i, r->type);
+                clscan_verify_store_bits(h, i, r->type, v ^ 1);
             }
         }
     }
@@ -711,13 +635,13 @@ static int host_keeps(const row *r, int pred, const void *in, const cl_uchar *fl
 {
     int sgn = r->type == CLSCAN_INT32 || r->type == CLSCAN_INT64;
     if (r->call == CALL_SELECT_FLAGGED) return flags[i] != 0;
-    if (r->call == CALL_UNIQUE) return i == 0 || differs(in, i, i - 1, r->type);
+    if (r->call == CALL_UNIQUE) return i == 0 || clscan_verify_differs(in, i, i - 1, r->type);
     if (pred == 4 || pred == 5) return pred == 4;
     if (is_float(r->type)) {
-        long double x = float_load(in, i, r->type);
+        long double x = clscan_verify_load_float(in, i, r->type);
         return pred == 2 ? x > 0 : x < 0;
     }
-    uint64_t x = int_load(in, i, r->type);
+    uint64_t x = clscan_verify_load_bits(in, i, r->type);
     switch (pred) {
     case 0: return (x & 1) == 0;
     case 1: return (x & 1) != 0;
@@ -780,8 +704,9 @@ static const char *check_compaction(const row *r, const void *in, const cl_uchar
 static void fill_sort(const row *r, void *h, cl_uchar *values, uint64_t seed)
 {
     const size_t e = clscan_type_size(r->type);
+    clscan_verify_rng rng = {seed};
     for (size_t i = 0; i < r->n; i++) {
-        const uint64_t x = rng_next(&seed);
+        const uint64_t x = clscan_verify_rng_next(&rng);
         memcpy((char *)h + i * e, &x, e); /* little-endian hosts: the low bytes */
     }
     for (size_t i = 0; values && i < r->n; i++) {
@@ -790,53 +715,30 @@ static void fill_sort(const row *r, void *h, cl_uchar *values, uint64_t seed)
     }
 }
 
-/* The key's bits as an unsigned integer in the sort's order (clscan.h). */
-static uint64_t sort_ordered(uint64_t x, clscan_type t)
-{
-    const int wide = clscan_type_size(t) == 8;
-    const uint64_t sign = wide ? 0x8000000000000000u : 0x80000000u;
-    const uint64_t mask = wide ? ~(uint64_t)0 : 0xffffffffu;
-    if (t == CLSCAN_INT32 || t == CLSCAN_INT64) return x ^ sign;
-    if (t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE) return x & sign ? ~x & mask : x | sign;
-    return x;
-}
-
-typedef struct sort_entry {
-    uint64_t key;
-    size_t index;
-} sort_entry;
-
-static int cmp_sort_entry(const void *a, const void *b)
-{
-    const sort_entry *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
 /* Checks a sort's keys (and, for pairs, values: the input indices) against a stable
- * host sort of the input. Returns "PASS" or "FAIL" (msg names the first difference). */
+ * host sort of the input (clscan_verify_sort_reference). Returns "PASS" or "FAIL" (msg
+ * names the first difference). */
 static const char *check_sort(const row *r, const void *in, const void *got,
                               const cl_uint *got_values, char *msg, size_t size)
 {
     const size_t n = r->n, e = clscan_type_size(r->type);
-    sort_entry *s = malloc((n ? n : 1) * sizeof *s);
-    if (!s) {
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    if (!perm || clscan_verify_sort_reference(r->type, in, n, perm)) {
+        free(perm);
         snprintf(msg, size, "out of host memory for the reference");
         return "FAIL";
     }
-    for (size_t i = 0; i < n; i++) s[i] = (sort_entry){sort_ordered(raw_bits(in, i, e), r->type), i};
-    qsort(s, n, sizeof *s, cmp_sort_entry); /* (the index makes it stable) */
     for (size_t i = 0; i < n; i++) {
-        if (raw_bits(got, i, e) != raw_bits(in, s[i].index, e) ||
-            (got_values && got_values[i] != (cl_uint)s[i].index)) {
+        if (raw_bits(got, i, e) != raw_bits(in, perm[i], e) ||
+            (got_values && got_values[i] != (cl_uint)perm[i])) {
             snprintf(msg, size, "keys_out[%zu] = 0x%llx%s%u, expected 0x%llx (input %zu)", i,
                      raw_bits(got, i, e), got_values ? ", value " : "",
-                     got_values ? got_values[i] : 0, raw_bits(in, s[i].index, e), s[i].index);
-            free(s);
+                     got_values ? got_values[i] : 0, raw_bits(in, perm[i], e), perm[i]);
+            free(perm);
             return "FAIL";
         }
     }
-    free(s);
+    free(perm);
     return "PASS";
 }
 
@@ -904,13 +806,6 @@ static cl_int poison(cl_command_queue queue, cl_mem buf, size_t bytes)
     return err == CL_SUCCESS ? clFinish(queue) : err;
 }
 
-#define ROW_FAIL(status, ...)                                 \
-    do {                                                      \
-        r->check = (status);                                  \
-        snprintf(r->note, sizeof r->note, __VA_ARGS__);       \
-        goto done;                                            \
-    } while (0)
-
 /* Creates a buffer of `bytes` holding host[0, bytes); NULL (and *err) on failure. */
 static cl_mem upload(bench *b, const void *host, size_t bytes, cl_int *err)
 {
@@ -970,172 +865,256 @@ static const char *row_label(const row *r, char *buf, size_t size)
     return buf;
 }
 
-/* Allocates, fills, times and checks one row; fills in r. Returns -1 on an error after
- * which the device cannot be trusted (the run stops), else 0. */
-static int run_row(bench *b, const options *o, row *r)
-{
-    const int gcase = general_case(r->call);
-    const clscan_verify_gen_case gc = clscan_verify_gen_case_get(gcase < 0 ? 0 : gcase);
-    const size_t gseg = gc.desc.segments == CLSCAN_SEGMENTS_FLAGS  ? 1
-                        : gc.desc.segments == CLSCAN_SEGMENTS_KEYS ? 4
-                                                                   : 0;
-    const size_t elem = gcase >= 0 ? gc.out_size : clscan_type_size(r->type), n = r->n;
-    const unsigned w = o->warmup;
-    const int compaction = is_compaction(r->call), pairs = r->call == CALL_SORT_PAIRS;
-    cl_mem out = NULL, count = NULL, in[MAX_ROTATE] = {0}, flags[MAX_ROTATE] = {0};
-    void *host = NULL, *got = NULL;
-    cl_uchar *hflags = NULL;
-    double *dev = NULL, *wall = NULL, *copy = NULL, *copy_wall = NULL;
-    cl_ulong prev_start = 0, start = 0, kept = 0;
-    cl_event trace[TRACE_CAP];
-    cl_int err = CL_SUCCESS;
-    char label[32];
-    /* (fbytes: select-flagged's flags, or the values of sort-pairs, each input's own.) */
-    size_t bytes = n * elem, k = 0,
-           fbytes = r->call == CALL_SELECT_FLAGGED ? n : pairs ? n * sizeof(cl_uint) : 0;
-    if (gcase >= 0) fbytes = n * gseg; /* a general scan's segments */
+/* What one row (not host-stream) holds while it runs: the general case it times (gcase
+ * < 0: none), sizes, the k rotating inputs (with their flags, segments or sort values),
+ * the output and count buffers, the host copies and the timings. */
+typedef struct row_run {
+    int gcase;
+    clscan_verify_gen_case gc;
+    size_t elem, bytes, fbytes, count_bytes, k;
+    cl_mem out, count, in[MAX_ROTATE], flags[MAX_ROTATE];
+    void *host, *got;
+    cl_uchar *hflags;
+    double *dev, *wall, *copy, *copy_wall;
+    cl_ulong prev_start; /* the last command's start: timestamps must advance */
+} row_run;
 
-    r->check = "PASS";
-    r->clock_ok = 1;
-    b->ctx->target.profile.scan_algo = r->algo; /* this thread alone uses the context */
+/* Sets r->check to status and r->note to the message; returns -1. */
+static int row_fail(row *r, const char *status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int row_fail(row *r, const char *status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    r->check = status;
+    vsnprintf(r->note, sizeof r->note, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+#define ROW_FAIL(status, ...)                   \
+    do {                                        \
+        row_fail(r, (status), __VA_ARGS__);     \
+        goto done;                              \
+    } while (0)
+
+/* Sizes row r: SKIP where the device cannot run it or it does not fit; the rotation k
+ * and the repeats; the host buffers. 0, or -1 with r->check and r->note set. */
+static int row_plan(bench *b, const options *o, row *r, row_run *d)
+{
+    d->gcase = general_case(r->call);
+    d->gc = clscan_verify_gen_case_get(d->gcase < 0 ? 0 : d->gcase);
+    const size_t gseg = d->gc.desc.segments == CLSCAN_SEGMENTS_FLAGS  ? 1
+                        : d->gc.desc.segments == CLSCAN_SEGMENTS_KEYS ? 4
+                                                                      : 0;
+    const size_t n = r->n, elem = d->gcase >= 0 ? d->gc.out_size : clscan_type_size(r->type);
+    const int pairs = r->call == CALL_SORT_PAIRS;
+    const size_t bytes = n * elem;
+    /* (fbytes: select-flagged's flags, or the values of sort-pairs, each input's own, or
+     * a general scan's segments.) */
+    d->elem = elem;
+    d->bytes = bytes;
+    d->fbytes = r->call == CALL_SELECT_FLAGGED ? n : pairs ? n * sizeof(cl_uint) : 0;
+    if (d->gcase >= 0) d->fbytes = n * gseg;
+    d->count_bytes = pairs ? d->fbytes : sizeof(cl_ulong);
+    const size_t fbytes = d->fbytes;
+
+    clscan_status set = clscan_ext_context_set_algorithm(b->ctx, r->algo); /* (this thread
+                                                                  alone uses the context) */
+    if (set != CLSCAN_SUCCESS)
+        return row_fail(r, set == CLSCAN_ERROR_UNSUPPORTED ? "SKIP" : "ERROR", "%s: %s",
+                        clscan_status_string(set), clscan_context_last_error(b->ctx));
     if (is_float(r->type) && r->call == CALL_SCAN && r->op >= CLSCAN_OP_AND)
-        ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
-    if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
+        return row_fail(r, "SKIP", "unsupported: no bitwise operators on floating-point types");
+    if (r->type == CLSCAN_DOUBLE && !b->fp64)
+        return row_fail(r, "SKIP", "unsupported: device has no fp64");
     if (n > SIZE_MAX / elem || bytes > b->max_alloc)
-        ROW_FAIL("SKIP", "%zu elements of %zu bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu)", n,
-                 elem, (unsigned long long)b->max_alloc);
+        return row_fail(r, "SKIP", "%zu elements of %zu bytes exceed "
+                        "CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu)", n, elem,
+                        (unsigned long long)b->max_alloc);
     /* k inputs (with their flags) + 1 output in 7/8 of the device memory (the rest:
      * scratch, the runtime); where that is host memory, it also holds the host copies
      * (input, flags, result). */
     cl_ulong avail = b->global_mem - b->global_mem / 8;
     cl_ulong fixed = bytes + (b->unified ? 2 * (cl_ulong)bytes + fbytes : 0);
     cl_ulong fit = avail > fixed ? (avail - fixed) / (bytes + fbytes) : 0;
-    k = (size_t)((ROTATE_BYTES + bytes - 1) / bytes);
+    size_t k = (size_t)((ROTATE_BYTES + bytes - 1) / bytes);
     k = k > MAX_ROTATE ? MAX_ROTATE : k;
     if (fit < 1)
-        ROW_FAIL("SKIP", "input + output (%zu bytes each)%s do not fit in 7/8 of "
-                 "CL_DEVICE_GLOBAL_MEM_SIZE (%llu)", bytes, b->unified ? " + host copies" : "",
-                 (unsigned long long)b->global_mem);
-    k = k > fit ? (size_t)fit : k;
-    r->k = k;
+        return row_fail(r, "SKIP", "input + output (%zu bytes each)%s do not fit in 7/8 of "
+                        "CL_DEVICE_GLOBAL_MEM_SIZE (%llu)", bytes,
+                        b->unified ? " + host copies" : "", (unsigned long long)b->global_mem);
+    d->k = r->k = k > fit ? (size_t)fit : k;
     r->repeats = o->repeats;
     if ((unsigned long long)r->repeats * 2 * bytes > TIMED_BYTES_CAP) {
         unsigned long long cap = TIMED_BYTES_CAP / (2 * bytes);
         r->repeats = cap < MIN_REPEATS ? MIN_REPEATS : (unsigned)cap;
     }
-    host = malloc(bytes);
-    got = malloc(bytes);
-    hflags = fbytes ? malloc(fbytes) : NULL;
-    dev = malloc(4 * sizeof *dev * r->repeats);
-    if (!host || !got || (fbytes && !hflags) || !dev)
-        ROW_FAIL("SKIP", "out of host memory for %zu-byte buffers", bytes);
-    wall = dev + r->repeats;
-    copy = wall + r->repeats;
-    copy_wall = copy + r->repeats;
+    d->host = malloc(bytes);
+    d->got = malloc(bytes);
+    d->hflags = fbytes ? malloc(fbytes) : NULL;
+    d->dev = malloc(4 * sizeof *d->dev * r->repeats);
+    if (!d->host || !d->got || (fbytes && !d->hflags) || !d->dev)
+        return row_fail(r, "SKIP", "out of host memory for %zu-byte buffers", bytes);
+    d->wall = d->dev + r->repeats;
+    d->copy = d->wall + r->repeats;
+    d->copy_wall = d->copy + r->repeats;
+    return 0;
+}
 
-    uint64_t seed = 0x5eed0000ull + n * 64 + (uint64_t)r->type * 8 + r->op;
-    if (compaction) fill_compaction(r, host, hflags, seed + (uint64_t)r->call * 0x100000);
-    else if (is_sort(r->call)) fill_sort(r, host, hflags, seed);
-    else if (gcase >= 0) {
+/* Fills the host input (and flags, segments or sort values) of row r, as its call needs. */
+static void row_fill(const row *r, row_run *d)
+{
+    uint64_t seed = 0x5eed0000ull + r->n * 64 + (uint64_t)r->type * 8 + r->op;
+    if (is_compaction(r->call)) {
+        fill_compaction(r, d->host, d->hflags, seed + (uint64_t)r->call * 0x100000);
+    } else if (is_sort(r->call)) {
+        fill_sort(r, d->host, d->hflags, seed);
+    } else if (d->gcase >= 0) {
         clscan_verify_rng rng = {seed};
-        gc.fill(host, n, &rng);
-        clscan_verify_gen_fill_segments(&gc.desc, hflags, n, &rng);
+        d->gc.fill(d->host, r->n, &rng);
+        clscan_verify_gen_fill_segments(&d->gc.desc, d->hflags, r->n, &rng);
+    } else {
+        fill_input(d->host, r->n, r->type, r->op, seed);
     }
-    else fill_input(host, n, r->type, r->op, seed);
-    out = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if ((compaction || pairs) && err == CL_SUCCESS)
-        count = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, pairs ? fbytes : sizeof kept, NULL,
-                               &err);
-    for (size_t j = 0; j < k && err == CL_SUCCESS; j++) {
-        in[j] = upload(b, host, bytes, &err);
-        if (fbytes && err == CL_SUCCESS) flags[j] = upload(b, hflags, fbytes, &err);
-    }
-    if (err == CL_SUCCESS) err = poison(b->queue, out, bytes); /* touches it, too */
-    if (count && err == CL_SUCCESS) err = poison(b->queue, count, pairs ? fbytes : sizeof kept);
-    if (err != CL_SUCCESS)
-        ROW_FAIL(alloc_error(err) ? "SKIP" : "ERROR", "allocating and filling %zu buffers of %zu "
-                 "bytes: %s", k + 1, bytes, clscan_status_string(err));
+}
 
-    /* Call c reads in[(c - w) mod k]. The last call is the checked one: out (and count)
-     * are poisoned before it and read back once the loop is over. */
+/* Creates the output (and count) buffer and the k inputs (with their flags), and
+ * poisons the output. 0, or -1 with r->check and r->note set. */
+static int row_upload(bench *b, row *r, row_run *d)
+{
+    const int counted = is_compaction(r->call) || r->call == CALL_SORT_PAIRS;
+    cl_int err = CL_SUCCESS;
+    d->out = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, d->bytes, NULL, &err);
+    if (counted && err == CL_SUCCESS)
+        d->count = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, d->count_bytes, NULL, &err);
+    for (size_t j = 0; j < d->k && err == CL_SUCCESS; j++) {
+        d->in[j] = upload(b, d->host, d->bytes, &err);
+        if (d->fbytes && err == CL_SUCCESS) d->flags[j] = upload(b, d->hflags, d->fbytes, &err);
+    }
+    if (err == CL_SUCCESS) err = poison(b->queue, d->out, d->bytes); /* touches it, too */
+    if (d->count && err == CL_SUCCESS) err = poison(b->queue, d->count, d->count_bytes);
+    if (err != CL_SUCCESS)
+        return row_fail(r, alloc_error(err) ? "SKIP" : "ERROR", "allocating and filling %zu "
+                        "buffers of %zu bytes: %s", d->k + 1, d->bytes,
+                        clscan_status_string(err));
+    return 0;
+}
+
+/* Runs the warmup and timed calls of row r: call c reads in[(c - w) mod k], each traced
+ * (device time: its kernels' span) and timed by the host clock. The last call is the
+ * checked one: the output (and count) are poisoned before it. 0, or -1 with r->check and
+ * r->note set. */
+static int row_time_calls(bench *b, const options *o, row *r, row_run *d)
+{
+    const unsigned w = o->warmup;
+    const size_t k = d->k;
     const cl_uint zeros[4] = {0};
+    cl_event trace[TRACE_CAP];
+    char label[32];
     for (unsigned c = 0; c < w + r->repeats; c++) {
         size_t rot = (c + k - w % k) % k;
+        cl_int err = CL_SUCCESS;
+        cl_ulong start = 0;
         if (c == w) { /* count fallbacks over the timed calls */
             err = clEnqueueWriteBuffer(b->queue, b->stats, CL_TRUE, 0, sizeof zeros, zeros, 0,
                                        NULL, NULL);
             if (err != CL_SUCCESS)
-                ROW_FAIL("ERROR", "clEnqueueWriteBuffer: %s", clscan_status_string(err));
+                return row_fail(r, "ERROR", "clEnqueueWriteBuffer: %s", clscan_status_string(err));
         }
-        clscan__lookback_stats(b->stats);
+        clscan_ext_lookback_stats(b->stats);
         cl_event done = NULL;
         size_t traced = 0;
         double t0 = now_ns(), span;
-        clscan__trace_events(trace, TRACE_CAP, &traced);
-        clscan_status s = enqueue_call(b, r, in[rot], flags[rot], out, count, &done);
-        clscan__trace_events(NULL, 0, NULL);
-        clscan__lookback_stats(NULL);
+        clscan_ext_trace_events(trace, TRACE_CAP, &traced);
+        clscan_status s = enqueue_call(b, r, d->in[rot], d->flags[rot], d->out, d->count, &done);
+        clscan_ext_trace_events(NULL, 0, NULL);
+        clscan_ext_lookback_stats(NULL);
         if (s == CLSCAN_SUCCESS) err = clWaitForEvents(1, &done);
         double t1 = now_ns();
         if (done) clReleaseEvent(done);
         cl_int perr = span_and_release(trace, traced, &span, &start);
         if (s != CLSCAN_SUCCESS)
-            ROW_FAIL(s == CLSCAN_ERROR_UNSUPPORTED && c == 0 ? "SKIP" : "ERROR", "%s: %s: %s",
-                     row_label(r, label, sizeof label), clscan_status_string(s),
-                     clscan_context_last_error(b->ctx));
-        if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clWaitForEvents: %s", clscan_status_string(err));
+            return row_fail(r, s == CLSCAN_ERROR_UNSUPPORTED && c == 0 ? "SKIP" : "ERROR",
+                            "%s: %s: %s", row_label(r, label, sizeof label),
+                            clscan_status_string(s), clscan_context_last_error(b->ctx));
+        if (err != CL_SUCCESS)
+            return row_fail(r, "ERROR", "clWaitForEvents: %s", clscan_status_string(err));
         if (perr != CL_SUCCESS)
-            ROW_FAIL("ERROR", "clGetEventProfilingInfo: %s", clscan_status_string(perr));
+            return row_fail(r, "ERROR", "clGetEventProfilingInfo: %s",
+                            clscan_status_string(perr));
         if (traced == 0 || traced == TRACE_CAP)
-            ROW_FAIL("ERROR", "%zu kernel events traced for one call: device time unknown",
-                     traced);
+            return row_fail(r, "ERROR", "%zu kernel events traced for one call: device time "
+                            "unknown", traced);
         if (c >= w) /* timed calls only: the first call may also clear scratch */
             r->kernels = traced > r->kernels ? (unsigned)traced : r->kernels;
-        r->clock_ok &= c == 0 || start > prev_start;
-        prev_start = start;
+        r->clock_ok &= c == 0 || start > d->prev_start;
+        d->prev_start = start;
         /* The checked call must write every element it claims: poison before it. */
         if (c + 2 == w + r->repeats) {
-            err = poison(b->queue, out, bytes);
-            if (count && err == CL_SUCCESS)
-                err = poison(b->queue, count, pairs ? fbytes : sizeof kept);
+            err = poison(b->queue, d->out, d->bytes);
+            if (d->count && err == CL_SUCCESS) err = poison(b->queue, d->count, d->count_bytes);
             if (err != CL_SUCCESS)
-                ROW_FAIL("ERROR", "clEnqueueFillBuffer: %s", clscan_status_string(err));
+                return row_fail(r, "ERROR", "clEnqueueFillBuffer: %s", clscan_status_string(err));
         }
         if (c < w) continue;
-        dev[c - w] = span;
-        wall[c - w] = t1 - t0;
+        d->dev[c - w] = span;
+        d->wall[c - w] = t1 - t0;
     }
+    return 0;
+}
 
-    err = clEnqueueReadBuffer(b->queue, out, CL_TRUE, 0, bytes, got, 0, NULL, NULL);
+/* Compares a general scan's output got with the host reference; sets r->check and
+ * r->note where an element differs. 0, or -1 (SKIP) when out of host memory. */
+static int row_check_general(row *r, const row_run *d)
+{
+    void *want = malloc(d->bytes ? d->bytes : 1);
+    if (!want) return row_fail(r, "SKIP", "out of host memory for %zu-byte buffers", d->bytes);
+    clscan_verify_gen_reference(&d->gc, r->inclusive, d->host, d->hflags, r->n, want);
+    for (size_t i = 0; i < r->n; ++i)
+        if (memcmp((char *)d->got + i * d->elem, (char *)want + i * d->elem, d->elem) != 0) {
+            r->check = "FAIL";
+            snprintf(r->note, sizeof r->note, "element %zu differs from the host reference", i);
+            break;
+        }
+    free(want);
+    return 0;
+}
+
+/* Reads the checked call's output (and count or sort values) back and checks it against
+ * the host; reads the fallback counters of the timed calls. 0, or -1 with r->check and
+ * r->note set where it could not. */
+static int row_check(bench *b, row *r, row_run *d)
+{
+    const int pairs = r->call == CALL_SORT_PAIRS, compaction = is_compaction(r->call);
+    cl_ulong kept = 0;
+    cl_int err = clEnqueueReadBuffer(b->queue, d->out, CL_TRUE, 0, d->bytes, d->got, 0, NULL,
+                                     NULL);
     if (compaction && err == CL_SUCCESS)
-        err = clEnqueueReadBuffer(b->queue, count, CL_TRUE, 0, sizeof kept, &kept, 0, NULL, NULL);
-    cl_uint *got_values = pairs ? malloc(fbytes) : NULL;
-    if (pairs && !got_values) ROW_FAIL("SKIP", "out of host memory for %zu-byte buffers", fbytes);
+        err = clEnqueueReadBuffer(b->queue, d->count, CL_TRUE, 0, sizeof kept, &kept, 0, NULL,
+                                  NULL);
+    cl_uint *got_values = pairs ? malloc(d->fbytes) : NULL;
+    if (pairs && !got_values)
+        return row_fail(r, "SKIP", "out of host memory for %zu-byte buffers", d->fbytes);
     if (pairs && err == CL_SUCCESS)
-        err = clEnqueueReadBuffer(b->queue, count, CL_TRUE, 0, fbytes, got_values, 0, NULL, NULL);
+        err = clEnqueueReadBuffer(b->queue, d->count, CL_TRUE, 0, d->fbytes, got_values, 0, NULL,
+                                  NULL);
     if (err != CL_SUCCESS) {
         free(got_values);
-        ROW_FAIL("ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
+        return row_fail(r, "ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
     }
-    if (gcase >= 0) {
-        void *want = malloc(bytes ? bytes : 1);
-        if (!want) ROW_FAIL("SKIP", "out of host memory for %zu-byte buffers", bytes);
-        clscan_verify_gen_reference(&gc, r->inclusive, host, hflags, n, want);
-        for (size_t i = 0; i < n; ++i)
-            if (memcmp((char *)got + i * elem, (char *)want + i * elem, elem) != 0) {
-                r->check = "FAIL";
-                snprintf(r->note, sizeof r->note, "element %zu differs from the host reference",
-                         i);
-                break;
-            }
-        free(want);
+    if (d->gcase >= 0) {
+        if (row_check_general(r, d)) return -1;
     } else if (is_sort(r->call)) {
-        r->check = check_sort(r, host, got, got_values, r->note, sizeof r->note);
+        r->check = check_sort(r, d->host, d->got, got_values, r->note, sizeof r->note);
         free(got_values);
     } else if (compaction) {
-        r->kept = kept > n ? n : kept;
-        r->check = check_compaction(r, host, hflags, got, kept, r->note, sizeof r->note);
-    } else if (!check_scan(host, got, n, r->type, r->op, r->inclusive, r->note,
+        r->kept = kept > r->n ? r->n : kept;
+        r->check = check_compaction(r, d->host, d->hflags, d->got, kept, r->note, sizeof r->note);
+    } else if (!check_scan(d->host, d->got, r->n, r->type, r->op, r->inclusive, r->note,
                            sizeof r->note)) {
         r->check = "FAIL";
     }
@@ -1143,48 +1122,76 @@ static int run_row(bench *b, const options *o, row *r)
     cl_uint counted[4];
     err = clEnqueueReadBuffer(b->queue, b->stats, CL_TRUE, 0, sizeof counted, counted, 0, NULL,
                               NULL);
-    if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
+    if (err != CL_SUCCESS)
+        return row_fail(r, "ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
     r->fallbacks = counted[0];
+    return 0;
+}
 
-    /* Copies of the same bytes, same rotation and count, timed by their own events. */
+/* Times buffer copies of the same bytes, same rotation and count, by their own events.
+ * 0, or -1 with r->check and r->note set. */
+static int row_time_copies(bench *b, const options *o, row *r, row_run *d)
+{
+    const unsigned w = o->warmup;
+    const size_t k = d->k;
     for (unsigned c = 0; c < w + r->repeats; c++) {
         cl_event ev = NULL;
+        cl_ulong start = 0;
         double span = 0, t0 = now_ns();
-        err = clEnqueueCopyBuffer(b->queue, in[(c + k - w % k) % k], out, 0, 0, bytes, 0, NULL,
-                                  &ev);
+        cl_int err = clEnqueueCopyBuffer(b->queue, d->in[(c + k - w % k) % k], d->out, 0, 0,
+                                         d->bytes, 0, NULL, &ev);
         if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
         double t1 = now_ns();
         if (err == CL_SUCCESS) err = span_and_release(&ev, 1, &span, &start);
         else if (ev) clReleaseEvent(ev);
         if (err != CL_SUCCESS)
-            ROW_FAIL("ERROR", "timing a buffer copy: %s", clscan_status_string(err));
-        r->clock_ok &= start > prev_start;
-        prev_start = start;
+            return row_fail(r, "ERROR", "timing a buffer copy: %s", clscan_status_string(err));
+        r->clock_ok &= start > d->prev_start;
+        d->prev_start = start;
         if (c >= w) {
-            copy[c - w] = span;
-            copy_wall[c - w] = t1 - t0;
+            d->copy[c - w] = span;
+            d->copy_wall[c - w] = t1 - t0;
         }
     }
-    r->dev = summarise(dev, r->repeats);
-    r->wall = summarise(wall, r->repeats);
-    r->copy = summarise(copy, r->repeats);
-    r->copy_wall = summarise(copy_wall, r->repeats);
-    if (!r->clock_ok) /* Mesa 22's rusticl, for one, reports 0, 1, 2, 3 for every event */
-        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
-                 "%sthe driver's profiling timestamps do not advance from one command to the "
-                 "next: no device times", r->note[0] ? "; " : "");
+    return 0;
+}
 
-done:
-    if (out) clReleaseMemObject(out);
-    if (count) clReleaseMemObject(count);
-    for (size_t j = 0; j < k; j++) {
-        if (in[j]) clReleaseMemObject(in[j]);
-        if (flags[j]) clReleaseMemObject(flags[j]);
+static void row_release(row_run *d)
+{
+    if (d->out) clReleaseMemObject(d->out);
+    if (d->count) clReleaseMemObject(d->count);
+    for (size_t j = 0; j < d->k; j++) {
+        if (d->in[j]) clReleaseMemObject(d->in[j]);
+        if (d->flags[j]) clReleaseMemObject(d->flags[j]);
     }
-    free(host);
-    free(got);
-    free(hflags);
-    free(dev);
+    free(d->host);
+    free(d->got);
+    free(d->hflags);
+    free(d->dev);
+}
+
+/* Allocates, fills, times and checks one row; fills in r. Returns -1 on an error after
+ * which the device cannot be trusted (the run stops), else 0. */
+static int run_row(bench *b, const options *o, row *r)
+{
+    row_run d = {0};
+    r->check = "PASS";
+    r->clock_ok = 1;
+    if (!row_plan(b, o, r, &d)) {
+        row_fill(r, &d);
+        if (!row_upload(b, r, &d) && !row_time_calls(b, o, r, &d) && !row_check(b, r, &d) &&
+            !row_time_copies(b, o, r, &d)) {
+            r->dev = summarise(d.dev, r->repeats);
+            r->wall = summarise(d.wall, r->repeats);
+            r->copy = summarise(d.copy, r->repeats);
+            r->copy_wall = summarise(d.copy_wall, r->repeats);
+            if (!r->clock_ok) /* Mesa 22's rusticl, for one, reports 0, 1, 2, 3 for every event */
+                snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                         "%sthe driver's profiling timestamps do not advance from one command "
+                         "to the next: no device times", r->note[0] ? "; " : "");
+        }
+    }
+    row_release(&d);
     return strcmp(r->check, "ERROR") ? 0 : -1;
 }
 
@@ -1258,7 +1265,10 @@ static int run_stream_row(bench *b, const options *o, row *r)
     r->check = "PASS";
     r->clock_ok = 0; /* (no device time: the call's commands span two queues) */
     r->k = 1;
-    b->ctx->target.profile.scan_algo = r->algo;
+    clscan_status set = clscan_ext_context_set_algorithm(b->ctx, r->algo);
+    if (set != CLSCAN_SUCCESS)
+        ROW_FAIL(set == CLSCAN_ERROR_UNSUPPORTED ? "SKIP" : "ERROR", "%s: %s",
+                 clscan_status_string(set), clscan_context_last_error(b->ctx));
     if (is_float(r->type) && r->op >= CLSCAN_OP_AND)
         ROW_FAIL("SKIP", "unsupported: no bitwise operators on floating-point types");
     if (r->type == CLSCAN_DOUBLE && !b->fp64) ROW_FAIL("SKIP", "unsupported: device has no fp64");
@@ -1283,7 +1293,7 @@ static int run_stream_row(bench *b, const options *o, row *r)
     clscan_scan_desc d = {0};
     d.type = r->type;
     d.op = r->op;
-    r->chunk_used = clscan__host_chunk(b->ctx, n, r->chunk, es, es);
+    r->chunk_used = clscan_ext_host_chunk(b->ctx, n, r->chunk, es, es);
 
     for (unsigned c = 0; c < w + r->repeats; c++) {
         if (c + 1 == w + r->repeats) memset(dst, 0xa5, bytes); /* the checked call */
@@ -1415,7 +1425,7 @@ static void print_table(const bench *b, const row *rows, size_t count)
         if (is_compaction(r->call) && measured(r))
             snprintf(kept, sizeof kept, "%llu", r->kept);
         printf("%-7s %-14s %-11s %10s ", clscan_type_name(r->type), row_label(r, call, sizeof call),
-               algo_name(r->algo), n);
+               clscan_ext_algorithm_name(r->algo), n);
         if (measured(r) && r->call == CALL_HOST_STREAM)
             printf("%4u %10s %10.1f %9.2f %7.3f %10.1f %9.2f %7.1f %10s %6s  %s  chunk %zu, "
                    "D2H %.2f GB/s, %s", r->repeats, "n/a", r->wall.med / 1e3, stream_gbps(r),
@@ -1533,7 +1543,8 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                         (double)r->chunk_used, r->h2d.med / 1e3, h2d_gbps(r),
                         r->d2h.med / 1e3, d2h_gbps(r), stream_gbps(r), stream_pct(r)};
         const char *text[NF] = {clscan_type_name(r->type), scan ? clscan_op_name(r->op) : NULL,
-                                scan ? mode_name(r->inclusive) : NULL, algo_name(r->algo),
+                                scan ? mode_name(r->inclusive) : NULL,
+                                clscan_ext_algorithm_name(r->algo),
                                 [TEXTS] = r->check, r->note, call_name(r->call), r->predicate,
                                 [NF - 1] = r->host_memory};
         if (csv) {
@@ -1589,8 +1600,9 @@ static int first_call(const options *o)
     cl_int err = CL_SUCCESS;
     clscan_status s = CLSCAN_SUCCESS;
     double t[10] = {0};
-    unsigned long before[CLSCAN_CACHE_STAT_COUNT];
-    for (int i = 0; i < CLSCAN_CACHE_STAT_COUNT; i++) before[i] = clscan__cache_stat(i);
+    unsigned long before[CLSCAN_EXT_CACHE_STAT_COUNT];
+    for (int i = 0; i < CLSCAN_EXT_CACHE_STAT_COUNT; i++)
+        before[i] = clscan_ext_cache_stat((clscan_ext_cache_counter)i);
 #define FC_STEP(call, name) \
     if (err == CL_SUCCESS && s == CLSCAN_SUCCESS && (what = (name), 1)) call
 
@@ -1660,11 +1672,9 @@ done:
            warm ? "warm" : "calls", (t[1] - t[0]) / 1e6, (t[2] - t[1]) / 1e6,
            (t[4] - t[3]) / 1e6, (t[5] - t[4]) / 1e6, (t[6] - t[4]) / 1e6, (t[8] - t[7]) / 1e6,
            (t[9] - t[7]) / 1e6);
-    static const char *const names[CLSCAN_CACHE_STAT_COUNT] = {
-        "programs", "source_builds", "loaded", "missing", "rejected", "refused", "written",
-        "write_failed"};
-    for (int i = 0; i < CLSCAN_CACHE_STAT_COUNT; i++)
-        printf(" %s=%lu", names[i], clscan__cache_stat(i) - before[i]);
+    for (int i = 0; i < CLSCAN_EXT_CACHE_STAT_COUNT; i++)
+        printf(" %s=%lu", clscan_ext_cache_stat_name((clscan_ext_cache_counter)i),
+               clscan_ext_cache_stat((clscan_ext_cache_counter)i) - before[i]);
     printf(" check=%s%s%s\n", check, msg[0] ? " note=" : "", msg);
     if (src) clReleaseMemObject(src);
     if (dst) clReleaseMemObject(dst);
@@ -1704,7 +1714,7 @@ int main(int argc, char **argv)
            b.describe);
     fflush(stdout);
 
-    if (!o.nalgos) o.algos[o.nalgos++] = (int)b.ctx->target.profile.scan_algo;
+    if (!o.nalgos) o.algos[o.nalgos++] = (int)clscan_ext_context_algorithm(b.ctx);
     size_t per_type = 0, count = 0, bad = 0; /* rows: (op, mode) pairs of scans, compactions */
     for (size_t c = 0; c < o.ncalls; c++) per_type += rows_per_call(&o, o.calls[c]);
     size_t total = o.ntypes * per_type * o.nalgos * o.nsizes;
@@ -1736,13 +1746,13 @@ int main(int argc, char **argv)
                                  : is_float(r->type)          ? "x > 0"
                                                               : "(x & 1) == 0";
                     r->keep = takes_fraction(r->call) ? o.keep : 0;
-                    r->algo = (clscan_scan_algo)o.algos[g / o.nsizes];
+                    r->algo = (clscan_algorithm)o.algos[g / o.nsizes];
                     r->n = o.sizes[g % o.nsizes];
                     stop = (streamed ? run_stream_row : run_row)(&b, &o, r) != 0;
                     size_text(r->n, n, sizeof n);
                     fprintf(stderr, "[%zu/%zu] %s %s %s %s: %s", count, total,
                             clscan_type_name(r->type), row_label(r, label, sizeof label),
-                            algo_name(r->algo), n, r->check);
+                            clscan_ext_algorithm_name(r->algo), n, r->check);
                     if (measured(r) && streamed)
                         fprintf(stderr, ", %u reps, chunk %zu (%s host memory), wall %.1f us: "
                                 "%.2f GB/s; H2D %.2f GB/s (%.1f%%), D2H %.2f GB/s", r->repeats,

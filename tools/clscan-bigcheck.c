@@ -2,7 +2,9 @@
  * counts, indices and byte offsets), checked against verify.c's host reference by
  * streaming, chunk by chunk on every core; sizes above the largest allocation must be
  * refused. Prints the device's limits, each case, and a table. */
-#include "algo/algo.h"
+#include <clscan.h>
+#include <clscan_ext.h>
+
 #include "verify.h"
 
 #include <inttypes.h>
@@ -116,12 +118,12 @@ static int parse_count(const char *s, unsigned long long *out)
     unsigned long long v, adj = 0;
     if (base[0] == '2' && base[1] == '^') {
         unsigned long long e;
-        if (!clscan__parse_size(base + 2, &e) || e > 62) return -1;
+        if (!clscan_ext_parse_size(base + 2, &e) || e > 62) return -1;
         v = 1ull << e;
-    } else if (!clscan__parse_size(base, &v)) {
+    } else if (!clscan_ext_parse_size(base, &v)) {
         return -1;
     }
-    if (s[len] && !clscan__parse_size(s + len + 1, &adj)) return -1;
+    if (s[len] && !clscan_ext_parse_size(s + len + 1, &adj)) return -1;
     if (s[len] == '-' && adj > v) return -1;
     *out = s[len] == '-' ? v - adj : v + adj;
     return 0;
@@ -628,6 +630,110 @@ static int make_input(bigcheck *b, const bc_case *c, size_t n, size_t es, size_t
     return ok;
 }
 
+/* Enqueues case c over plan p: the scan or compaction of s[soff, +n) into dst. */
+static clscan_status enqueue_case(bigcheck *b, const bc_case *c, const bc_plan *p, cl_mem s,
+                                  size_t soff, cl_mem dst, cl_mem flags, cl_mem count,
+                                  cl_event *ev)
+{
+    const size_t n = p->n;
+    switch (c->call) {
+    case CALL_SCAN:
+        return (c->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
+            b->ctx, b->queue, s, soff, dst, p->dst_off, n, c->type, c->op, 0, NULL, ev);
+    case CALL_SELECT_FLAGGED:
+        return clscan_select_flagged(b->ctx, b->queue, s, soff, flags, p->flags_off, dst,
+                                     p->dst_off, count, n, c->type, 0, NULL, ev);
+    case CALL_SELECT_IF:
+        return clscan_select_if(b->ctx, b->queue, s, soff, dst, p->dst_off, count, n, c->type,
+                                clscan_verify_predicates[0].text, 0, NULL, ev);
+    default:
+        return clscan_partition_if(b->ctx, b->queue, s, soff, dst, p->dst_off, count, n,
+                                   c->type, clscan_verify_predicates[0].text, 0, NULL, ev);
+    }
+}
+
+/* Whether the guard windows read back (guard_before bytes before dst's output at byte
+ * out, p->guard after it) still hold their patterns: 1, else 0 and r->msg says where. */
+static int guards_intact(const bc_plan *p, size_t out, size_t guard_before,
+                         const unsigned char *before, const unsigned char *after, bc_row *r)
+{
+    for (size_t i = 0; i + 4 <= guard_before; i += 4) {
+        uint32_t w;
+        memcpy(&w, before + i, 4);
+        if (w != PATTERN_BEFORE) {
+            snprintf(r->msg, sizeof r->msg, "write before the output: dst byte %zu, %zu bytes "
+                     "before dst[dst_offset]", out - guard_before + i, guard_before - i);
+            return 0;
+        }
+    }
+    for (size_t i = 0; i + 4 <= p->guard; i += 4) {
+        uint32_t w;
+        memcpy(&w, after + i, 4);
+        if (w != PATTERN_AFTER) {
+            snprintf(r->msg, sizeof r->msg, "write after the output: %zu bytes after "
+                     "dst[dst_offset + n]", i);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Checks the output read back into b->host (and count_got, the count buffer's bytes)
+ * against the reference, chunk by chunk on all threads; RES_PASS in r, or r->msg says
+ * what differs. */
+static void check_result(bigcheck *b, const bc_case *c, int layout, const bc_plan *p,
+                         size_t chunk, const unsigned char *count_got, bc_row *r)
+{
+    const size_t n = p->n, es = p->es;
+    bc_job j = {.b = b, .c = c, .n = n, .chunk = chunk, .nchunks = (n + chunk - 1) / chunk,
+                .es = es, .layout = layout, .got = b->host, .bad_at = (size_t)-1};
+    pthread_mutex_init(&j.lock, NULL);
+    int ok = 1;
+    cl_ulong got_count = 0;
+    if (c->call == CALL_SCAN) {
+        j.fn = job_scan;
+        ok = run_chunks(&j, b->o.threads);
+    } else {
+        memcpy(&got_count, count_got, sizeof got_count);
+        for (size_t i = 8; i < COUNT_BYTES && ok; i++)
+            if (count_got[i] != COUNT_GUARD) {
+                snprintf(r->msg, sizeof r->msg, "count byte %zu (past its cl_ulong) was written",
+                         i);
+                ok = -1;
+            }
+        j.kept = calloc(j.nchunks + 1, sizeof *j.kept);
+        j.ref = b->ref;
+        j.total_kept = (size_t)got_count;
+        j.fn = job_reference;
+        if (ok == 1) ok = j.kept && run_chunks(&j, b->o.threads);
+        for (size_t k = 0, sum = 0; ok == 1 && k <= j.nchunks; k++) {
+            size_t here = k < j.nchunks ? j.kept[k] : 0;
+            j.kept[k] = sum;
+            sum += here;
+        }
+        if (ok == 1) {
+            j.total_kept = j.kept[j.nchunks];
+            j.fn = job_compact;
+            ok = run_chunks(&j, b->o.threads);
+        }
+    }
+    pthread_mutex_destroy(&j.lock);
+    if (ok == 1 && c->call != CALL_SCAN && got_count != j.total_kept)
+        snprintf(r->msg, sizeof r->msg, "count: got %llu, expected %zu%s%s",
+                 (unsigned long long)got_count, j.total_kept, j.bad_at != (size_t)-1 ? "; " : "",
+                 j.bad_at != (size_t)-1 ? j.bad : "");
+    else if (ok == 1 && j.bad_at != (size_t)-1)
+        snprintf(r->msg, sizeof r->msg, "%s", j.bad);
+    else if (ok == 0)
+        snprintf(r->msg, sizeof r->msg, "host out of memory in the check");
+    else if (ok == 1) {
+        r->res = RES_PASS;
+        if (c->call != CALL_SCAN)
+            snprintf(r->msg, sizeof r->msg, "kept %zu", j.total_kept);
+    }
+    free(j.kept);
+}
+
 /* Runs and checks one case; fills r. */
 static void run_case(bigcheck *b, const bc_case *c, int layout, const bc_plan *p, cl_mem src,
                      cl_mem dst, cl_mem flags, cl_mem count, size_t chunk, bc_row *r)
@@ -667,24 +773,7 @@ static void run_case(bigcheck *b, const bc_case *c, int layout, const bc_plan *p
     cl_event ev = NULL;
     struct timespec tc;
     clock_gettime(CLOCK_MONOTONIC, &tc);
-    clscan_status st;
-    switch (c->call) {
-    case CALL_SCAN:
-        st = (c->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
-            b->ctx, b->queue, s, soff, dst, p->dst_off, n, c->type, c->op, 0, NULL, &ev);
-        break;
-    case CALL_SELECT_FLAGGED:
-        st = clscan_select_flagged(b->ctx, b->queue, s, soff, flags, p->flags_off, dst,
-                                   p->dst_off, count, n, c->type, 0, NULL, &ev);
-        break;
-    case CALL_SELECT_IF:
-        st = clscan_select_if(b->ctx, b->queue, s, soff, dst, p->dst_off, count, n, c->type,
-                              clscan_verify_predicates[0].text, 0, NULL, &ev);
-        break;
-    default:
-        st = clscan_partition_if(b->ctx, b->queue, s, soff, dst, p->dst_off, count, n,
-                                 c->type, clscan_verify_predicates[0].text, 0, NULL, &ev);
-    }
+    clscan_status st = enqueue_case(b, c, p, s, soff, dst, flags, count, &ev);
     if (st != CLSCAN_SUCCESS) {
         snprintf(r->msg, sizeof r->msg, "%s: %s", clscan_status_string(st),
                  clscan_context_last_error(b->ctx));
@@ -703,71 +792,8 @@ static void run_case(bigcheck *b, const bc_case *c, int layout, const bc_plan *p
         (err = move(b, 'r', dst, out + n * es, p->guard, after, NULL, 0, 0)) ||
         (err = move(b, 'r', dst, out, n * es, b->host, NULL, 0, 0)))
         goto cl_fail;
-    for (size_t i = 0; i + 4 <= guard_before; i += 4) {
-        uint32_t w;
-        memcpy(&w, before + i, 4);
-        if (w != PATTERN_BEFORE) {
-            snprintf(r->msg, sizeof r->msg, "write before the output: dst byte %zu, %zu bytes "
-                     "before dst[dst_offset]", out - guard_before + i, guard_before - i);
-            goto done;
-        }
-    }
-    for (size_t i = 0; i + 4 <= p->guard; i += 4) {
-        uint32_t w;
-        memcpy(&w, after + i, 4);
-        if (w != PATTERN_AFTER) {
-            snprintf(r->msg, sizeof r->msg, "write after the output: %zu bytes after "
-                     "dst[dst_offset + n]", i);
-            goto done;
-        }
-    }
-    bc_job j = {.b = b, .c = c, .n = n, .chunk = chunk, .nchunks = (n + chunk - 1) / chunk,
-                .es = es, .layout = layout, .got = b->host, .bad_at = (size_t)-1};
-    pthread_mutex_init(&j.lock, NULL);
-    int ok = 1;
-    cl_ulong got_count = 0;
-    if (c->call == CALL_SCAN) {
-        j.fn = job_scan;
-        ok = run_chunks(&j, b->o.threads);
-    } else {
-        memcpy(&got_count, count_got, sizeof got_count);
-        for (size_t i = 8; i < sizeof count_got && ok; i++)
-            if (count_got[i] != COUNT_GUARD) {
-                snprintf(r->msg, sizeof r->msg, "count byte %zu (past its cl_ulong) was written",
-                         i);
-                ok = -1;
-            }
-        j.kept = calloc(j.nchunks + 1, sizeof *j.kept);
-        j.ref = b->ref;
-        j.total_kept = (size_t)got_count;
-        j.fn = job_reference;
-        if (ok == 1) ok = j.kept && run_chunks(&j, b->o.threads);
-        for (size_t k = 0, sum = 0; ok == 1 && k <= j.nchunks; k++) {
-            size_t here = k < j.nchunks ? j.kept[k] : 0;
-            j.kept[k] = sum;
-            sum += here;
-        }
-        if (ok == 1) {
-            j.total_kept = j.kept[j.nchunks];
-            j.fn = job_compact;
-            ok = run_chunks(&j, b->o.threads);
-        }
-    }
-    pthread_mutex_destroy(&j.lock);
-    if (ok == 1 && c->call != CALL_SCAN && got_count != j.total_kept)
-        snprintf(r->msg, sizeof r->msg, "count: got %llu, expected %zu%s%s",
-                 (unsigned long long)got_count, j.total_kept, j.bad_at != (size_t)-1 ? "; " : "",
-                 j.bad_at != (size_t)-1 ? j.bad : "");
-    else if (ok == 1 && j.bad_at != (size_t)-1)
-        snprintf(r->msg, sizeof r->msg, "%s", j.bad);
-    else if (ok == 0)
-        snprintf(r->msg, sizeof r->msg, "host out of memory in the check");
-    else if (ok == 1) {
-        r->res = RES_PASS;
-        if (c->call != CALL_SCAN)
-            snprintf(r->msg, sizeof r->msg, "kept %zu", j.total_kept);
-    }
-    free(j.kept);
+    if (guards_intact(p, out, guard_before, before, after, r))
+        check_result(b, c, layout, p, chunk, count_got, r);
     goto done;
 
 cl_fail:
@@ -778,6 +804,7 @@ done:
     free(before);
     free(after);
 }
+
 
 /* Whether the cases of `type` include select-flagged, and a compaction in place (which
  * copies its input). */

@@ -3,8 +3,7 @@
  * clscan-selftest and the tests. */
 #include "verify.h"
 
-#include "algo/algo.h"
-
+#include <ctype.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -69,7 +68,8 @@ static uint64_t clscan_canon(uint64_t v, clscan_type t)
     return v;
 }
 
-static uint64_t clscan_load_int(const void *p, size_t i, clscan_type t)
+/* (FLOAT: clscan_canon leaves the 32 bits alone.) */
+uint64_t clscan_verify_load_bits(const void *p, size_t i, clscan_type t)
 {
     if (clscan_type_size(t) == 4) {
         uint32_t v;
@@ -81,7 +81,7 @@ static uint64_t clscan_load_int(const void *p, size_t i, clscan_type t)
     return v;
 }
 
-static void clscan_store_int(void *p, size_t i, clscan_type t, uint64_t v)
+void clscan_verify_store_bits(void *p, size_t i, clscan_type t, uint64_t v)
 {
     if (clscan_type_size(t) == 4) {
         uint32_t w = (uint32_t)v;
@@ -98,7 +98,7 @@ static int clscan_int_less(uint64_t a, uint64_t b, clscan_type t)
     return (a ^ flip) < (b ^ flip);
 }
 
-static uint64_t clscan_int_identity(clscan_type t, clscan_op op)
+uint64_t clscan_verify_int_identity(clscan_type t, clscan_op op)
 {
     switch (op) {
     case CLSCAN_OP_MUL: return 1;
@@ -113,7 +113,7 @@ static uint64_t clscan_int_identity(clscan_type t, clscan_op op)
     }
 }
 
-static uint64_t clscan_int_combine(uint64_t a, uint64_t b, clscan_type t, clscan_op op)
+uint64_t clscan_verify_int_combine(uint64_t a, uint64_t b, clscan_type t, clscan_op op)
 {
     switch (op) {
     case CLSCAN_OP_ADD: return clscan_canon(a + b, t);
@@ -126,7 +126,7 @@ static uint64_t clscan_int_combine(uint64_t a, uint64_t b, clscan_type t, clscan
     }
 }
 
-static long double clscan_load_float(const void *p, size_t i, clscan_type t)
+long double clscan_verify_load_float(const void *p, size_t i, clscan_type t)
 {
     if (t == CLSCAN_FLOAT) {
         float v;
@@ -138,7 +138,7 @@ static long double clscan_load_float(const void *p, size_t i, clscan_type t)
     return v;
 }
 
-static void clscan_store_float(void *p, size_t i, clscan_type t, long double v)
+void clscan_verify_store_float(void *p, size_t i, clscan_type t, long double v)
 {
     if (t == CLSCAN_FLOAT) {
         float f = (float)v;
@@ -180,7 +180,7 @@ void clscan_verify_fill(void *dst, size_t n, clscan_type type, clscan_op op, uin
                 uint64_t bit = clscan_unit(&rng) < p ? (uint64_t)1 << (r % bits) : 0;
                 v = op == CLSCAN_OP_AND ? ~bit : bit;
             }
-            clscan_store_int(dst, i, type, v);
+            clscan_verify_store_bits(dst, i, type, v);
         }
         return;
     }
@@ -204,7 +204,7 @@ void clscan_verify_fill(void *dst, size_t n, clscan_type type, clscan_op op, uin
             memcpy((char *)dst + 8 * i, &r, 8);
             continue;
         }
-        clscan_store_float(dst, i, type, v);
+        clscan_verify_store_float(dst, i, type, v);
     }
 }
 
@@ -277,18 +277,19 @@ clscan_verify_ref *clscan_verify_reference(clscan_type type, clscan_op op, int i
     }
 
     if (!clscan_is_float(type)) {
-        uint64_t acc = clscan_int_identity(type, op);
+        uint64_t acc = clscan_verify_int_identity(type, op);
         for (size_t i = 0; i < n; i++) {
-            uint64_t x = clscan_load_int(src, i, type), next = clscan_int_combine(acc, x, type, op);
-            clscan_store_int(ref->exact, i, type, inclusive ? next : acc);
+            uint64_t x = clscan_verify_load_bits(src, i, type);
+            uint64_t next = clscan_verify_int_combine(acc, x, type, op);
+            clscan_verify_store_bits(ref->exact, i, type, inclusive ? next : acc);
             acc = next;
         }
     } else if (!wide) { /* MIN, MAX (AND/OR/XOR are refused, never compared) */
         long double acc = op == CLSCAN_OP_MIN ? INFINITY : -INFINITY;
         for (size_t i = 0; i < n; i++) {
-            long double x = clscan_load_float(src, i, type);
+            long double x = clscan_verify_load_float(src, i, type);
             long double next = op == CLSCAN_OP_MIN ? fminl(acc, x) : fmaxl(acc, x);
-            clscan_store_float(ref->exact, i, type, inclusive ? next : acc);
+            clscan_verify_store_float(ref->exact, i, type, inclusive ? next : acc);
             acc = next;
         }
     } else {
@@ -297,7 +298,7 @@ clscan_verify_ref *clscan_verify_reference(clscan_type type, clscan_op op, int i
             B += 2; /* + 2*ceil(log2(n+1)) */
         long double s = op == CLSCAN_OP_MUL ? 1 : 0, c = 0, mag = 0;
         for (size_t i = 0; i < n; i++) {
-            long double x = clscan_load_float(src, i, type), before = s + c, mag0 = mag, t;
+            long double x = clscan_verify_load_float(src, i, type), before = s + c, mag0 = mag, t;
             if (op == CLSCAN_OP_ADD) { /* Neumaier: s + c is the compensated sum */
                 t = s + x;
                 c += fabsl(s) >= fabsl(x) ? (s - t) + x : (x - t) + s;
@@ -326,11 +327,11 @@ oom:
 static void clscan_format(char *buf, size_t size, const void *p, size_t i, clscan_type t)
 {
     if (clscan_is_float(t)) {
-        long double v = clscan_load_float(p, i, t);
+        long double v = clscan_verify_load_float(p, i, t);
         snprintf(buf, size, t == CLSCAN_FLOAT ? "%.9Lg" : "%.17Lg", v);
         return;
     }
-    uint64_t v = clscan_load_int(p, i, t);
+    uint64_t v = clscan_verify_load_bits(p, i, t);
     if (clscan_is_signed(t) && (v >> 63))
         snprintf(buf, size, "-%" PRIu64 " (0x%" PRIx64 ")", ~v + 1,
                  t == CLSCAN_INT32 ? v & 0xffffffffu : v);
@@ -352,7 +353,7 @@ int clscan_verify_compare_range(const clscan_verify_ref *ref, size_t first, size
     for (size_t k = 0; k < count && first + k < ref->n; k++) {
         const size_t i = first + k;
         if (ref->val) {
-            long double v = clscan_load_float(got, k, ref->type);
+            long double v = clscan_verify_load_float(got, k, ref->type);
             if (fabsl(v - ref->val[i]) <= ref->tol[i])
                 continue;
             clscan_format(g, sizeof g, got, k, ref->type);
@@ -361,8 +362,8 @@ int clscan_verify_compare_range(const clscan_verify_ref *ref, size_t first, size
             return 0;
         }
         if (clscan_is_float(ref->type)) {
-            long double a = clscan_load_float(got, k, ref->type);
-            if (a == clscan_load_float(ref->exact, i, ref->type))
+            long double a = clscan_verify_load_float(got, k, ref->type);
+            if (a == clscan_verify_load_float(ref->exact, i, ref->type))
                 continue;
         } else if (!memcmp((const char *)got + k * es, (const char *)ref->exact + i * es, es)) {
             continue;
@@ -378,6 +379,17 @@ int clscan_verify_compare_range(const clscan_verify_ref *ref, size_t first, size
 
 /* ------------------------------------------------------------- device -------- */
 
+/* 1 if `token` is a whole word of the space-separated list (an extension string). */
+static int clscan_has_token(const char *list, const char *token)
+{
+    const size_t len = strlen(token);
+    for (const char *p = list; (p = strstr(p, token)) != NULL; p += len)
+        if ((p == list || isspace((unsigned char)p[-1])) &&
+            (p[len] == '\0' || isspace((unsigned char)p[len])))
+            return 1;
+    return 0;
+}
+
 int clscan_verify_device_has_fp64(cl_device_id device)
 {
     cl_device_fp_config cfg = 0;
@@ -389,7 +401,7 @@ int clscan_verify_device_has_fp64(cl_device_id device)
         return 0;
     char *ext = calloc(1, len + 1);
     int found = ext && clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, len, ext, NULL) ==
-                           CL_SUCCESS && clscan__has_token(ext, "cl_khr_fp64");
+                           CL_SUCCESS && clscan_has_token(ext, "cl_khr_fp64");
     free(ext);
     return found;
 }
@@ -646,11 +658,6 @@ const char *clscan_verify_kind_name(clscan_verify_kind kind)
     return (unsigned)kind < CLSCAN_VERIFY_KIND_COUNT ? names[kind] : "invalid";
 }
 
-uint64_t clscan_verify_load_bits(const void *p, size_t i, clscan_type type)
-{
-    return clscan_load_int(p, i, type); /* FLOAT: clscan_canon leaves the 32 bits alone */
-}
-
 /* The value of float bits x of type t (FLOAT widened exactly to double). */
 static double clscan_bits_value(clscan_type t, uint64_t x)
 {
@@ -848,7 +855,7 @@ static size_t clscan_run_length(clscan_verify_rng *rng)
 
 /* 1 where element a and element b of p differ by C's != on the type (NaN differs from
  * everything, -0.0 equals +0.0), as OpenCL C's != does. */
-static int clscan_differs(const void *p, size_t a, size_t b, clscan_type t)
+int clscan_verify_differs(const void *p, size_t a, size_t b, clscan_type t)
 {
     if (t == CLSCAN_FLOAT) {
         float x, y;
@@ -862,7 +869,7 @@ static int clscan_differs(const void *p, size_t a, size_t b, clscan_type t)
         memcpy(&y, (const char *)p + 8 * b, 8);
         return x != y;
     }
-    return clscan_load_int(p, a, t) != clscan_load_int(p, b, t);
+    return clscan_verify_load_bits(p, a, t) != clscan_verify_load_bits(p, b, t);
 }
 
 void clscan_verify_compact_fill(const clscan_verify_compact_case *c, void *src,
@@ -873,12 +880,12 @@ void clscan_verify_compact_fill(const clscan_verify_compact_case *c, void *src,
     const size_t n = c->n;
     if (c->kind != CLSCAN_VERIFY_UNIQUE) {
         for (size_t i = 0; i < n; i++)
-            clscan_store_int(src, i, t, clscan_random_bits(&rng, t, 4));
+            clscan_verify_store_bits(src, i, t, clscan_random_bits(&rng, t, 4));
     } else if (c->pattern == CLSCAN_VERIFY_DUPS_DISTINCT) {
         for (size_t i = 0; i < n; i++) {
             do
-                clscan_store_int(src, i, t, clscan_random_bits(&rng, t, 4));
-            while (i > 0 && !clscan_differs(src, i - 1, i, t));
+                clscan_verify_store_bits(src, i, t, clscan_random_bits(&rng, t, 4));
+            while (i > 0 && !clscan_verify_differs(src, i - 1, i, t));
         }
     } else {
         uint64_t v = clscan_random_bits(&rng, t, 0);
@@ -889,7 +896,7 @@ void clscan_verify_compact_fill(const clscan_verify_compact_case *c, void *src,
                         ? clscan_special_bits(t, clscan_verify_rng_next(&rng))
                         : clscan_random_bits(&rng, t, 4);
             }
-            clscan_store_int(src, i, t, v);
+            clscan_verify_store_bits(src, i, t, v);
         }
     }
     if (c->kind != CLSCAN_VERIFY_SELECT_FLAGGED || !flags)
@@ -925,8 +932,10 @@ size_t clscan_verify_compact_reference(clscan_verify_kind kind, clscan_type type
         int keep;
         switch (kind) {
         case CLSCAN_VERIFY_SELECT_FLAGGED: keep = flags[i] != 0; break;
-        case CLSCAN_VERIFY_UNIQUE: keep = i == 0 || clscan_differs(src, i - 1, i, type); break;
-        default: keep = pred->host(type, clscan_load_int(src, i, type), i) != 0;
+        case CLSCAN_VERIFY_UNIQUE:
+            keep = i == 0 || clscan_verify_differs(src, i - 1, i, type);
+            break;
+        default: keep = pred->host(type, clscan_verify_load_bits(src, i, type), i) != 0;
         }
         const char *from = (const char *)src + i * es;
         if (keep)
@@ -945,7 +954,7 @@ static void clscan_format_bits(char *buf, size_t size, const void *p, size_t i, 
     if (clscan_is_float(t)) {
         size_t len = strlen(buf);
         snprintf(buf + len, size - len, " (bits 0x%0*" PRIx64 ")", t == CLSCAN_FLOAT ? 8 : 16,
-                 clscan_load_int(p, i, t));
+                 clscan_verify_load_bits(p, i, t));
     }
 }
 
@@ -987,6 +996,246 @@ static void clscan_explain_dst(char *msg, size_t size, const clscan_verify_compa
     }
 }
 
+/* One compaction case of clscan_verify_run_compact: its host images (src, dst, flags and
+ * count as written before the call; want: dst as it must be after), its buffers and the
+ * writes that filled them. In place, dst_img is src_img. */
+typedef struct clscan_compact_run {
+    const clscan_verify_compact_case *c;
+    const clscan_verify_predicate *pred;
+    int flagged;
+    size_t es, soff, src_len, dst_len, flags_len, kept;
+    unsigned char *src_img, *dst_img, *flags_img, *want, *got, *ref;
+    unsigned char count_img[CLSCAN_COUNT_BYTES], count_got[CLSCAN_COUNT_BYTES];
+    cl_mem src, dst, flags, count;
+    cl_event writes[4];
+    cl_uint nwrites;
+} clscan_compact_run;
+
+/* Sizes and fills r's images for case c: guard bytes around src's input, dst's output
+ * and the flags; the reference pasted into want. 0, or -1 with msg saying why. */
+static int clscan_compact_prepare(clscan_compact_run *r, const clscan_verify_compact_case *c,
+                                  char *msg, size_t msg_size)
+{
+    const size_t n = c->n, doff = c->dst_offset, foff = c->flags_offset;
+    r->c = c;
+    r->flagged = c->kind == CLSCAN_VERIFY_SELECT_FLAGGED;
+    r->pred = c->predicate;
+    if (!r->pred && (c->kind == CLSCAN_VERIFY_SELECT_IF || c->kind == CLSCAN_VERIFY_PARTITION_IF) &&
+        (unsigned)c->pattern < CLSCAN_VERIFY_PREDICATE_COUNT)
+        r->pred = &clscan_verify_predicates[c->pattern];
+    r->es = clscan_type_size(c->type);
+    r->soff = c->in_place ? doff : c->src_offset;
+    r->src_len = (r->soff + n + CLSCAN_GUARD_ELEMS) * r->es;
+    r->dst_len = (doff + n + CLSCAN_GUARD_ELEMS) * r->es;
+    r->flags_len = r->flagged ? foff + n + CLSCAN_GUARD_ELEMS : 0;
+    size_t got_len = r->src_len > r->dst_len ? r->src_len : r->dst_len;
+    if (got_len < r->flags_len)
+        got_len = r->flags_len;
+    r->src_img = malloc(r->src_len);
+    r->want = malloc(r->dst_len);
+    r->got = malloc(got_len);
+    r->dst_img = c->in_place ? r->src_img : malloc(r->dst_len);
+    r->flags_img = r->flagged ? malloc(r->flags_len) : NULL;
+    r->ref = malloc(n ? n * r->es : 1);
+    if (!r->src_img || !r->want || !r->got || !r->dst_img || (r->flagged && !r->flags_img) ||
+        !r->ref) {
+        clscan_say(msg, msg_size, "host out of memory");
+        return -1;
+    }
+    if (!r->flagged && c->kind != CLSCAN_VERIFY_UNIQUE && !r->pred) {
+        clscan_say(msg, msg_size, "pattern %d is not a predicate of the table", c->pattern);
+        return -1;
+    }
+    memset(r->src_img, CLSCAN_GUARD_BYTE, r->src_len);
+    if (!c->in_place)
+        memset(r->dst_img, CLSCAN_GUARD_BYTE, r->dst_len);
+    if (r->flagged)
+        memset(r->flags_img, CLSCAN_GUARD_BYTE, r->flags_len);
+    memset(r->count_img, CLSCAN_GUARD_BYTE, sizeof r->count_img);
+    unsigned char *input = r->src_img + r->soff * r->es;
+    unsigned char *flags = r->flagged ? r->flags_img + foff : NULL;
+    clscan_verify_compact_fill(c, input, flags);
+    /* What dst must hold afterwards: as before the call, with the reference pasted in. */
+    r->kept = clscan_verify_compact_reference(c->kind, c->type, r->pred, input, flags, n, r->ref);
+    memcpy(r->want, r->dst_img, r->dst_len);
+    memcpy(r->want + doff * r->es, r->ref,
+           (c->kind == CLSCAN_VERIFY_PARTITION_IF ? n : r->kept) * r->es);
+    return 0;
+}
+
+/* Creates r's buffers and enqueues the non-blocking writes of their images, whose events
+ * (r->writes) form the call's wait list. CL_SUCCESS, or the error and *what failed. */
+static cl_int clscan_compact_upload(clscan_compact_run *r, cl_context cl_ctx,
+                                    cl_command_queue queue, const char **what)
+{
+    const int in_place = r->c->in_place;
+    cl_int err;
+    *what = "clCreateBuffer";
+    if ((err = clscan_src_dst(cl_ctx, r->src_len, r->dst_len, in_place, &r->src, &r->dst)) !=
+        CL_SUCCESS)
+        return err;
+    if (r->flagged &&
+        !(r->flags = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, r->flags_len, NULL, &err)))
+        return err;
+    if (!(r->count = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, sizeof r->count_img, NULL, &err)))
+        return err;
+    *what = "clEnqueueWriteBuffer";
+    struct { cl_mem mem; size_t len; const void *img; } init[4] = {
+        {r->src, r->src_len, r->src_img}, {in_place ? NULL : r->dst, r->dst_len, r->dst_img},
+        {r->flags, r->flags_len, r->flags_img}, {r->count, sizeof r->count_img, r->count_img}};
+    for (int k = 0; k < 4; k++)
+        if (init[k].mem && (err = clEnqueueWriteBuffer(queue, init[k].mem, CL_FALSE, 0,
+                                                       init[k].len, init[k].img, 0, NULL,
+                                                       &r->writes[r->nwrites++])) != CL_SUCCESS)
+            return err;
+    return CL_SUCCESS;
+}
+
+/* Enqueues r's compaction after the writes; its event into *ev. */
+static clscan_status clscan_compact_call(const clscan_compact_run *r, clscan_context *ctx,
+                                         cl_command_queue queue, cl_event *ev)
+{
+    const clscan_verify_compact_case *c = r->c;
+    const size_t soff = r->soff, doff = c->dst_offset, n = c->n;
+    switch (c->kind) {
+    case CLSCAN_VERIFY_SELECT_FLAGGED:
+        return clscan_select_flagged(ctx, queue, r->src, soff, r->flags, c->flags_offset, r->dst,
+                                     doff, r->count, n, c->type, r->nwrites, r->writes, ev);
+    case CLSCAN_VERIFY_SELECT_IF:
+        return clscan_select_if(ctx, queue, r->src, soff, r->dst, doff, r->count, n, c->type,
+                                r->pred->text, r->nwrites, r->writes, ev);
+    case CLSCAN_VERIFY_PARTITION_IF:
+        return clscan_partition_if(ctx, queue, r->src, soff, r->dst, doff, r->count, n, c->type,
+                                   r->pred->text, r->nwrites, r->writes, ev);
+    default:
+        return clscan_unique(ctx, queue, r->src, soff, r->dst, doff, r->count, n, c->type,
+                             r->nwrites, r->writes, ev);
+    }
+}
+
+/* After a refused call (status st; event_changed: it wrote *event): every buffer must be
+ * as it was. The result, with msg; on a failed read FAIL and *err (msg unwritten). */
+static clscan_verify_result clscan_compact_refused(clscan_compact_run *r, clscan_context *ctx,
+                                                   cl_command_queue queue, clscan_status st,
+                                                   int event_changed, cl_int *err, char *msg,
+                                                   size_t msg_size)
+{
+    const clscan_type t = r->c->type;
+    char detail[512];
+    clscan_say(detail, sizeof detail, "%s", clscan_context_last_error(ctx));
+    int fp64 = clscan_queue_fp64(queue, t);
+    /* Every buffer as it was: dst, src, flags, count. */
+    struct {
+        cl_mem mem;
+        size_t len;
+        const unsigned char *img;
+        unsigned char *into;
+        const char *name;
+    } b[4] = {
+        {r->dst, r->dst_len, r->dst_img, r->got, "dst"},
+        {r->c->in_place ? NULL : r->src, r->src_len, r->src_img, r->got, "src"},
+        {r->flags, r->flags_len, r->flags_img, r->got, "flags"},
+        {r->count, sizeof r->count_img, r->count_img, r->count_got, "count"}};
+    const char *name = "";
+    size_t bad = (size_t)-1;
+    *err = CL_SUCCESS;
+    for (int k = 0; k < 4 && !*name && *err == CL_SUCCESS; k++)
+        if (b[k].mem && (bad = clscan_read_diff(queue, b[k].mem, b[k].len, b[k].img, b[k].into,
+                                                r->nwrites, r->writes, err)) != (size_t)-1)
+            name = b[k].name;
+    if (*err != CL_SUCCESS)
+        return CLSCAN_VERIFY_FAIL;
+    if (event_changed) {
+        clscan_say(msg, msg_size, "%s but *event was changed", clscan_status_string(st));
+    } else if (*name) {
+        clscan_say(msg, msg_size, "%s but %s byte %zu was written", clscan_status_string(st),
+                   name, bad);
+    } else if (st == CLSCAN_ERROR_UNSUPPORTED && t == CLSCAN_DOUBLE && !fp64) {
+        clscan_say(msg, msg_size, "device has no fp64: CLSCAN_ERROR_UNSUPPORTED");
+        return CLSCAN_VERIFY_SKIP;
+    } else {
+        clscan_say(msg, msg_size, "%s: %s%s", clscan_status_string(st), detail,
+                   t == CLSCAN_DOUBLE ? " (the device reports fp64)" : "");
+    }
+    return CLSCAN_VERIFY_FAIL;
+}
+
+/* After a completed call: the count exactly (and nothing past its 8 bytes), dst against
+ * want, src (unless in place) and flags unchanged. The result, with msg; on a failed read
+ * FAIL and *err (msg unwritten). */
+static clscan_verify_result clscan_compact_check(clscan_compact_run *r, cl_command_queue queue,
+                                                 cl_int *err, char *msg, size_t msg_size)
+{
+    const size_t n = r->c->n, kept = r->kept;
+    size_t bad;
+    clscan_read_diff(queue, r->count, sizeof r->count_img, r->count_img, r->count_got, 0, NULL,
+                     err);
+    if (*err != CL_SUCCESS)
+        return CLSCAN_VERIFY_FAIL;
+    cl_ulong got_count;
+    memcpy(&got_count, r->count_got, sizeof got_count);
+    if ((bad = clscan_first_diff(r->count_got, NULL, 8, sizeof r->count_got)) != (size_t)-1) {
+        clscan_say(msg, msg_size, "count byte %zu (past the cl_ulong) was written", bad);
+        return CLSCAN_VERIFY_FAIL;
+    }
+    /* dst: the kept elements, then (selects and unique) what was there before. */
+    bad = clscan_read_diff(queue, r->dst, r->dst_len, r->want, r->got, 0, NULL, err);
+    if (*err != CL_SUCCESS)
+        return CLSCAN_VERIFY_FAIL;
+    char why[512] = "dst as expected";
+    if (bad != (size_t)-1)
+        clscan_explain_dst(why, sizeof why, r->c, kept, r->got, r->want, bad);
+    if (got_count != kept) {
+        clscan_say(msg, msg_size, "count: got %llu%s, expected %zu; %s",
+                   (unsigned long long)got_count,
+                   clscan_first_diff(r->count_got, NULL, 0, 8) == (size_t)-1 ? " (never written)"
+                                                                             : "",
+                   kept, why);
+        return CLSCAN_VERIFY_FAIL;
+    }
+    if (bad != (size_t)-1) {
+        clscan_say(msg, msg_size, "%s", why);
+        return CLSCAN_VERIFY_FAIL;
+    }
+    if (!r->c->in_place) { /* the input must be untouched */
+        if ((bad = clscan_read_diff(queue, r->src, r->src_len, r->src_img, r->got, 0, NULL,
+                                    err)) != (size_t)-1) {
+            clscan_say(msg, msg_size, "src byte %zu was changed (element %zu)", bad, bad / r->es);
+            return CLSCAN_VERIFY_FAIL;
+        }
+        if (*err != CL_SUCCESS)
+            return CLSCAN_VERIFY_FAIL;
+    }
+    if (r->flagged) {
+        if ((bad = clscan_read_diff(queue, r->flags, r->flags_len, r->flags_img, r->got, 0, NULL,
+                                    err)) != (size_t)-1) {
+            clscan_say(msg, msg_size, "flags byte %zu was changed", bad);
+            return CLSCAN_VERIFY_FAIL;
+        }
+        if (*err != CL_SUCCESS)
+            return CLSCAN_VERIFY_FAIL;
+    }
+    clscan_say(msg, msg_size, "ok (kept %zu of %zu)", kept, n);
+    return CLSCAN_VERIFY_PASS;
+}
+
+/* Releases what r holds (ev as clscan_release_events takes it). */
+static void clscan_compact_free(clscan_compact_run *r, cl_event ev, cl_event sentinel)
+{
+    clscan_release_events(ev, sentinel, r->writes, r->nwrites);
+    cl_mem mems[4] = {r->src, r->dst, r->flags, r->count};
+    for (int k = 0; k < 4; k++)
+        if (mems[k])
+            clReleaseMemObject(mems[k]);
+    if (!r->c->in_place)
+        free(r->dst_img);
+    free(r->src_img);
+    free(r->flags_img);
+    free(r->want);
+    free(r->got);
+    free(r->ref);
+}
+
 clscan_verify_result clscan_verify_run_compact(clscan_context *ctx, cl_context cl_ctx,
                                                cl_command_queue queue,
                                                const clscan_verify_compact_case *c,
@@ -994,127 +1243,22 @@ clscan_verify_result clscan_verify_run_compact(clscan_context *ctx, cl_context c
 {
     static char sentinel_obj;
     cl_event const sentinel = (cl_event)(void *)&sentinel_obj;
-    const clscan_type t = c->type;
-    const int flagged = c->kind == CLSCAN_VERIFY_SELECT_FLAGGED;
-    const clscan_verify_predicate *pred = c->predicate;
-    if (!pred && (c->kind == CLSCAN_VERIFY_SELECT_IF || c->kind == CLSCAN_VERIFY_PARTITION_IF) &&
-        (unsigned)c->pattern < CLSCAN_VERIFY_PREDICATE_COUNT)
-        pred = &clscan_verify_predicates[c->pattern];
-    size_t es = clscan_type_size(t), n = c->n, doff = c->dst_offset, foff = c->flags_offset;
-    size_t soff = c->in_place ? doff : c->src_offset;
-    size_t src_len = (soff + n + CLSCAN_GUARD_ELEMS) * es;
-    size_t dst_len = (doff + n + CLSCAN_GUARD_ELEMS) * es;
-    size_t flags_len = flagged ? foff + n + CLSCAN_GUARD_ELEMS : 0;
-    size_t got_len = src_len > dst_len ? src_len : dst_len;
-    if (got_len < flags_len)
-        got_len = flags_len;
-    unsigned char *src_img = malloc(src_len), *want = malloc(dst_len), *got = malloc(got_len);
-    unsigned char *dst_img = c->in_place ? src_img : malloc(dst_len);
-    unsigned char *flags_img = flagged ? malloc(flags_len) : NULL;
-    unsigned char *ref = malloc(n ? n * es : 1);
-    unsigned char count_img[CLSCAN_COUNT_BYTES], count_got[CLSCAN_COUNT_BYTES];
-    cl_mem src = NULL, dst = NULL, flags = NULL, count = NULL;
-    cl_event writes[4] = {NULL, NULL, NULL, NULL}, ev = sentinel;
-    cl_uint nwrites = 0;
+    clscan_compact_run r = {0};
+    cl_event ev = sentinel;
     cl_int err = CL_SUCCESS;
-    size_t bad, kept = 0;
     const char *what = "";
     clscan_verify_result res = CLSCAN_VERIFY_FAIL;
-    clscan_status st;
 
-    if (!src_img || !want || !got || !dst_img || (flagged && !flags_img) || !ref) {
-        clscan_say(msg, msg_size, "host out of memory");
+    if (clscan_compact_prepare(&r, c, msg, msg_size))
         goto done;
-    }
-    if (!flagged && c->kind != CLSCAN_VERIFY_UNIQUE && !pred) {
-        clscan_say(msg, msg_size, "pattern %d is not a predicate of the table", c->pattern);
-        goto done;
-    }
-    memset(src_img, CLSCAN_GUARD_BYTE, src_len);
-    if (!c->in_place)
-        memset(dst_img, CLSCAN_GUARD_BYTE, dst_len);
-    if (flagged)
-        memset(flags_img, CLSCAN_GUARD_BYTE, flags_len);
-    memset(count_img, CLSCAN_GUARD_BYTE, sizeof count_img);
-    clscan_verify_compact_fill(c, src_img + soff * es, flagged ? flags_img + foff : NULL);
-    /* What dst must hold afterwards: as before the call, with the reference pasted in. */
-    kept = clscan_verify_compact_reference(c->kind, t, pred, src_img + soff * es,
-                                           flagged ? flags_img + foff : NULL, n, ref);
-    memcpy(want, dst_img, dst_len);
-    memcpy(want + doff * es, ref, (c->kind == CLSCAN_VERIFY_PARTITION_IF ? n : kept) * es);
-
-    what = "clCreateBuffer";
-    if ((err = clscan_src_dst(cl_ctx, src_len, dst_len, c->in_place, &src, &dst)) != CL_SUCCESS)
+    if ((err = clscan_compact_upload(&r, cl_ctx, queue, &what)) != CL_SUCCESS)
         goto cl_fail;
-    if (flagged && !(flags = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, flags_len, NULL, &err)))
-        goto cl_fail;
-    if (!(count = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, sizeof count_img, NULL, &err)))
-        goto cl_fail;
-    /* Non-blocking writes whose events form the call's wait list. */
-    what = "clEnqueueWriteBuffer";
-    struct { cl_mem mem; size_t len; const void *img; } init[4] = {
-        {src, src_len, src_img}, {c->in_place ? NULL : dst, dst_len, dst_img},
-        {flags, flags_len, flags_img}, {count, sizeof count_img, count_img}};
-    for (int k = 0; k < 4; k++)
-        if (init[k].mem && (err = clEnqueueWriteBuffer(queue, init[k].mem, CL_FALSE, 0,
-                                                       init[k].len, init[k].img, 0, NULL,
-                                                       &writes[nwrites++])) != CL_SUCCESS)
-            goto cl_fail;
-
-    switch (c->kind) {
-    case CLSCAN_VERIFY_SELECT_FLAGGED:
-        st = clscan_select_flagged(ctx, queue, src, soff, flags, foff, dst, doff, count, n, t,
-                                   nwrites, writes, &ev);
-        break;
-    case CLSCAN_VERIFY_SELECT_IF:
-        st = clscan_select_if(ctx, queue, src, soff, dst, doff, count, n, t, pred->text,
-                              nwrites, writes, &ev);
-        break;
-    case CLSCAN_VERIFY_PARTITION_IF:
-        st = clscan_partition_if(ctx, queue, src, soff, dst, doff, count, n, t, pred->text,
-                                 nwrites, writes, &ev);
-        break;
-    default:
-        st = clscan_unique(ctx, queue, src, soff, dst, doff, count, n, t, nwrites, writes, &ev);
-    }
-
-    if (st != CLSCAN_SUCCESS) {
-        /* A refused call must leave *event alone and write nothing. */
-        char detail[512];
-        clscan_say(detail, sizeof detail, "%s", clscan_context_last_error(ctx));
-        int fp64 = clscan_queue_fp64(queue, t);
-        /* Every buffer as it was: dst, src, flags, count. */
-        struct {
-            cl_mem mem;
-            size_t len;
-            const unsigned char *img;
-            unsigned char *into;
-            const char *name;
-        } b[4] = {
-            {dst, dst_len, dst_img, got, "dst"},
-            {c->in_place ? NULL : src, src_len, src_img, got, "src"},
-            {flags, flags_len, flags_img, got, "flags"},
-            {count, sizeof count_img, count_img, count_got, "count"}};
-        const char *name = "";
+    clscan_status st = clscan_compact_call(&r, ctx, queue, &ev);
+    if (st != CLSCAN_SUCCESS) { /* a refused call must leave *event alone, write nothing */
         what = "clEnqueueReadBuffer";
-        for (int k = 0; k < 4 && !*name && err == CL_SUCCESS; k++)
-            if (b[k].mem && (bad = clscan_read_diff(queue, b[k].mem, b[k].len, b[k].img,
-                                                    b[k].into, nwrites, writes, &err)) !=
-                                (size_t)-1)
-                name = b[k].name;
+        res = clscan_compact_refused(&r, ctx, queue, st, ev != sentinel, &err, msg, msg_size);
         if (err != CL_SUCCESS)
             goto cl_fail;
-        if (ev != sentinel)
-            clscan_say(msg, msg_size, "%s but *event was changed", clscan_status_string(st));
-        else if (*name)
-            clscan_say(msg, msg_size, "%s but %s byte %zu was written", clscan_status_string(st),
-                       name, bad);
-        else if (st == CLSCAN_ERROR_UNSUPPORTED && t == CLSCAN_DOUBLE && !fp64) {
-            res = CLSCAN_VERIFY_SKIP;
-            clscan_say(msg, msg_size, "device has no fp64: CLSCAN_ERROR_UNSUPPORTED");
-        } else
-            clscan_say(msg, msg_size, "%s: %s%s", clscan_status_string(st), detail,
-                       t == CLSCAN_DOUBLE ? " (the device reports fp64)" : "");
         ev = sentinel;
         goto done;
     }
@@ -1125,73 +1269,16 @@ clscan_verify_result clscan_verify_run_compact(clscan_context *ctx, cl_context c
     }
     if ((err = clscan_verify_wait(ev, &what)) != CL_SUCCESS)
         goto cl_fail;
-
     what = "clEnqueueReadBuffer";
-    clscan_read_diff(queue, count, sizeof count_img, count_img, count_got, 0, NULL, &err);
-    if (err != CL_SUCCESS)
-        goto cl_fail;
-    cl_ulong got_count;
-    memcpy(&got_count, count_got, sizeof got_count);
-    if ((bad = clscan_first_diff(count_got, NULL, 8, sizeof count_got)) != (size_t)-1) {
-        clscan_say(msg, msg_size, "count byte %zu (past the cl_ulong) was written", bad);
+    res = clscan_compact_check(&r, queue, &err, msg, msg_size);
+    if (err == CL_SUCCESS)
         goto done;
-    }
-    /* dst: the kept elements, then (selects and unique) what was there before. */
-    bad = clscan_read_diff(queue, dst, dst_len, want, got, 0, NULL, &err);
-    if (err != CL_SUCCESS)
-        goto cl_fail;
-    char why[512] = "dst as expected";
-    if (bad != (size_t)-1)
-        clscan_explain_dst(why, sizeof why, c, kept, got, want, bad);
-    if (got_count != kept) {
-        clscan_say(msg, msg_size, "count: got %llu%s, expected %zu; %s",
-                   (unsigned long long)got_count,
-                   clscan_first_diff(count_got, NULL, 0, 8) == (size_t)-1 ? " (never written)" : "",
-                   kept, why);
-        goto done;
-    }
-    if (bad != (size_t)-1) {
-        clscan_say(msg, msg_size, "%s", why);
-        goto done;
-    }
-    if (!c->in_place) { /* the input must be untouched */
-        if ((bad = clscan_read_diff(queue, src, src_len, src_img, got, 0, NULL, &err)) !=
-            (size_t)-1) {
-            clscan_say(msg, msg_size, "src byte %zu was changed (element %zu)", bad, bad / es);
-            goto done;
-        }
-        if (err != CL_SUCCESS)
-            goto cl_fail;
-    }
-    if (flagged) {
-        if ((bad = clscan_read_diff(queue, flags, flags_len, flags_img, got, 0, NULL, &err)) !=
-            (size_t)-1) {
-            clscan_say(msg, msg_size, "flags byte %zu was changed", bad);
-            goto done;
-        }
-        if (err != CL_SUCCESS)
-            goto cl_fail;
-    }
-    res = CLSCAN_VERIFY_PASS;
-    clscan_say(msg, msg_size, "ok (kept %zu of %zu)", kept, n);
-    goto done;
 
 cl_fail:
     clscan_say(msg, msg_size, "%s failed: %s", what, clscan_status_string(err));
     clFinish(queue);
 done:
-    clscan_release_events(ev, sentinel, writes, nwrites);
-    cl_mem mems[4] = {src, dst, flags, count};
-    for (int k = 0; k < 4; k++)
-        if (mems[k])
-            clReleaseMemObject(mems[k]);
-    if (!c->in_place)
-        free(dst_img);
-    free(src_img);
-    free(flags_img);
-    free(want);
-    free(got);
-    free(ref);
+    clscan_compact_free(&r, ev, sentinel);
     return res;
 }
 

@@ -1,9 +1,10 @@
-/* verify.h - host references for the scans and the stream compactions, input generation
- * and one-case device runners, shared by clscan-selftest and the Check tests. */
+/* verify.h - host references for the scans and the stream compactions, element access,
+ * input generation and one-case device runners, shared by the tools (clscan-selftest,
+ * clscan-bench, clscan-bigcheck) and the Check tests. */
 #ifndef CLSCAN_VERIFY_H
 #define CLSCAN_VERIFY_H
 
-#include "clscan.h"
+#include <clscan.h>
 #include <stdint.h>
 
 /* Deterministic PRNG (splitmix64): the same seed gives the same stream everywhere. */
@@ -14,6 +15,27 @@ typedef struct clscan_verify_rng {
 uint64_t clscan_verify_rng_next(clscan_verify_rng *rng);
 /* Hashes a value into a seed, so each case gets its own stream from one master seed. */
 uint64_t clscan_verify_mix(uint64_t seed, uint64_t value);
+
+/* ------------------------------------------------------------- elements ------ */
+
+/* Element i of p as raw bits in a uint64: integers as clscan_verify_fill stores them
+ * (INT32 sign-extended, UINT32 zero-extended, so that integer arithmetic on them wraps as
+ * the type's does), floats as their IEEE bits (zero-extended for FLOAT). */
+uint64_t clscan_verify_load_bits(const void *p, size_t i, clscan_type type);
+/* Stores the low 4 or 8 bytes of v (as the type's size says) as element i of p. */
+void clscan_verify_store_bits(void *p, size_t i, clscan_type type, uint64_t v);
+/* Element i of p, of FLOAT or DOUBLE, as a long double (exactly); and the store of v,
+ * rounded to the type. */
+long double clscan_verify_load_float(const void *p, size_t i, clscan_type type);
+void clscan_verify_store_float(void *p, size_t i, clscan_type type, long double v);
+/* The identity of op on an integer type, and a op b, both held as load_bits holds them. */
+uint64_t clscan_verify_int_identity(clscan_type type, clscan_op op);
+uint64_t clscan_verify_int_combine(uint64_t a, uint64_t b, clscan_type type, clscan_op op);
+/* 1 where elements a and b of p differ as OpenCL C's != says (floats: NaN differs from
+ * everything, -0.0 equals +0.0). */
+int clscan_verify_differs(const void *p, size_t a, size_t b, clscan_type type);
+
+/* ------------------------------------------------------------- inputs -------- */
 
 /* Fills dst with n inputs of `type` chosen so that scans with `op` stay meaningful
  * (see verify.c for what each (type, op) gets). Same seed, same data. */
@@ -121,10 +143,6 @@ typedef struct clscan_verify_predicate {
  * the runs and nothing. */
 #define CLSCAN_VERIFY_PREDICATE_COUNT 8
 extern const clscan_verify_predicate clscan_verify_predicates[CLSCAN_VERIFY_PREDICATE_COUNT];
-
-/* Element i of p as raw bits in a uint64: integers as clscan_verify_fill stores them
- * (INT32 sign-extended), floats as their IEEE bits (zero-extended for FLOAT). */
-uint64_t clscan_verify_load_bits(const void *p, size_t i, clscan_type type);
 
 /* Flag patterns of select_flagged: no flag set, all set (random nonzero bytes, not just
  * 1), half set at random, alternating runs of set and clear flags of random lengths up

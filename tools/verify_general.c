@@ -128,127 +128,74 @@ static const mat2u mat2u_identity = {1, 0, 0, 1};
 static const float float_minus_inf = -INFINITY;
 static const int64_t long_max = INT64_MAX;
 
+/* The cases: each one's description and host version, with its identity's bytes
+ * (identity NULL: all zero bytes). */
+static const struct gen_case_row {
+    clscan_verify_gen_case c;
+    const void *identity;
+    size_t identity_size;
+} gen_cases[CLSCAN_VERIFY_GEN_CASES] = {
+    {{.name = "float max, custom",
+      .desc = {.type = CLSCAN_FLOAT, .combine = "a > b ? a : b", .identity = "-INFINITY"},
+      .in_size = 4, .out_size = 4, .fill = clscan_verify_gen_fill_float, .op = op_max_float},
+     &float_minus_inf, 4},
+    {{.name = "2x2 uint matrix product (non-commutative struct)",
+      .desc = {.type_name = "mat2u", .type_size = sizeof(mat2u), .source = mat2u_source,
+               .combine = "mat2u_mul(a, b)", .identity = "mat2u_one()"},
+      .in_size = sizeof(mat2u), .out_size = sizeof(mat2u), .fill = fill_mat2u, .op = op_mat2u},
+     &mat2u_identity, sizeof mat2u_identity},
+    {{.name = "(sum, count) struct from a float transform",
+      .desc = {.type_name = "sumcount", .type_size = sizeof(sumcount), .source = sumcount_source,
+               .combine = "sc_add(a, b)", .identity = "sc_zero()", .transform = "sc_make(x)",
+               .input_type_name = "float"},
+      .in_size = 4, .out_size = sizeof(sumcount), .fill = fill_float_small,
+      .transform = tr_sumcount, .op = op_sumcount},
+     NULL, 0},
+    {{.name = "int32 add of a predicate on floats (transform)",
+      .desc = {.type = CLSCAN_INT32, .op = CLSCAN_OP_ADD, .transform = "x > 0.5f ? 1 : 0",
+               .input_type_name = "float"},
+      .in_size = 4, .out_size = 4, .fill = fill_float_unit, .transform = tr_count_above,
+      .op = op_add_int},
+     NULL, 0},
+    {{.name = "int64 add of x * (i % 5) (transform with the index)",
+      .desc = {.type = CLSCAN_INT64, .op = CLSCAN_OP_ADD, .transform = "(long)x * (long)(i % 5)",
+               .input_type_name = "int"},
+      .in_size = 4, .out_size = 8, .fill = fill_int_small, .transform = tr_index_weight,
+      .op = op_add_long},
+     NULL, 0},
+    {{.name = "int32 add, segmented by flags",
+      .desc = {.type = CLSCAN_INT32, .op = CLSCAN_OP_ADD, .segments = CLSCAN_SEGMENTS_FLAGS},
+      .in_size = 4, .out_size = 4, .fill = fill_int_small, .op = op_add_int},
+     NULL, 0},
+    {{.name = "float max (built-in), segmented by flags",
+      .desc = {.type = CLSCAN_FLOAT, .op = CLSCAN_OP_MAX, .segments = CLSCAN_SEGMENTS_FLAGS},
+      .in_size = 4, .out_size = 4, .fill = clscan_verify_gen_fill_float, .op = op_max_float},
+     &float_minus_inf, 4},
+    {{.name = "2x2 uint matrix product, segmented by int32 keys",
+      .desc = {.type_name = "mat2u", .type_size = sizeof(mat2u), .source = mat2u_source,
+               .combine = "mat2u_mul(a, b)", .identity = "mat2u_one()",
+               .segments = CLSCAN_SEGMENTS_KEYS, .key_type = CLSCAN_INT32},
+      .in_size = sizeof(mat2u), .out_size = sizeof(mat2u), .fill = fill_mat2u, .op = op_mat2u},
+     &mat2u_identity, sizeof mat2u_identity},
+    {{.name = "int64 min, segmented by int32 keys",
+      .desc = {.type = CLSCAN_INT64, .op = CLSCAN_OP_MIN, .segments = CLSCAN_SEGMENTS_KEYS,
+               .key_type = CLSCAN_INT32},
+      .in_size = 8, .out_size = 8, .fill = fill_long_any, .op = op_min_long},
+     &long_max, 8},
+    {{.name = "custom int32 add of (int)x, segmented by flags",
+      .desc = {.type = CLSCAN_INT32, .combine = "a + b", .identity = "0", .transform = "(int)x",
+               .input_type_name = "float", .segments = CLSCAN_SEGMENTS_FLAGS},
+      .in_size = 4, .out_size = 4, .fill = fill_float_small, .transform = tr_float_to_int,
+      .op = op_add_int},
+     NULL, 0}};
+
 clscan_verify_gen_case clscan_verify_gen_case_get(int k)
 {
-    clscan_verify_gen_case c;
-    memset(&c, 0, sizeof c);
-    clscan_scan_desc *d = &c.desc;
-    switch (k) {
-    case 0:
-        c.name = "float max, custom";
-        d->type = CLSCAN_FLOAT;
-        d->combine = "a > b ? a : b";
-        d->identity = "-INFINITY";
-        c.in_size = c.out_size = 4;
-        c.fill = clscan_verify_gen_fill_float;
-        c.op = op_max_float;
-        memcpy(c.identity, &float_minus_inf, 4);
-        break;
-    case 1:
-        c.name = "2x2 uint matrix product (non-commutative struct)";
-        d->type_name = "mat2u";
-        d->type_size = sizeof(mat2u);
-        d->source = mat2u_source;
-        d->combine = "mat2u_mul(a, b)";
-        d->identity = "mat2u_one()";
-        c.in_size = c.out_size = sizeof(mat2u);
-        c.fill = fill_mat2u;
-        c.op = op_mat2u;
-        memcpy(c.identity, &mat2u_identity, sizeof mat2u_identity);
-        break;
-    case 2:
-        c.name = "(sum, count) struct from a float transform";
-        d->type_name = "sumcount";
-        d->type_size = sizeof(sumcount);
-        d->source = sumcount_source;
-        d->combine = "sc_add(a, b)";
-        d->identity = "sc_zero()";
-        d->transform = "sc_make(x)";
-        d->input_type_name = "float";
-        c.in_size = 4;
-        c.out_size = sizeof(sumcount);
-        c.fill = fill_float_small;
-        c.transform = tr_sumcount;
-        c.op = op_sumcount;
-        break;
-    case 3:
-        c.name = "int32 add of a predicate on floats (transform)";
-        d->type = CLSCAN_INT32;
-        d->op = CLSCAN_OP_ADD;
-        d->transform = "x > 0.5f ? 1 : 0";
-        d->input_type_name = "float";
-        c.in_size = 4;
-        c.out_size = 4;
-        c.fill = fill_float_unit;
-        c.transform = tr_count_above;
-        c.op = op_add_int;
-        break;
-    case 4:
-        c.name = "int64 add of x * (i % 5) (transform with the index)";
-        d->type = CLSCAN_INT64;
-        d->op = CLSCAN_OP_ADD;
-        d->transform = "(long)x * (long)(i % 5)";
-        d->input_type_name = "int";
-        c.in_size = 4;
-        c.out_size = 8;
-        c.fill = fill_int_small;
-        c.transform = tr_index_weight;
-        c.op = op_add_long;
-        break;
-    case 5:
-        c.name = "int32 add, segmented by flags";
-        d->type = CLSCAN_INT32;
-        d->op = CLSCAN_OP_ADD;
-        d->segments = CLSCAN_SEGMENTS_FLAGS;
-        c.in_size = c.out_size = 4;
-        c.fill = fill_int_small;
-        c.op = op_add_int;
-        break;
-    case 6:
-        c.name = "float max (built-in), segmented by flags";
-        d->type = CLSCAN_FLOAT;
-        d->op = CLSCAN_OP_MAX;
-        d->segments = CLSCAN_SEGMENTS_FLAGS;
-        c.in_size = c.out_size = 4;
-        c.fill = clscan_verify_gen_fill_float;
-        c.op = op_max_float;
-        memcpy(c.identity, &float_minus_inf, 4);
-        break;
-    case 7:
-        c.name = "2x2 uint matrix product, segmented by int32 keys";
-        *d = clscan_verify_gen_case_get(1).desc;
-        d->segments = CLSCAN_SEGMENTS_KEYS;
-        d->key_type = CLSCAN_INT32;
-        c.in_size = c.out_size = sizeof(mat2u);
-        c.fill = fill_mat2u;
-        c.op = op_mat2u;
-        memcpy(c.identity, &mat2u_identity, sizeof mat2u_identity);
-        break;
-    case 8:
-        c.name = "int64 min, segmented by int32 keys";
-        d->type = CLSCAN_INT64;
-        d->op = CLSCAN_OP_MIN;
-        d->segments = CLSCAN_SEGMENTS_KEYS;
-        d->key_type = CLSCAN_INT32;
-        c.in_size = c.out_size = 8;
-        c.fill = fill_long_any;
-        c.op = op_min_long;
-        memcpy(c.identity, &long_max, 8);
-        break;
-    default:
-        c.name = "custom int32 add of (int)x, segmented by flags";
-        d->type = CLSCAN_INT32;
-        d->combine = "a + b";
-        d->identity = "0";
-        d->transform = "(int)x";
-        d->input_type_name = "float";
-        d->segments = CLSCAN_SEGMENTS_FLAGS;
-        c.in_size = c.out_size = 4;
-        c.fill = fill_float_small;
-        c.transform = tr_float_to_int;
-        c.op = op_add_int;
-        break;
-    }
+    /* (k out of range: the last case.) */
+    const struct gen_case_row *row =
+        &gen_cases[k >= 0 && k < CLSCAN_VERIFY_GEN_CASES ? k : CLSCAN_VERIFY_GEN_CASES - 1];
+    clscan_verify_gen_case c = row->c; /* (its identity: zeros) */
+    if (row->identity) memcpy(c.identity, row->identity, row->identity_size);
     return c;
 }
 

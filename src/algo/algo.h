@@ -9,9 +9,6 @@
 
 #include "runtime/runtime.h"
 
-/* CLSCAN_SET_ARG with the calling function's `cl_int err`. */
-#define SET_ARG(k, i, v) CLSCAN_SET_ARG(err, k, i, v)
-
 /* clscan_exclusive_scan_carry (inclusive 0) and clscan_inclusive_scan_carry (scan.c). */
 clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl_mem src,
                                  size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,

@@ -404,15 +404,14 @@ typedef struct general_call {
     clscan_carry_args carry;
 } general_call;
 
-/* Sets the arguments every general kernel starts with: src, src_off, seg, seg_off. */
-static cl_int set_source_args(cl_kernel k, const general_call *c)
+/* Sets the arguments every general kernel starts with, as a's next ones: src, src_off,
+ * seg, seg_off. */
+static void set_source_args(clscan_kernel_args *a, const general_call *c)
 {
-    cl_int err = CL_SUCCESS;
-    SET_ARG(k, 0, c->src);
-    SET_ARG(k, 1, c->src_off);
-    SET_ARG(k, 2, c->seg);
-    SET_ARG(k, 3, c->seg_off);
-    return err;
+    CLSCAN_ARG(*a, c->src);
+    CLSCAN_ARG(*a, c->src_off);
+    CLSCAN_ARG(*a, c->seg);
+    CLSCAN_ARG(*a, c->seg_off);
 }
 
 static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog,
@@ -424,18 +423,19 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog,
     if (s != CLSCAN_SUCCESS) return s;
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
     cl_kernel k = prog->kernels[CLSCAN_K_GEN_SINGLE];
-    cl_int err = set_source_args(k, c);
-    SET_ARG(k, 4, c->dst);
-    SET_ARG(k, 5, c->dst_off);
-    SET_ARG(k, 6, c->n);
-    SET_ARG(k, 7, c->inclusive);
-    SET_ARG(k, 8, lb.state);
-    SET_ARG(k, 9, lb.epoch);
-    SET_ARG(k, 10, lb.spins);
-    SET_ARG(k, 11, lb.stats);
-    SET_ARG(k, 12, lb.stats_off);
-    if (err == CL_SUCCESS) err = clscan__set_carry_args(k, 13, &c->carry);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(gen_single)");
+    clscan_kernel_args a = clscan__args_begin(k, 0);
+    set_source_args(&a, c);
+    CLSCAN_ARG(a, c->dst);
+    CLSCAN_ARG(a, c->dst_off);
+    CLSCAN_ARG(a, c->n);
+    CLSCAN_ARG(a, c->inclusive);
+    CLSCAN_ARG(a, lb.state);
+    CLSCAN_ARG(a, lb.epoch);
+    CLSCAN_ARG(a, lb.spins);
+    CLSCAN_ARG(a, lb.stats);
+    CLSCAN_ARG(a, lb.stats_off);
+    clscan__set_carry_args(&a, &c->carry);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(gen_single)");
     return clscan__enqueue(l, k, (size_t)((c->n + tile - 1) / tile), cfg->wg_size,
                            "enqueue gen_single");
 }
@@ -449,36 +449,38 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
     const cl_int use_partials = lp.groups > 1;
     const cl_ulong part_off = 0;
     cl_mem partials = l->scratch ? l->scratch->buffer : c->src; /* (unused with one group) */
-    cl_int err = CL_SUCCESS;
     clscan_status s;
     if (use_partials) {
         l->scratch->lb_clean = 0; /* partials overwrite status words */
         cl_kernel k = prog->kernels[CLSCAN_K_GEN_REDUCE];
-        err = set_source_args(k, c);
-        SET_ARG(k, 4, c->n);
-        SET_ARG(k, 5, c->inclusive);
-        SET_ARG(k, 6, lp.per_group);
-        SET_ARG(k, 7, partials);
-        SET_ARG(k, 8, part_off);
-        SET_ARG(k, 9, c->carry.flags);
-        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(gen_reduce)");
+        clscan_kernel_args a = clscan__args_begin(k, 0);
+        set_source_args(&a, c);
+        CLSCAN_ARG(a, c->n);
+        CLSCAN_ARG(a, c->inclusive);
+        CLSCAN_ARG(a, lp.per_group);
+        CLSCAN_ARG(a, partials);
+        CLSCAN_ARG(a, part_off);
+        CLSCAN_ARG(a, c->carry.flags);
+        if (a.err != CL_SUCCESS)
+            return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(gen_reduce)");
         s = clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue gen_reduce_tiles");
         if (s != CLSCAN_SUCCESS) return s;
         s = clscan__enqueue_scan_partials(l, prog, partials, part_off, lp.groups);
         if (s != CLSCAN_SUCCESS) return s;
     }
     cl_kernel k = prog->kernels[CLSCAN_K_GEN_SCAN];
-    err = set_source_args(k, c);
-    SET_ARG(k, 4, c->dst);
-    SET_ARG(k, 5, c->dst_off);
-    SET_ARG(k, 6, c->n);
-    SET_ARG(k, 7, c->inclusive);
-    SET_ARG(k, 8, lp.per_group);
-    SET_ARG(k, 9, partials);
-    SET_ARG(k, 10, part_off);
-    SET_ARG(k, 11, use_partials);
-    if (err == CL_SUCCESS) err = clscan__set_carry_args(k, 12, &c->carry);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(gen_scan)");
+    clscan_kernel_args a = clscan__args_begin(k, 0);
+    set_source_args(&a, c);
+    CLSCAN_ARG(a, c->dst);
+    CLSCAN_ARG(a, c->dst_off);
+    CLSCAN_ARG(a, c->n);
+    CLSCAN_ARG(a, c->inclusive);
+    CLSCAN_ARG(a, lp.per_group);
+    CLSCAN_ARG(a, partials);
+    CLSCAN_ARG(a, part_off);
+    CLSCAN_ARG(a, use_partials);
+    clscan__set_carry_args(&a, &c->carry);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(gen_scan)");
     return clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue gen_scan_tiles");
 }
 

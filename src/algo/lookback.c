@@ -27,16 +27,16 @@ clscan_status clscan__lookback_begin(clscan_launch *l, clscan_program *prog,
     const clscan_scan_config *cfg = &prog->config;
     clscan_scratch *slot = l->scratch;
     const cl_uint max_epoch = (1u << (cfg->lb_word_bits / 2 - 2)) - 1;
-    cl_int err = CL_SUCCESS;
     if (!slot->lb_clean || slot->lb_word_bits != cfg->lb_word_bits ||
         slot->lb_epoch >= max_epoch) {
         /* A kernel of its own rather than a fill: see clscan_lb_clear. */
         const cl_ulong words = slot->size / 4;
         size_t groups = (size_t)((words + cfg->wg_size - 1) / cfg->wg_size);
         if (groups > 1024) groups = 1024;
-        SET_ARG(prog->kernels[CLSCAN_K_CLEAR], 0, slot->buffer);
-        SET_ARG(prog->kernels[CLSCAN_K_CLEAR], 1, words);
-        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(lb_clear)");
+        clscan_kernel_args a = clscan__args_begin(prog->kernels[CLSCAN_K_CLEAR], 0);
+        CLSCAN_ARG(a, slot->buffer);
+        CLSCAN_ARG(a, words);
+        if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(lb_clear)");
         clscan_status s =
             clscan__enqueue(l, prog->kernels[CLSCAN_K_CLEAR], groups, cfg->wg_size, "enqueue lb_clear");
         if (s != CLSCAN_SUCCESS) return s;

@@ -58,11 +58,11 @@ clscan_status clscan__enqueue_scan_partials(clscan_launch *l, clscan_program *pr
         return clscan__enqueue_scan_level(l, prog, scratch, part_off, scratch, part_off, count,
                                           0, scratch, part_off + count, NULL);
     const cl_uint n = (cl_uint)count;
-    cl_int err = CL_SUCCESS;
-    SET_ARG(prog->kernels[CLSCAN_K_PARTIALS], 0, scratch);
-    SET_ARG(prog->kernels[CLSCAN_K_PARTIALS], 1, part_off);
-    SET_ARG(prog->kernels[CLSCAN_K_PARTIALS], 2, n);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_partials)");
+    clscan_kernel_args a = clscan__args_begin(prog->kernels[CLSCAN_K_PARTIALS], 0);
+    CLSCAN_ARG(a, scratch);
+    CLSCAN_ARG(a, part_off);
+    CLSCAN_ARG(a, n);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(scan_partials)");
     return clscan__enqueue(l, prog->kernels[CLSCAN_K_PARTIALS], 1, cfg->wg_size, "enqueue scan_partials");
 }
 
@@ -78,33 +78,34 @@ clscan_status clscan__enqueue_scan_level(clscan_launch *l, clscan_program *prog,
     const cl_int use_partials = lp.groups > 1;
     const clscan_carry_args none = clscan__no_carry(clscan__config_elem_bytes(cfg), src);
     if (!carry) carry = &none;
-    cl_int err = CL_SUCCESS;
     clscan_status s;
     if (use_partials) {
-        SET_ARG(prog->kernels[CLSCAN_K_REDUCE], 0, src);
-        SET_ARG(prog->kernels[CLSCAN_K_REDUCE], 1, src_off);
-        SET_ARG(prog->kernels[CLSCAN_K_REDUCE], 2, n);
-        SET_ARG(prog->kernels[CLSCAN_K_REDUCE], 3, lp.per_group);
-        SET_ARG(prog->kernels[CLSCAN_K_REDUCE], 4, scratch);
-        SET_ARG(prog->kernels[CLSCAN_K_REDUCE], 5, part_off);
-        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(reduce)");
+        clscan_kernel_args a = clscan__args_begin(prog->kernels[CLSCAN_K_REDUCE], 0);
+        CLSCAN_ARG(a, src);
+        CLSCAN_ARG(a, src_off);
+        CLSCAN_ARG(a, n);
+        CLSCAN_ARG(a, lp.per_group);
+        CLSCAN_ARG(a, scratch);
+        CLSCAN_ARG(a, part_off);
+        if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(reduce)");
         s = clscan__enqueue(l, prog->kernels[CLSCAN_K_REDUCE], (size_t)lp.groups, cfg->wg_size,
                             "enqueue reduce_tiles");
         if (s != CLSCAN_SUCCESS) return s;
         s = clscan__enqueue_scan_partials(l, prog, scratch, part_off, lp.groups);
         if (s != CLSCAN_SUCCESS) return s;
     }
-    SET_ARG(prog->kernels[CLSCAN_K_SCAN], 0, src);
-    SET_ARG(prog->kernels[CLSCAN_K_SCAN], 1, src_off);
-    SET_ARG(prog->kernels[CLSCAN_K_SCAN], 2, dst);
-    SET_ARG(prog->kernels[CLSCAN_K_SCAN], 3, dst_off);
-    SET_ARG(prog->kernels[CLSCAN_K_SCAN], 4, n);
-    SET_ARG(prog->kernels[CLSCAN_K_SCAN], 5, lp.per_group);
-    SET_ARG(prog->kernels[CLSCAN_K_SCAN], 6, scratch);
-    SET_ARG(prog->kernels[CLSCAN_K_SCAN], 7, part_off);
-    SET_ARG(prog->kernels[CLSCAN_K_SCAN], 8, use_partials);
-    SET_ARG(prog->kernels[CLSCAN_K_SCAN], 9, inclusive);
-    if (err == CL_SUCCESS) err = clscan__set_carry_args(prog->kernels[CLSCAN_K_SCAN], 10, carry);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_tiles)");
+    clscan_kernel_args a = clscan__args_begin(prog->kernels[CLSCAN_K_SCAN], 0);
+    CLSCAN_ARG(a, src);
+    CLSCAN_ARG(a, src_off);
+    CLSCAN_ARG(a, dst);
+    CLSCAN_ARG(a, dst_off);
+    CLSCAN_ARG(a, n);
+    CLSCAN_ARG(a, lp.per_group);
+    CLSCAN_ARG(a, scratch);
+    CLSCAN_ARG(a, part_off);
+    CLSCAN_ARG(a, use_partials);
+    CLSCAN_ARG(a, inclusive);
+    clscan__set_carry_args(&a, carry);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(scan_tiles)");
     return clscan__enqueue(l, prog->kernels[CLSCAN_K_SCAN], (size_t)lp.groups, cfg->wg_size, "enqueue scan_tiles");
 }

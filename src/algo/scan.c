@@ -16,21 +16,21 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, cl_m
     clscan_status s = clscan__lookback_begin(l, prog, &lb);
     if (s != CLSCAN_SUCCESS) return s;
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
-    cl_int err = CL_SUCCESS;
     cl_kernel k = prog->kernels[CLSCAN_K_SINGLE];
-    SET_ARG(k, 0, src);
-    SET_ARG(k, 1, src_off);
-    SET_ARG(k, 2, dst);
-    SET_ARG(k, 3, dst_off);
-    SET_ARG(k, 4, n);
-    SET_ARG(k, 5, lb.state);
-    SET_ARG(k, 6, lb.epoch);
-    SET_ARG(k, 7, lb.spins);
-    SET_ARG(k, 8, inclusive);
-    SET_ARG(k, 9, lb.stats);
-    SET_ARG(k, 10, lb.stats_off);
-    if (err == CL_SUCCESS) err = clscan__set_carry_args(k, 11, carry);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(scan_single)");
+    clscan_kernel_args a = clscan__args_begin(k, 0);
+    CLSCAN_ARG(a, src);
+    CLSCAN_ARG(a, src_off);
+    CLSCAN_ARG(a, dst);
+    CLSCAN_ARG(a, dst_off);
+    CLSCAN_ARG(a, n);
+    CLSCAN_ARG(a, lb.state);
+    CLSCAN_ARG(a, lb.epoch);
+    CLSCAN_ARG(a, lb.spins);
+    CLSCAN_ARG(a, inclusive);
+    CLSCAN_ARG(a, lb.stats);
+    CLSCAN_ARG(a, lb.stats_off);
+    clscan__set_carry_args(&a, carry);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(scan_single)");
     return clscan__enqueue(l, k, (size_t)((n + tile - 1) / tile), cfg->wg_size, "enqueue scan_single");
 }
 

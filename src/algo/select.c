@@ -60,21 +60,21 @@ static clscan_status check_select(const clscan_context *ctx, cl_command_queue qu
     return CLSCAN_SUCCESS;
 }
 
-/* Sets the arguments the write kernels start with: src, src_off, flags, flags_off, dst,
- * dst_off, n (without flags, src stands in: the kernel needs a valid buffer). */
-static cl_int set_range_args(cl_kernel k, const select_call *c, cl_mem src, cl_ulong src_off)
+/* Sets the arguments the write kernels start with, as a's next ones: src, src_off, flags,
+ * flags_off, dst, dst_off, n (without flags, src stands in: the kernel needs a valid
+ * buffer). */
+static void set_range_args(clscan_kernel_args *a, const select_call *c, cl_mem src,
+                           cl_ulong src_off)
 {
     const cl_ulong flags_off = c->flags_offset, dst_off = c->dst_offset, n = c->n;
     cl_mem flags = c->flags ? c->flags : src;
-    cl_int err = CL_SUCCESS;
-    SET_ARG(k, 0, src);
-    SET_ARG(k, 1, src_off);
-    SET_ARG(k, 2, flags);
-    SET_ARG(k, 3, flags_off);
-    SET_ARG(k, 4, c->dst);
-    SET_ARG(k, 5, dst_off);
-    SET_ARG(k, 6, n);
-    return err;
+    CLSCAN_ARG(*a, src);
+    CLSCAN_ARG(*a, src_off);
+    CLSCAN_ARG(*a, flags);
+    CLSCAN_ARG(*a, flags_off);
+    CLSCAN_ARG(*a, c->dst);
+    CLSCAN_ARG(*a, dst_off);
+    CLSCAN_ARG(*a, n);
 }
 
 /* Enqueues the single-pass kernel. */
@@ -87,14 +87,15 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, cons
     if (s != CLSCAN_SUCCESS) return s;
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
     cl_kernel k = prog->kernels[CLSCAN_K_SEL_SINGLE];
-    cl_int err = set_range_args(k, c, src, src_off);
-    SET_ARG(k, 7, lb.state);
-    SET_ARG(k, 8, lb.epoch);
-    SET_ARG(k, 9, lb.spins);
-    SET_ARG(k, 10, c->count);
-    SET_ARG(k, 11, lb.stats);
-    SET_ARG(k, 12, lb.stats_off);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sel_single)");
+    clscan_kernel_args a = clscan__args_begin(k, 0);
+    set_range_args(&a, c, src, src_off);
+    CLSCAN_ARG(a, lb.state);
+    CLSCAN_ARG(a, lb.epoch);
+    CLSCAN_ARG(a, lb.spins);
+    CLSCAN_ARG(a, c->count);
+    CLSCAN_ARG(a, lb.stats);
+    CLSCAN_ARG(a, lb.stats_off);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sel_single)");
     return clscan__enqueue(l, k, (size_t)((c->n + tile - 1) / tile), cfg->wg_size,
                            "enqueue sel_single");
 }
@@ -111,33 +112,34 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
     const cl_ulong part_off = 0;
     cl_mem flags = c->flags ? c->flags : src;
     cl_mem partials = l->scratch ? l->scratch->buffer : src; /* (unused with one group) */
-    cl_int err = CL_SUCCESS;
     clscan_status s;
     if (use_partials) {
         l->scratch->lb_clean = 0; /* partials overwrite status words */
         cl_kernel k = prog->kernels[CLSCAN_K_SEL_COUNT];
-        SET_ARG(k, 0, src);
-        SET_ARG(k, 1, src_off);
-        SET_ARG(k, 2, flags);
-        SET_ARG(k, 3, flags_off);
-        SET_ARG(k, 4, n);
-        SET_ARG(k, 5, lp.per_group);
-        SET_ARG(k, 6, partials);
-        SET_ARG(k, 7, part_off);
-        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sel_count)");
+        clscan_kernel_args a = clscan__args_begin(k, 0);
+        CLSCAN_ARG(a, src);
+        CLSCAN_ARG(a, src_off);
+        CLSCAN_ARG(a, flags);
+        CLSCAN_ARG(a, flags_off);
+        CLSCAN_ARG(a, n);
+        CLSCAN_ARG(a, lp.per_group);
+        CLSCAN_ARG(a, partials);
+        CLSCAN_ARG(a, part_off);
+        if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sel_count)");
         s = clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue sel_count_tiles");
         if (s != CLSCAN_SUCCESS) return s;
         s = clscan__enqueue_scan_partials(l, prog, partials, part_off, lp.groups);
         if (s != CLSCAN_SUCCESS) return s;
     }
     cl_kernel k = prog->kernels[CLSCAN_K_SEL_WRITE];
-    err = set_range_args(k, c, src, src_off);
-    SET_ARG(k, 7, lp.per_group);
-    SET_ARG(k, 8, partials);
-    SET_ARG(k, 9, part_off);
-    SET_ARG(k, 10, use_partials);
-    SET_ARG(k, 11, c->count);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sel_write)");
+    clscan_kernel_args a = clscan__args_begin(k, 0);
+    set_range_args(&a, c, src, src_off);
+    CLSCAN_ARG(a, lp.per_group);
+    CLSCAN_ARG(a, partials);
+    CLSCAN_ARG(a, part_off);
+    CLSCAN_ARG(a, use_partials);
+    CLSCAN_ARG(a, c->count);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sel_write)");
     return clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue sel_write_tiles");
 }
 
@@ -145,9 +147,9 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
  * so that tools such as Oclgrind see it as written). */
 static clscan_status enqueue_zero(clscan_launch *l, clscan_program *prog, const select_call *c)
 {
-    cl_int err = CL_SUCCESS;
-    SET_ARG(prog->kernels[CLSCAN_K_SEL_ZERO], 0, c->count);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sel_zero)");
+    clscan_kernel_args a = clscan__args_begin(prog->kernels[CLSCAN_K_SEL_ZERO], 0);
+    CLSCAN_ARG(a, c->count);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sel_zero)");
     return clscan__enqueue(l, prog->kernels[CLSCAN_K_SEL_ZERO], 1, 1, "enqueue sel_count_zero");
 }
 

@@ -225,16 +225,17 @@ static clscan_status enqueue_passes(clscan_launch *l, clscan_program *prog,
         const sort_side vfrom = pass == 0 ? vin : (pass & 1) ? vtmp : vout;
         const sort_side vto = (pass & 1) ? vout : vtmp;
         const cl_uint shift = pass * SORT_BITS;
-        cl_int err = CL_SUCCESS;
         cl_kernel k = prog->kernels[CLSCAN_K_SORT_HIST];
-        SET_ARG(k, 0, from.mem);
-        SET_ARG(k, 1, from.off);
-        SET_ARG(k, 2, n);
-        SET_ARG(k, 3, sp.per_group);
-        SET_ARG(k, 4, shift);
-        SET_ARG(k, 5, scratch);
-        SET_ARG(k, 6, zero);
-        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sort_histogram)");
+        clscan_kernel_args a = clscan__args_begin(k, 0);
+        CLSCAN_ARG(a, from.mem);
+        CLSCAN_ARG(a, from.off);
+        CLSCAN_ARG(a, n);
+        CLSCAN_ARG(a, sp.per_group);
+        CLSCAN_ARG(a, shift);
+        CLSCAN_ARG(a, scratch);
+        CLSCAN_ARG(a, zero);
+        if (a.err != CL_SUCCESS)
+            return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_histogram)");
         s = clscan__enqueue(l, k, (size_t)sp.groups, cfg->wg_size, "enqueue sort_histogram");
         if (s != CLSCAN_SUCCESS) return s;
         /* The counts' exclusive scan, in place, its partials after the counts. */
@@ -242,20 +243,22 @@ static clscan_status enqueue_passes(clscan_launch *l, clscan_program *prog,
                                        scratch, counts_len, NULL);
         if (s != CLSCAN_SUCCESS) return s;
         k = prog->kernels[CLSCAN_K_SORT_SCATTER];
-        SET_ARG(k, 0, from.mem);
-        SET_ARG(k, 1, from.off);
-        SET_ARG(k, 2, to.mem);
-        SET_ARG(k, 3, to.off);
-        SET_ARG(k, 4, vfrom.mem);
-        SET_ARG(k, 5, vfrom.off);
-        SET_ARG(k, 6, vto.mem);
-        SET_ARG(k, 7, vto.off);
-        SET_ARG(k, 8, n);
-        SET_ARG(k, 9, sp.per_group);
-        SET_ARG(k, 10, shift);
-        SET_ARG(k, 11, scratch);
-        SET_ARG(k, 12, zero);
-        if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clSetKernelArg(sort_scatter)");
+        a = clscan__args_begin(k, 0);
+        CLSCAN_ARG(a, from.mem);
+        CLSCAN_ARG(a, from.off);
+        CLSCAN_ARG(a, to.mem);
+        CLSCAN_ARG(a, to.off);
+        CLSCAN_ARG(a, vfrom.mem);
+        CLSCAN_ARG(a, vfrom.off);
+        CLSCAN_ARG(a, vto.mem);
+        CLSCAN_ARG(a, vto.off);
+        CLSCAN_ARG(a, n);
+        CLSCAN_ARG(a, sp.per_group);
+        CLSCAN_ARG(a, shift);
+        CLSCAN_ARG(a, scratch);
+        CLSCAN_ARG(a, zero);
+        if (a.err != CL_SUCCESS)
+            return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_scatter)");
         s = clscan__enqueue(l, k, (size_t)sp.groups, cfg->wg_size, "enqueue sort_scatter");
     }
     return s;

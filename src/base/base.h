@@ -1,7 +1,8 @@
-/* base.h - the bottom layer of src/: errors and the per-thread last error, type and
- * operator checks, small parsers, hashes, the registry of live contexts, the embedded cl/
- * sources, and the observation hooks for tools. Includes nothing of the library's but
- * clscan.h; every other layer builds on it (docs/ARCHITECTURE.md). */
+/* base.h - the bottom layer of src/: errors and the per-thread last error, kernel
+ * arguments set in order, type and operator checks, small parsers, hashes, the registry
+ * of live contexts, the embedded cl/ sources, and the observation hooks for tools.
+ * Includes nothing of the library's but clscan.h; every other layer builds on it
+ * (docs/ARCHITECTURE.md). */
 #ifndef CLSCAN_BASE_H
 #define CLSCAN_BASE_H
 
@@ -37,6 +38,32 @@ clscan_status clscan__fail_text(const clscan_context *ctx, clscan_status status,
         cl_int clscan_err_ = (call);                              \
         if (clscan_err_ != CL_SUCCESS) return clscan__fail_cl((ctx), clscan_err_, (what)); \
     } while (0)
+
+/* ---------------------------------------------------------- kernel args ---- */
+
+/* A kernel's arguments, set in the order of its parameter list: clscan__args_begin
+ * starts at argument `first`, and each CLSCAN_ARG or clscan__arg_bytes sets the next
+ * one and counts, unless an earlier one failed: err keeps the first error, for one check
+ * at the end (`if (a.err != CL_SUCCESS) return clscan__fail_cl(ctx, a.err, ...)`). */
+typedef struct clscan_kernel_args {
+    cl_kernel kernel;
+    cl_uint next;   /* the index the next argument gets */
+    cl_int err;     /* CL_SUCCESS, or the first failure */
+} clscan_kernel_args;
+
+static inline clscan_kernel_args clscan__args_begin(cl_kernel kernel, cl_uint first)
+{
+    clscan_kernel_args a = {kernel, first, CL_SUCCESS};
+    return a;
+}
+/* Sets the next argument to `size` bytes at `value` (NULL with a size: local memory). */
+static inline void clscan__arg_bytes(clscan_kernel_args *a, size_t size, const void *value)
+{
+    if (a->err == CL_SUCCESS) a->err = clSetKernelArg(a->kernel, a->next, size, value);
+    ++a->next;
+}
+/* Sets the next argument of `a` (a clscan_kernel_args) to the lvalue v, of its size. */
+#define CLSCAN_ARG(a, v) clscan__arg_bytes(&(a), sizeof(v), &(v))
 
 /* ---------------------------------------------------------------- types ----- */
 

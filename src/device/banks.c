@@ -110,15 +110,17 @@ static int time_once(bank_probe *p, size_t wg, cl_uint stride, cl_uint iteration
                      double *us)
 {
     cl_event ev = NULL;
-    cl_int err = clSetKernelArg(p->kernel, 1, sizeof stride, &stride);
-    if (err == CL_SUCCESS) err = clSetKernelArg(p->kernel, 2, sizeof iterations, &iterations);
-    if (err != CL_SUCCESS) {
-        p->err = err;
+    /* Arguments 1 and 2; out (0) and key (3) stay as probe() set them. */
+    clscan_kernel_args a = clscan__args_begin(p->kernel, 1);
+    CLSCAN_ARG(a, stride);
+    CLSCAN_ARG(a, iterations);
+    if (a.err != CL_SUCCESS) {
+        p->err = a.err;
         p->what = "clSetKernelArg";
         return 0;
     }
     double t0 = now_us();
-    err = clEnqueueNDRangeKernel(p->queue, p->kernel, 1, NULL, &wg, &wg, 0, NULL, &ev);
+    cl_int err = clEnqueueNDRangeKernel(p->queue, p->kernel, 1, NULL, &wg, &wg, 0, NULL, &ev);
     if (err != CL_SUCCESS) {
         p->err = err;
         p->what = "clEnqueueNDRangeKernel";
@@ -293,8 +295,13 @@ static clscan_status probe(const clscan_context *ctx, cl_context cl_ctx, cl_devi
     out = clCreateBuffer(cl_ctx, CL_MEM_WRITE_ONLY, p.wg * sizeof(cl_uint), NULL, &err);
     if (err != CL_SUCCESS) goto cl_failed;
     what = "clSetKernelArg";
-    err = clSetKernelArg(p.kernel, 0, sizeof out, &out);
-    if (err == CL_SUCCESS) err = clSetKernelArg(p.kernel, 3, sizeof key, &key);
+    {
+        clscan_kernel_args a = clscan__args_begin(p.kernel, 0);
+        CLSCAN_ARG(a, out);
+        a.next += 2; /* stride and iterations: time_once, before each launch */
+        CLSCAN_ARG(a, key);
+        err = a.err;
+    }
     if (err != CL_SUCCESS) goto cl_failed;
 
     status = measure(ctx, &p, log_max, res);

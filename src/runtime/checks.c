@@ -173,13 +173,12 @@ clscan_status clscan__check_carry(const clscan_context *ctx, const clscan_carry 
     return CLSCAN_SUCCESS;
 }
 
-cl_int clscan__set_carry_args(cl_kernel k, cl_uint first, const clscan_carry_args *a)
+void clscan__set_carry_args(clscan_kernel_args *a, const clscan_carry_args *c)
 {
-    cl_int err = clSetKernelArg(k, first, a->value_size, a->value);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, first + 1, sizeof(cl_mem), &a->in_buf);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, first + 2, sizeof(cl_ulong), &a->in_off);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, first + 3, sizeof(cl_mem), &a->out_buf);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, first + 4, sizeof(cl_ulong), &a->out_off);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, first + 5, sizeof(cl_uint), &a->flags);
-    return err;
+    clscan__arg_bytes(a, c->value_size, c->value);
+    CLSCAN_ARG(*a, c->in_buf);
+    CLSCAN_ARG(*a, c->in_off);
+    CLSCAN_ARG(*a, c->out_buf);
+    CLSCAN_ARG(*a, c->out_off);
+    CLSCAN_ARG(*a, c->flags);
 }

@@ -65,6 +65,8 @@ static clscan_status context_settle(clscan_context *ctx, clscan_getenv_fn getenv
     const char *dir = getenv_fn("CLSCAN_KERNEL_INCLUDE_DIR", user);
     if (dir && *dir && !(ctx->kernel_include_dir = strdup(dir)))
         return clscan__fail(NULL, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    ctx->created_scan_algo = ctx->target.profile.scan_algo;
+    ctx->created_scan_algo_source = ctx->target.profile.scan_algo_source;
     return CLSCAN_SUCCESS;
 }
 

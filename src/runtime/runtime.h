@@ -44,6 +44,10 @@ void clscan__scratch_free(clscan_scratch *list);
 struct clscan_context {
     clscan_target target;       /* device, profile, disk cache */
     char *kernel_include_dir;   /* owned: CLSCAN_KERNEL_INCLUDE_DIR at creation, or NULL */
+    /* The device scan chosen at creation, which clscan_ext_context_set_algorithm restores
+     * for CLSCAN_ALGORITHM_DEFAULT. */
+    clscan_scan_algo created_scan_algo;
+    const char *created_scan_algo_source;
     pthread_mutex_t lock;       /* guards programs and scratch lists */
     clscan_program *programs;
     clscan_scratch *scratch;
@@ -118,8 +122,9 @@ clscan_status clscan__check_carry(const clscan_context *ctx, const clscan_carry 
                                   clscan_carry_args *out);
 /* No carry, for internal scans: zeros of elem bytes and `dummy` as the buffers. */
 clscan_carry_args clscan__no_carry(size_t elem, cl_mem dummy);
-/* Sets the six carry arguments of kernel k from argument `first` on. */
-cl_int clscan__set_carry_args(cl_kernel k, cl_uint first, const clscan_carry_args *a);
+/* Sets the six carry arguments (value, in_buf, in_off, out_buf, out_off, flags) as a's
+ * next ones, counting on. */
+void clscan__set_carry_args(clscan_kernel_args *a, const clscan_carry_args *c);
 
 typedef struct clscan_launch {
     clscan_context *ctx;
@@ -153,11 +158,5 @@ clscan_status clscan__enqueue_copy_input(clscan_launch *l, cl_mem src, size_t of
 /* An empty call: a marker after the wait list, if an event or a wait list asks for it. */
 clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
                                      cl_uint nwait, const cl_event *wait, cl_event *event);
-
-/* Sets argument i of kernel k to v unless err already holds an error. */
-#define CLSCAN_SET_ARG(err, k, i, v)                                                \
-    do {                                                                            \
-        if ((err) == CL_SUCCESS) (err) = clSetKernelArg((k), (i), sizeof(v), &(v)); \
-    } while (0)
 
 #endif /* CLSCAN_RUNTIME_H */
