@@ -138,9 +138,10 @@ CLSCAN_API clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id d
  * without touching the environment.
  *
  * ABI rule: set struct_size to sizeof(clscan_context_options) and every field you do not
- * set to zero (`clscan_context_options o = {sizeof o};`). Zero means "the default" for
- * every field: the device's own answer or the library's choice. A later version only
- * appends fields, and reads no field beyond the struct_size a caller passed.
+ * set to zero (`clscan_context_options o = {.struct_size = sizeof o};`). Zero means "the
+ * default" for every field: the device's own answer or the library's choice. A later
+ * version only appends fields, and reads no field beyond the struct_size a caller passed
+ * (which must at least hold struct_size and flags).
  *
  * Numbers: a numeric field where zero itself is a meaningful value (no banks, no loop
  * limit, no look-back spins, no sub-group width) takes CLSCAN_OPTION_ZERO for zero.
@@ -152,7 +153,10 @@ CLSCAN_API clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id d
  * Precedence: a field that is set wins over its environment variable; the variables
  * still fill every field left at zero unless flags has CLSCAN_OPTIONS_IGNORE_ENVIRONMENT
  * (then the environment is not read at all, CLSCAN_* variables, XDG_CACHE_HOME and HOME
- * included: the disk cache is then off unless cache_dir is set).
+ * included: the disk cache then has a directory only if cache_dir gives one, and is on
+ * by the same rules as with the variables: by default, except on PoCL). lookback_test's
+ * zero is both "off" and "the default", so only CLSCAN_OPTIONS_IGNORE_ENVIRONMENT turns
+ * off a CLSCAN_LOOKBACK_TEST of the environment.
  * ------------------------------------------------------------------------------ */
 #define CLSCAN_OPTION_ZERO (~(cl_ulong)0)
 #define CLSCAN_OPTIONS_IGNORE_ENVIRONMENT 1u
@@ -249,8 +253,9 @@ typedef struct clscan_context_options {
 
 /* clscan_context_create with options (NULL: exactly clscan_context_create). Returns what
  * clscan_context_create returns, and CLSCAN_ERROR_INVALID_ARGUMENT for a struct_size
- * that is 0 or larger than this library's struct (a program built against a newer
- * header), or CLSCAN_ERROR_INVALID_ENVIRONMENT for a bad field value. The strings are
+ * too small to hold struct_size and flags or larger than this library's struct (a
+ * program built against a newer header), or for unknown flags;
+ * CLSCAN_ERROR_INVALID_ENVIRONMENT for a bad field value. The strings are
  * read during the call only. */
 CLSCAN_API clscan_status clscan_context_create_with_options(cl_context cl_ctx,
                                                             cl_device_id device,

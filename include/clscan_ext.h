@@ -59,14 +59,14 @@ CLSCAN_API clscan_status clscan_ext_context_set_algorithm(clscan_context *ctx,
 /* ---- Host streams ---------------------------------------------------------------
  * The chunk, in elements, that clscan_scan_host takes for n > 0 elements of in_size and
  * out_size bytes when asked for `chunk` (0: its default): at most n. 0 for a NULL or
- * released context. */
+ * released context, n == 0, or both sizes 0. */
 CLSCAN_API size_t clscan_ext_host_chunk(const clscan_context *ctx, size_t n, size_t chunk,
                                         size_t in_size, size_t out_size);
 
 /* ---- Sizes ----------------------------------------------------------------------
- * Parses a size as the CLSCAN_* variables take it: decimal digits with an optional K, M
- * or G suffix (powers of 1024). Returns 1 and sets *out, or 0 for anything else
- * (overflow included). */
+ * Parses a size as the CLSCAN_* variables take it: an unsigned integer as C writes one
+ * (decimal, 0x hexadecimal or 0 octal), then an optional K, M or G (powers of 1024), and
+ * nothing else. Returns 1 and sets *out, or 0 for anything else (overflow included). */
 CLSCAN_API int clscan_ext_parse_size(const char *text, unsigned long long *out);
 
 #ifdef __cplusplus

@@ -54,8 +54,8 @@ const char *clscan__lb_test_name(int mode);
 const char *clscan__env_getter(const char *name, void *user);
 
 /* Context options (clscan.h) over the environment: a clscan_getenv_fn whose user is a
- * clscan_options_env. Init checks options (struct_size) and formats every field that is
- * set as the text its variable would hold; names of fields that fail show in messages. */
+ * clscan_options_env. Init checks options (struct_size, flags); the getter formats a
+ * field that is set as the text its variable would hold, so messages name the variable. */
 typedef struct clscan_options_env {
     const clscan_context_options *options; /* NULL: the environment alone */
     int ignore_environment;
