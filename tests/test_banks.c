@@ -180,7 +180,7 @@ START_TEST(test_probe_first_device)
     ck_assert_int_eq(err, CL_SUCCESS);
 
     cl_uint refs = context_refs(cl_ctx);
-    clscan_bank_result a, b;
+    clscan__bank_result a, b;
     memset(&a, 0x5a, sizeof a);
     double t0 = now_ms();
     clscan_status s = clscan__bank_probe(NULL, cl_ctx, dev, max_wg, local_mem, &a);
@@ -239,7 +239,7 @@ START_TEST(test_probe_invalid)
     cl_int err;
     cl_context cl_ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     ck_assert_int_eq(err, CL_SUCCESS);
-    clscan_bank_result r;
+    clscan__bank_result r;
     ck_assert_int_eq(clscan__bank_probe(NULL, cl_ctx, dev, 256, 65536, NULL),
                      CLSCAN_ERROR_INVALID_ARGUMENT);
     ck_assert_int_eq(clscan__bank_probe(NULL, NULL, dev, 256, 65536, &r),

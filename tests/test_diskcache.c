@@ -192,19 +192,19 @@ static clscan_context *dc_context(dc_dev *d)
 
 /* A snapshot of the library's counters. */
 typedef struct dc_stats {
-    unsigned long v[CLSCAN_CACHE_STAT_COUNT];
+    unsigned long v[CLSCAN__CACHE_STAT_COUNT];
 } dc_stats;
 
 static dc_stats dc_snap(void)
 {
     dc_stats s;
-    for (int i = 0; i < CLSCAN_CACHE_STAT_COUNT; ++i)
-        s.v[i] = clscan__cache_stat((clscan_cache_stat)i);
+    for (int i = 0; i < CLSCAN__CACHE_STAT_COUNT; ++i)
+        s.v[i] = clscan__cache_stat((clscan__cache_counter)i);
     return s;
 }
 
 /* Counter `which` since `before`. */
-static unsigned long dc_since(const dc_stats *before, clscan_cache_stat which)
+static unsigned long dc_since(const dc_stats *before, clscan__cache_counter which)
 {
     return clscan__cache_stat(which) - before->v[which];
 }
@@ -214,10 +214,10 @@ static void dc_print_since(const char *what, const dc_stats *b)
     fprintf(stderr,
             "%s: programs %lu, source builds %lu, loaded %lu, missing %lu, rejected %lu, "
             "refused %lu, written %lu, write failed %lu\n",
-            what, dc_since(b, CLSCAN_CACHE_PROGRAMS), dc_since(b, CLSCAN_CACHE_SOURCE_BUILDS),
-            dc_since(b, CLSCAN_CACHE_LOADED), dc_since(b, CLSCAN_CACHE_MISSING),
-            dc_since(b, CLSCAN_CACHE_REJECTED), dc_since(b, CLSCAN_CACHE_REFUSED),
-            dc_since(b, CLSCAN_CACHE_WRITTEN), dc_since(b, CLSCAN_CACHE_WRITE_FAILED));
+            what, dc_since(b, CLSCAN__CACHE_PROGRAMS), dc_since(b, CLSCAN__CACHE_SOURCE_BUILDS),
+            dc_since(b, CLSCAN__CACHE_LOADED), dc_since(b, CLSCAN__CACHE_MISSING),
+            dc_since(b, CLSCAN__CACHE_REJECTED), dc_since(b, CLSCAN__CACHE_REFUSED),
+            dc_since(b, CLSCAN__CACHE_WRITTEN), dc_since(b, CLSCAN__CACHE_WRITE_FAILED));
 }
 
 /* One scan checked against the host reference; "" or why it failed. */
@@ -250,8 +250,8 @@ static dc_stats dc_fresh_scan(dc_dev *d, size_t n, uint64_t seed)
 {
     const dc_stats before = dc_snap();
     clscan_context *ctx = dc_context(d);
-    for (int i = 0; i < CLSCAN_CACHE_STAT_COUNT; ++i)
-        ck_assert_msg(dc_since(&before, (clscan_cache_stat)i) == 0,
+    for (int i = 0; i < CLSCAN__CACHE_STAT_COUNT; ++i)
+        ck_assert_msg(dc_since(&before, (clscan__cache_counter)i) == 0,
                       "%s: counter %d moved when a context was made", d->name, i);
     dc_scan_ok(ctx, d, n, seed);
     clscan_context_release(ctx);
@@ -297,8 +297,8 @@ static void dc_check_dir(const char *dir, int min_files, dc_listing *l)
     ck_assert_msg(l->files >= min_files && l->files <= DC_MAX_FILES,
                   "%s: %d cache files, expected at least %d", dir, l->files, min_files);
     for (int i = 0; i < l->files; ++i) {
-        clscan_diskcache_file f;
-        ck_assert_msg(clscan__diskcache_read_file(l->paths[i], &f) == 0, "%s is not valid: %s",
+        clscan__diskcache_file f;
+        ck_assert_msg(clscan__diskcache_read_file(l->paths[i], &f) == CLSCAN__FILE_VALID, "%s is not valid: %s",
                       l->paths[i], clscan__diskcache_last_reason());
         ck_assert_msg(f.key_length > 10 && !strncmp(f.key, "libclscan ", 10),
                       "%s: its key text does not start with the library's line", l->paths[i]);
@@ -360,8 +360,7 @@ START_TEST(test_format)
     static const char key[] = "libclscan test key\nline two";
     unsigned char payload[1000];
     for (size_t i = 0; i < sizeof payload; ++i) payload[i] = (unsigned char)(i * 31 + 1);
-    ck_assert_int_eq(clscan__diskcache_write_file(path, key, sizeof key - 1, payload,
-                                                  sizeof payload), 0);
+    ck_assert(clscan__diskcache_write_file(path, key, sizeof key - 1, payload, sizeof payload));
     char sub[PATH_MAX];
     snprintf(sub, sizeof sub, "%s/sub", dir);
     struct stat st;
@@ -372,8 +371,8 @@ START_TEST(test_format)
     dc_list(sub, &l);
     ck_assert_int_eq(l.files, 1);
     ck_assert_int_eq(l.temps, 0);
-    clscan_diskcache_file f;
-    ck_assert_int_eq(clscan__diskcache_read_file(path, &f), 0);
+    clscan__diskcache_file f;
+    ck_assert_int_eq(clscan__diskcache_read_file(path, &f), CLSCAN__FILE_VALID);
     ck_assert_uint_eq(f.key_length, sizeof key - 1);
     ck_assert(memcmp(f.key, key, sizeof key - 1) == 0);
     ck_assert_uint_eq(f.payload_length, sizeof payload);
@@ -408,7 +407,7 @@ START_TEST(test_format)
         if (damages[k].at != (size_t)-1) bad[damages[k].at] ^= 0x10;
         dc_spit(path, bad, damages[k].keep);
         free(bad);
-        ck_assert_msg(clscan__diskcache_read_file(path, &f) == -1, "%s: damaged file accepted",
+        ck_assert_msg(clscan__diskcache_read_file(path, &f) == CLSCAN__FILE_INVALID, "%s: damaged file accepted",
                       damages[k].what);
         ck_assert_msg(strstr(clscan__diskcache_last_reason(), damages[k].reason) != NULL,
                       "%s: reason \"%s\", expected one with \"%s\"", damages[k].what,
@@ -420,13 +419,13 @@ START_TEST(test_format)
     longer[len] = 0;
     dc_spit(path, longer, len + 1);
     free(longer);
-    ck_assert_int_eq(clscan__diskcache_read_file(path, &f), -1);
+    ck_assert_int_eq(clscan__diskcache_read_file(path, &f), CLSCAN__FILE_INVALID);
     snprintf(path, sizeof path, "%s/sub/absent.bin", dir);
-    ck_assert_int_eq(clscan__diskcache_read_file(path, &f), 1);
-    ck_assert_int_eq(clscan__diskcache_read_file(sub, &f), -1); /* a directory */
+    ck_assert_int_eq(clscan__diskcache_read_file(path, &f), CLSCAN__FILE_MISSING);
+    ck_assert_int_eq(clscan__diskcache_read_file(sub, &f), CLSCAN__FILE_INVALID); /* a directory */
     /* Writing where a regular file stands in for a directory fails, and cleanly. */
     snprintf(path, sizeof path, "%s/sub/clscan-test.bin/x/clscan-y.bin", dir);
-    ck_assert_int_eq(clscan__diskcache_write_file(path, key, 3, payload, 10), -1);
+    ck_assert(!clscan__diskcache_write_file(path, key, 3, payload, 10));
     free(good);
     dc_remove_tree(dir);
 }
@@ -452,14 +451,14 @@ START_TEST(test_cold_then_loaded)
     dc_stats s0 = dc_snap();
     dc_scan_ok(ctx, &d, 3000, clscan_verify_mix(seed, 1));
     dc_print_since("cold", &s0);
-    const unsigned long built = dc_since(&s0, CLSCAN_CACHE_SOURCE_BUILDS);
-    ck_assert_uint_ge(dc_since(&s0, CLSCAN_CACHE_PROGRAMS), 1);
+    const unsigned long built = dc_since(&s0, CLSCAN__CACHE_SOURCE_BUILDS);
+    ck_assert_uint_ge(dc_since(&s0, CLSCAN__CACHE_PROGRAMS), 1);
     ck_assert_uint_ge(built, 1);
-    ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_MISSING), built);
-    ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_WRITTEN), built);
-    ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_LOADED), 0);
-    ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_REJECTED) + dc_since(&s0, CLSCAN_CACHE_REFUSED) +
-                          dc_since(&s0, CLSCAN_CACHE_WRITE_FAILED), 0);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_MISSING), built);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_WRITTEN), built);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_LOADED), 0);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_REJECTED) + dc_since(&s0, CLSCAN__CACHE_REFUSED) +
+                          dc_since(&s0, CLSCAN__CACHE_WRITE_FAILED), 0);
     static dc_listing l;
     dc_check_dir(dir, 1, &l);
     ck_assert_uint_eq((unsigned long)l.files, built);
@@ -472,17 +471,17 @@ START_TEST(test_cold_then_loaded)
                               clscan_verify_mix(seed, 2));
     ck_assert_msg(!*why, "%s", why);
     dc_print_since("second context", &s1);
-    ck_assert_uint_eq(dc_since(&s1, CLSCAN_CACHE_LOADED), built);
-    ck_assert_uint_eq(dc_since(&s1, CLSCAN_CACHE_SOURCE_BUILDS), 0);
-    ck_assert_uint_eq(dc_since(&s1, CLSCAN_CACHE_WRITTEN), 0);
+    ck_assert_uint_eq(dc_since(&s1, CLSCAN__CACHE_LOADED), built);
+    ck_assert_uint_eq(dc_since(&s1, CLSCAN__CACHE_SOURCE_BUILDS), 0);
+    ck_assert_uint_eq(dc_since(&s1, CLSCAN__CACHE_WRITTEN), 0);
     clscan_context_release(ctx);
 
     /* A new cl_context too. */
     dc_close(&d);
     dc_open_or_fail(&d);
     const dc_stats s2 = dc_fresh_scan(&d, 70001, clscan_verify_mix(seed, 3));
-    ck_assert_uint_eq(dc_since(&s2, CLSCAN_CACHE_LOADED), built);
-    ck_assert_uint_eq(dc_since(&s2, CLSCAN_CACHE_SOURCE_BUILDS), 0);
+    ck_assert_uint_eq(dc_since(&s2, CLSCAN__CACHE_LOADED), built);
+    ck_assert_uint_eq(dc_since(&s2, CLSCAN__CACHE_SOURCE_BUILDS), 0);
     dc_close(&d);
     dc_check_dir(dir, 1, &l);
     dc_remove_tree(dir);
@@ -522,11 +521,11 @@ static void dc_child_scan(int expect_loaded, uint64_t seed)
     dc_stats s0 = dc_snap();
     if (!*why) why = dc_scan(ctx, &d, CLSCAN_INT32, CLSCAN_OP_ADD, 0, 0, 4000, seed);
     if (!*why && expect_loaded &&
-        (dc_since(&s0, CLSCAN_CACHE_LOADED) == 0 || dc_since(&s0, CLSCAN_CACHE_SOURCE_BUILDS)))
+        (dc_since(&s0, CLSCAN__CACHE_LOADED) == 0 || dc_since(&s0, CLSCAN__CACHE_SOURCE_BUILDS)))
         why = "expected loads and no build from source";
     if (!*why && !expect_loaded &&
-        (dc_since(&s0, CLSCAN_CACHE_SOURCE_BUILDS) == 0 ||
-         dc_since(&s0, CLSCAN_CACHE_WRITTEN) == 0))
+        (dc_since(&s0, CLSCAN__CACHE_SOURCE_BUILDS) == 0 ||
+         dc_since(&s0, CLSCAN__CACHE_WRITTEN) == 0))
         why = "expected a build from source, written to the cache";
     dc_child_exit(expect_loaded ? "second process" : "first process", &s0, why, ctx, &d);
 }
@@ -648,8 +647,7 @@ static void dc_foreign(const char *p, const unsigned char *g, size_t len, size_t
     strcpy(at, with);
     strcat(at, rest);
     free(rest);
-    ck_assert_int_eq(
-        clscan__diskcache_write_file(p, key, strlen(key), g + 40 + k, len - 40 - k), 0);
+    ck_assert(clscan__diskcache_write_file(p, key, strlen(key), g + 40 + k, len - 40 - k));
     free(key);
 }
 static void dmg_driver(const char *p, const unsigned char *g, size_t len, size_t k, uint64_t s)
@@ -674,8 +672,7 @@ static void dmg_binary(const char *p, const unsigned char *g, size_t len, size_t
     unsigned char junk[4096];
     clscan_verify_rng rng = {s};
     for (size_t i = 0; i < sizeof junk; ++i) junk[i] = (unsigned char)clscan_verify_rng_next(&rng);
-    ck_assert_int_eq(clscan__diskcache_write_file(p, (const char *)g + 40, k, junk, sizeof junk),
-                     0);
+    ck_assert(clscan__diskcache_write_file(p, (const char *)g + 40, k, junk, sizeof junk));
 }
 
 static const dc_damage dc_damages[] = {
@@ -732,22 +729,22 @@ START_TEST(test_damaged_files)
         const char *reason = clscan__diskcache_last_reason();
         fprintf(stderr, "%s: \"%s\"; ", dm->what, reason);
         dc_print_since("then", &s0);
-        ck_assert_msg(dc_since(&s0, dm->refused ? CLSCAN_CACHE_REFUSED : CLSCAN_CACHE_REJECTED) ==
+        ck_assert_msg(dc_since(&s0, dm->refused ? CLSCAN__CACHE_REFUSED : CLSCAN__CACHE_REJECTED) ==
                           (unsigned long)nfiles,
                       "%s: not detected (%s)", dm->what, reason);
         ck_assert_msg(
-            dc_since(&s0, dm->refused ? CLSCAN_CACHE_REJECTED : CLSCAN_CACHE_REFUSED) == 0,
+            dc_since(&s0, dm->refused ? CLSCAN__CACHE_REJECTED : CLSCAN__CACHE_REFUSED) == 0,
             "%s: detected as the wrong kind (%s)", dm->what, reason);
-        ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_LOADED), 0);
-        ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_SOURCE_BUILDS), (unsigned long)nfiles);
-        ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_WRITTEN), (unsigned long)nfiles);
+        ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_LOADED), 0);
+        ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_SOURCE_BUILDS), (unsigned long)nfiles);
+        ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_WRITTEN), (unsigned long)nfiles);
         if (strncmp(dm->what, "foreign", 7) == 0)
             ck_assert_msg(strstr(reason, "key text differs") != NULL, "%s: reason \"%s\"",
                           dm->what, reason);
         /* Replaced by a valid file with the original key, which the next context loads. */
         for (int f = 0; f < nfiles; ++f) {
-            clscan_diskcache_file file;
-            ck_assert_msg(clscan__diskcache_read_file(l.paths[f], &file) == 0,
+            clscan__diskcache_file file;
+            ck_assert_msg(clscan__diskcache_read_file(l.paths[f], &file) == CLSCAN__FILE_VALID,
                           "%s: %s not replaced by a valid file: %s", dm->what, l.paths[f],
                           clscan__diskcache_last_reason());
             ck_assert_msg(file.key_length == key_len[f] &&
@@ -756,8 +753,8 @@ START_TEST(test_damaged_files)
             clscan__diskcache_file_free(&file);
         }
         const dc_stats s1 = dc_fresh_scan(&d, 1000 + (size_t)k, clscan_verify_mix(s, 1));
-        ck_assert_msg(dc_since(&s1, CLSCAN_CACHE_LOADED) == (unsigned long)nfiles &&
-                          dc_since(&s1, CLSCAN_CACHE_SOURCE_BUILDS) == 0,
+        ck_assert_msg(dc_since(&s1, CLSCAN__CACHE_LOADED) == (unsigned long)nfiles &&
+                          dc_since(&s1, CLSCAN__CACHE_SOURCE_BUILDS) == 0,
                       "%s: the rewritten file was not loaded", dm->what);
     }
     for (int f = 0; f < nfiles; ++f) free(good[f]);
@@ -787,9 +784,9 @@ START_TEST(test_switches)
     dc_stats s0 = dc_snap();
     dc_scan_ok(ctx, &d, 2500, clscan_verify_mix(seed, 30));
     clscan_context_release(ctx);
-    ck_assert_uint_ge(dc_since(&s0, CLSCAN_CACHE_SOURCE_BUILDS), 1);
-    for (int i = CLSCAN_CACHE_LOADED; i < CLSCAN_CACHE_STAT_COUNT; ++i)
-        ck_assert_msg(dc_since(&s0, (clscan_cache_stat)i) == 0,
+    ck_assert_uint_ge(dc_since(&s0, CLSCAN__CACHE_SOURCE_BUILDS), 1);
+    for (int i = CLSCAN__CACHE_LOADED; i < CLSCAN__CACHE_STAT_COUNT; ++i)
+        ck_assert_msg(dc_since(&s0, (clscan__cache_counter)i) == 0,
                       "counter %d moved with the cache off", i);
     struct stat st;
     ck_assert_msg(stat(never, &st) != 0 && errno == ENOENT, "%s was created with the cache off",
@@ -896,8 +893,8 @@ START_TEST(test_directories)
     dc_stats s0 = dc_snap();
     dc_scan_ok(ctx, &d, 1700, clscan_verify_mix(seed, 42));
     clscan_context_release(ctx);
-    ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_MISSING) + dc_since(&s0, CLSCAN_CACHE_WRITTEN) +
-                          dc_since(&s0, CLSCAN_CACHE_WRITE_FAILED), 0);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_MISSING) + dc_since(&s0, CLSCAN__CACHE_WRITTEN) +
+                          dc_since(&s0, CLSCAN__CACHE_WRITE_FAILED), 0);
     setenv("HOME", "", 1);
     ctx = dc_context(&d);
     ck_assert_int_eq(ctx->target.cache.disk_cache, 0);
@@ -922,17 +919,17 @@ START_TEST(test_unwritable)
     dc_env(path, "1");
     dc_stats s0 = dc_fresh_scan(&d, 2222, clscan_verify_mix(seed, 50));
     dc_print_since("under a file", &s0);
-    ck_assert_uint_ge(dc_since(&s0, CLSCAN_CACHE_WRITE_FAILED), 1);
-    ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_WRITTEN), 0);
-    ck_assert_uint_ge(dc_since(&s0, CLSCAN_CACHE_MISSING), 1);
-    ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_REJECTED), 0);
+    ck_assert_uint_ge(dc_since(&s0, CLSCAN__CACHE_WRITE_FAILED), 1);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_WRITTEN), 0);
+    ck_assert_uint_ge(dc_since(&s0, CLSCAN__CACHE_MISSING), 1);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_REJECTED), 0);
 
     if (geteuid() != 0) {
         snprintf(path, sizeof path, "%s/ro", dir);
         ck_assert_int_eq(mkdir(path, 0500), 0);
         dc_env(path, "1");
         s0 = dc_fresh_scan(&d, 2223, clscan_verify_mix(seed, 51));
-        ck_assert_uint_ge(dc_since(&s0, CLSCAN_CACHE_WRITE_FAILED), 1);
+        ck_assert_uint_ge(dc_since(&s0, CLSCAN__CACHE_WRITE_FAILED), 1);
         static dc_listing l;
         dc_list(path, &l);
         ck_assert_int_eq(l.files + l.temps + l.others, 0);
@@ -954,8 +951,8 @@ START_TEST(test_unwritable)
     }
     s0 = dc_fresh_scan(&d, 2225, clscan_verify_mix(seed, 53));
     dc_print_since("directory in place of the file", &s0);
-    ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_REJECTED), (unsigned long)l.files);
-    ck_assert_uint_eq(dc_since(&s0, CLSCAN_CACHE_WRITE_FAILED), (unsigned long)l.files);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_REJECTED), (unsigned long)l.files);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_WRITE_FAILED), (unsigned long)l.files);
     static dc_listing after;
     dc_list(path, &after);
     ck_assert_msg(after.temps == 0, "%d temporary files left behind", after.temps);
@@ -987,11 +984,11 @@ static void dc_child_concurrent(int i, int round, int start_fd, uint64_t seed)
                                                        (uint64_t)k);
         why = dc_scan(ctx, &d, type, op, !shared, 0, 3000 + 100 * (size_t)i, s);
     }
-    if (!*why && (dc_since(&s0, CLSCAN_CACHE_REJECTED) || dc_since(&s0, CLSCAN_CACHE_REFUSED)))
+    if (!*why && (dc_since(&s0, CLSCAN__CACHE_REJECTED) || dc_since(&s0, CLSCAN__CACHE_REFUSED)))
         why = "saw a damaged file or a refused binary";
     if (!*why && round == 1 &&
-        (dc_since(&s0, CLSCAN_CACHE_SOURCE_BUILDS) || dc_since(&s0, CLSCAN_CACHE_WRITTEN) ||
-         dc_since(&s0, CLSCAN_CACHE_LOADED) < 2))
+        (dc_since(&s0, CLSCAN__CACHE_SOURCE_BUILDS) || dc_since(&s0, CLSCAN__CACHE_WRITTEN) ||
+         dc_since(&s0, CLSCAN__CACHE_LOADED) < 2))
         why = "built or wrote in the second round";
     char what[64];
     snprintf(what, sizeof what, "round %d, process %d", round, i);
@@ -1049,7 +1046,7 @@ START_TEST(test_warm)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     ck_assert_msg(s == CLSCAN_SUCCESS, "clscan_context_warm: %s: %s", clscan_status_string(s),
                   clscan_context_last_error(ctx));
-    const unsigned long programs = dc_since(&s0, CLSCAN_CACHE_PROGRAMS);
+    const unsigned long programs = dc_since(&s0, CLSCAN__CACHE_PROGRAMS);
     fprintf(stderr, "warm: %lu programs in %.2f s (disk cache %s)\n", programs,
             (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
             ctx->target.cache.disk_cache ? "on" : "off");
@@ -1057,7 +1054,7 @@ START_TEST(test_warm)
     ck_assert_uint_ge(programs, 20);
     dc_stats s1 = dc_snap();
     ck_assert_int_eq(clscan_context_warm(ctx), CLSCAN_SUCCESS);
-    ck_assert_uint_eq(dc_since(&s1, CLSCAN_CACHE_PROGRAMS), 0);
+    ck_assert_uint_eq(dc_since(&s1, CLSCAN__CACHE_PROGRAMS), 0);
 
     /* Every scan the device takes, in place (the multi-level scan) and not; bitwise
      * operators on floats and doubles without fp64 are refused before any build. */
@@ -1097,9 +1094,9 @@ START_TEST(test_warm)
                                                  NULL, &wg, NULL),
                      CLSCAN_SUCCESS);
     dc_print_since("calls after warm", &s1);
-    ck_assert_msg(dc_since(&s1, CLSCAN_CACHE_PROGRAMS) == 0,
+    ck_assert_msg(dc_since(&s1, CLSCAN__CACHE_PROGRAMS) == 0,
                   "%lu programs built by %d calls after the warm call",
-                  dc_since(&s1, CLSCAN_CACHE_PROGRAMS), calls);
+                  dc_since(&s1, CLSCAN__CACHE_PROGRAMS), calls);
     const int disk = ctx->target.cache.disk_cache;
     clscan_context_release(ctx);
 
@@ -1108,9 +1105,9 @@ START_TEST(test_warm)
         dc_stats s2 = dc_snap();
         ck_assert_int_eq(clscan_context_warm(ctx), CLSCAN_SUCCESS);
         dc_print_since("second context's warm", &s2);
-        ck_assert_uint_eq(dc_since(&s2, CLSCAN_CACHE_PROGRAMS), programs);
-        ck_assert_uint_eq(dc_since(&s2, CLSCAN_CACHE_SOURCE_BUILDS), 0);
-        ck_assert_uint_ge(dc_since(&s2, CLSCAN_CACHE_LOADED), programs);
+        ck_assert_uint_eq(dc_since(&s2, CLSCAN__CACHE_PROGRAMS), programs);
+        ck_assert_uint_eq(dc_since(&s2, CLSCAN__CACHE_SOURCE_BUILDS), 0);
+        ck_assert_uint_ge(dc_since(&s2, CLSCAN__CACHE_LOADED), programs);
         clscan_context_release(ctx);
         static dc_listing l;
         dc_check_dir(dir, (int)programs, &l);

@@ -101,16 +101,16 @@ static const clscan_verify_predicate *clscan_guard_pred(const clscan_guard_call 
  * the library builds it. 0 when the device cannot build it (DOUBLE without fp64). */
 static size_t clscan_guard_tile(clscan_test_dev *d, const clscan_guard_call *k, int in_place)
 {
-    static const clscan_select_mode modes[CLSCAN_VERIFY_KIND_COUNT] = {
-        CLSCAN_SELECT_FLAGGED, CLSCAN_SELECT_IF, CLSCAN_SELECT_PARTITION, CLSCAN_SELECT_UNIQUE};
-    const clscan_profile *p = &d->ctx->target.profile;
-    clscan_scan_config cfg;
-    clscan_program *prog = NULL;
+    static const clscan__select_mode modes[CLSCAN_VERIFY_KIND_COUNT] = {
+        CLSCAN__SELECT_FLAGGED, CLSCAN__SELECT_IF, CLSCAN__SELECT_PARTITION, CLSCAN__SELECT_UNIQUE};
+    const clscan__profile *p = &d->ctx->target.profile;
+    clscan__scan_config cfg;
+    clscan__program *prog = NULL;
     clscan_status st;
     if (k->type == CLSCAN_DOUBLE && !d->fp64)
         return 0;
     if (!k->compaction) {
-        st = clscan__scan_config_choose(d->ctx, p, in_place ? CLSCAN_SCAN_MULTI_LEVEL
+        st = clscan__scan_config_choose(d->ctx, p, in_place ? CLSCAN__SCAN_MULTI_LEVEL
                                                             : p->scan_algo,
                                         k->type, k->op, &cfg);
     } else {

@@ -67,11 +67,11 @@ static const clscan_large_call clscan_large_calls[] = {
  * the library builds for it. */
 static size_t clscan_large_scratch(clscan_test_dev *d, const clscan_large_call *k, size_t n)
 {
-    static const clscan_select_mode modes[CLSCAN_VERIFY_KIND_COUNT] = {
-        CLSCAN_SELECT_FLAGGED, CLSCAN_SELECT_IF, CLSCAN_SELECT_PARTITION, CLSCAN_SELECT_UNIQUE};
-    const clscan_profile *p = &d->ctx->target.profile;
-    clscan_scan_config cfg;
-    clscan_program *prog = NULL;
+    static const clscan__select_mode modes[CLSCAN_VERIFY_KIND_COUNT] = {
+        CLSCAN__SELECT_FLAGGED, CLSCAN__SELECT_IF, CLSCAN__SELECT_PARTITION, CLSCAN__SELECT_UNIQUE};
+    const clscan__profile *p = &d->ctx->target.profile;
+    clscan__scan_config cfg;
+    clscan__program *prog = NULL;
     clscan_status st =
         k->compaction ? clscan__select_config_choose(d->ctx, p, p->scan_algo,
                                                      modes[k->compaction - 1], k->type,
@@ -89,7 +89,7 @@ static size_t clscan_large_scratch(clscan_test_dev *d, const clscan_large_call *
                   "CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=1 "
                   "CLSCAN_SP_ITEMS_PER_THREAD=1", d->name, k->name, prog->config.wg_size,
                   prog->config.items,
-                  prog->config.algo == CLSCAN_SCAN_SINGLE_PASS ? "" : " (multi-level)");
+                  prog->config.algo == CLSCAN__SCAN_SINGLE_PASS ? "" : " (multi-level)");
     return clscan__lookback_bytes(&prog->config, n);
 }
 

@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef LAYERS_CL_PATH
-#error "LAYERS_CL_PATH (the path of tests/test_layers.cl) must be defined by the build"
+#if !defined(LAYERS_CL_PATH) || !defined(LAYERS_INCLUDE_DIR)
+#error "LAYERS_CL_PATH (tests/test_layers.cl) and LAYERS_INCLUDE_DIR (cl/) come from the build"
 #endif
 
 /* ------------------------------------------------------------ devices ------- */
@@ -37,6 +37,7 @@ typedef struct layer_dev {
     size_t max_wg;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE, rounded down to a power of 2 */
     cl_ulong local_mem;   /* CL_DEVICE_LOCAL_MEM_SIZE */
     int int64_atomics;    /* cl_khr_int64_base_atomics */
+    int simulator;        /* Oclgrind: the quick matrix (see quick) */
 } layer_dev;
 
 #define LAYER_MAX_DEVS 16
@@ -99,6 +100,7 @@ static int open_devices(void)
             elen <= sizeof ext)
             clGetDeviceInfo(d->dev, CL_DEVICE_EXTENSIONS, sizeof ext, ext, NULL);
         d->int64_atomics = strstr(ext, "cl_khr_int64_base_atomics") != NULL;
+        d->simulator = name_matches(pname, "Oclgrind");
         layer_ndevs++;
     }
     return layer_ndevs;
@@ -113,9 +115,12 @@ static void close_devices(void)
     }
 }
 
+static double time_options, time_builds, time_launches;
+
 static void layers_setup(void)
 {
     const char *want = getenv("CLSCAN_TEST_PLATFORM");
+    time_options = time_builds = time_launches = 0; /* (one process for all with CK_FORK=no) */
     ck_assert_msg(open_devices() > 0, "no OpenCL device found%s%s%s: these tests need one",
                   want ? " on a platform matching CLSCAN_TEST_PLATFORM='" : "",
                   want ? want : "", want ? "'" : "");
@@ -123,11 +128,12 @@ static void layers_setup(void)
 
 static void layers_teardown(void) { close_devices(); }
 
-/* $CLSCAN_TEST_QUICK=1 (runs under Oclgrind): fewer types, shapes and tiles. */
-static int quick(void)
+/* Fewer types, shapes and tiles: with $CLSCAN_TEST_QUICK=1, and always on Oclgrind (a
+ * simulator, where the full matrix takes half an hour). */
+static int quick(const layer_dev *d)
 {
     const char *q = getenv("CLSCAN_TEST_QUICK");
-    return q && *q && strcmp(q, "0") != 0;
+    return (q && *q && strcmp(q, "0") != 0) || d->simulator;
 }
 
 static double now_s(void)
@@ -308,12 +314,14 @@ static uint64_t random_elem(clscan_type t, clscan_op op, uint64_t *rng, int exac
     case CLSCAN_INT64:
     case CLSCAN_UINT64: return op == CLSCAN_OP_MUL ? r | 1 : r;
     case CLSCAN_FLOAT:
-        if (!exact) return f_bits(ldexpf((float)(r >> 40) / 16777216.0f + 0.1f, (int)(r % 9) - 4));
+        if (!exact)
+            return f_bits(ldexpf((float)(r >> 40) / 16777216.0f + 0.1f, (int)(r % 9) - 4));
         if (op == CLSCAN_OP_ADD || op == CLSCAN_OP_MUL)
             return f_bits((float)((int)(r % 129) - 64) * 0.25f);
         return f_bits((float)((int)(r % 200001) - 100000) * 0.125f);
     case CLSCAN_DOUBLE:
-        if (!exact) return d_bits(ldexp((double)(r >> 11) / 9007199254740992.0 + 0.1, (int)(r % 9) - 4));
+        if (!exact)
+            return d_bits(ldexp((double)(r >> 11) / 9007199254740992.0 + 0.1, (int)(r % 9) - 4));
         if (op == CLSCAN_OP_ADD || op == CLSCAN_OP_MUL)
             return d_bits((double)((int)(r % 129) - 64) * 0.25);
         { /* any finite double but -0.0 */
@@ -341,8 +349,8 @@ static const char *show(clscan_type t, uint64_t v, char *buf, size_t size)
 /* ------------------------------------------------------------ tally --------- */
 
 /* Seconds spent in clscan_kernel_build_options (which builds the library's own program
- * on first use), in clBuildProgram, and in launches (PoCL compiles there). */
-static double time_options, time_builds, time_launches;
+ * on first use), in clBuildProgram, and in launches (PoCL compiles there), by the
+ * current test (layers_setup resets them; defined there). */
 
 /* One test's count: cases passed, failed, skipped; the first failure for the final
  * assertion; at most a few lines printed per case. */
@@ -411,8 +419,8 @@ enum { N_MANAGED = sizeof managed_env / sizeof managed_env[0] };
 typedef struct layer_config {
     const char *name;
     const char *env[N_MANAGED];
-    size_t caps[5];   /* terminated by a 0 after the first entry (caps[0] may be 0) */
-    size_t ncaps;
+    size_t caps[5];
+    size_t ncaps;     /* caps used */
 } layer_config;
 
 /* Makes a clscan context on d with cfg's environment. Returns the status; *why gets the
@@ -499,9 +507,10 @@ static clscan_status build_kernel(layer_dev *d, clscan_context *sc, clscan_type 
                                                       &b->wg, &b->tile);
         time_options += now_s() - t0;
         if (s == CLSCAN_ERROR_UNSUPPORTED) return s;
-        ck_assert_msg(s == CLSCAN_SUCCESS, "%s: clscan_kernel_build_options(%s %s, cap %zu): %s: %s",
-                      d->name, clscan_type_name(t), clscan_op_name(op), cap,
-                      clscan_status_string(s), clscan_context_last_error(sc));
+        ck_assert_msg(s == CLSCAN_SUCCESS,
+                      "%s: clscan_kernel_build_options(%s %s, cap %zu): %s: %s", d->name,
+                      clscan_type_name(t), clscan_op_name(op), cap, clscan_status_string(s),
+                      clscan_context_last_error(sc));
         ck_assert_msg(b->wg >= 1 && (b->wg & (b->wg - 1)) == 0 && (cap == 0 || b->wg <= cap),
                       "%s: work-group size %zu for cap %zu", d->name, b->wg, cap);
         ck_assert_msg(b->tile >= b->wg && b->tile % b->wg == 0, "%s: tile %zu, work-group %zu",
@@ -522,6 +531,19 @@ static clscan_status build_kernel(layer_dev *d, clscan_context *sc, clscan_type 
             log[sizeof log - 1] = '\0';
             ck_abort_msg("%s: test_layers.cl does not build with \"%s\": %s: %s", d->name,
                          b->options, clscan_status_string(err), log);
+        }
+        {   /* A build that warns says so (once a process: the same text each time). */
+            static int warned;
+            static char log[8192];
+            log[0] = '\0';
+            clGetProgramBuildInfo(b->prog, d->dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+            log[sizeof log - 1] = '\0';
+            if (!warned && strstr(log, "warning")) {
+                warned = 1;
+                fprintf(stderr,
+                        "note %s: test_layers.cl built with warnings (options \"%s\"):\n%s\n",
+                        d->name, b->options, log);
+            }
         }
         b->kernel = clCreateKernel(b->prog, kname, &err);
         ck_assert_msg(err == CL_SUCCESS, "%s: clCreateKernel(%s): %s", d->name, kname,
@@ -853,9 +875,10 @@ enum { N_TYOPS = sizeof all_tyops / sizeof all_tyops[0] };
 static void run_config(const layer_config *cfg, size_t ntyops, int expect_impl, tally *tl,
                        coverage *cov_per_dev)
 {
-    if (quick() && ntyops > 2) ntyops = 2;
+    const size_t ntyops_all = ntyops;
     for (int di = 0; di < layer_ndevs; di++) {
         layer_dev *d = &layer_devs[di];
+        ntyops = quick(d) && ntyops_all > 2 ? 2 : ntyops_all;
         const double t0 = now_s();
         const unsigned builds0 = builds_done;
         clscan_context *sc;
@@ -876,7 +899,7 @@ static void run_config(const layer_config *cfg, size_t ntyops, int expect_impl, 
             for (size_t ci = ti < 2 ? 0 : cfg->ncaps - 1; ci < cfg->ncaps; ci++) {
                 size_t cap = cfg->caps[ci];
                 if (cap == LAYER_CAP_MAX) cap = d->max_wg;
-                if (quick() && cap > 256) cap = 256;
+                if (quick(d) && cap > 256) cap = 256;
                 built b;
                 const clscan_status bs = build_kernel(d, sc, t, op, cap, "", "layers_check", &b);
                 if (bs == CLSCAN_ERROR_UNSUPPORTED) {
@@ -929,16 +952,20 @@ END_TEST
 
 /* The local-memory sub-groups under the Blelloch work-group scan: groups of 1, 2, 64
  * and the device's largest (4 items a work-item, 2 for 8-byte types), at the default
- * emulated width (so widths 1, 2 and 32 where the group allows). */
+ * emulated width (so widths 1, 2 and 32 where the group allows); then the largest group
+ * with 1 item, over sub-groups of 2. */
 START_TEST(test_local_blelloch)
 {
-    static const layer_config cfg = {
-        "local-blelloch", {ML, "local", NULL, "blelloch", "max", "4"},
-        {1, 2, 64, LAYER_CAP_MAX}, 4};
+    static const layer_config cfgs[] = {
+        {"local-blelloch", {ML, "local", NULL, "blelloch", "max", "4"},
+         {1, 2, 64, LAYER_CAP_MAX}, 4},
+        {"local-blelloch-1-item", {ML, "local", "2", "blelloch", "max", "1"}, {LAYER_CAP_MAX}, 1},
+    };
     tally tl = {0};
     coverage cov[LAYER_MAX_DEVS];
     memset(cov, 0, sizeof cov);
-    run_config(&cfg, N_TYOPS, SG_LOCAL, &tl, cov);
+    run_config(&cfgs[0], N_TYOPS, SG_LOCAL, &tl, cov);
+    run_config(&cfgs[1], 2, SG_LOCAL, &tl, cov);
     tally_check(&tl, "local sub-groups, Blelloch work-group scan");
     for (int di = 0; di < layer_ndevs; di++) {
         const coverage *c = &cov[di];
@@ -949,8 +976,8 @@ START_TEST(test_local_blelloch)
                       c->wg_sizes[0], want_wg);
         fprintf(stderr, "%s: Blelloch: the largest group run: %zu work-items (device maximum "
                         "%zu)\n", layer_devs[di].name, largest, mx);
-        ck_assert_msg(c->items_gt1[0] && c->partial_tile[0], "%s: Blelloch shapes missing",
-                      layer_devs[di].name);
+        ck_assert_msg(c->items_gt1[0] && c->items_1[0] && c->partial_tile[0],
+                      "%s: Blelloch shapes missing", layer_devs[di].name);
     }
 }
 END_TEST
@@ -1091,15 +1118,18 @@ static const lb_variant lb_variants[] = {
 };
 enum { N_LB = sizeof lb_variants / sizeof lb_variants[0] };
 
-/* Runs layers_lookback over `ntiles` tiles (n elements) with `epoch` on the state buffer
- * (reused across runs: older epochs' words must be ignored), and checks each tile's
- * carry (its exclusive prefix), total, output and final status words. */
 /* What run_lookback hands on when asked: its input (host and device) and the tiles'
  * totals as their owners computed them. */
 typedef struct lb_keep {
     unsigned char *src, *totals;
     cl_mem m_src;
 } lb_keep;
+
+/* Runs layers_lookback over `ntiles` tiles (n elements) with `epoch` on the state buffer
+ * (reused across runs: older epochs' words must be ignored), and checks each tile's
+ * carry (its exclusive prefix), total, output and final status words, the tile counter
+ * and, with silenced tiles, that fallbacks ran. keep (if not NULL) takes the input and
+ * the totals. */
 
 static void run_lookback(layer_dev *d, const built *b, const lb_variant *v, cl_mem m_state,
                          size_t ntiles, size_t n, cl_uint epoch, cl_uint spins, int inclusive,
@@ -1413,11 +1443,15 @@ static void run_lb_direct(layer_dev *d, cl_kernel k, size_t wg, const lb_variant
     free(kinds);
 }
 
-/* The look-back layer, driven by a user's single-pass kernel (test_layers.cl): each
- * variant over 1, 2 and many tiles (the last partial), waiting patiently and giving up
- * at once, exclusive and inclusive, with and without a carry-in, all on one state buffer
- * with a new epoch a run. Sub-groups and work-group scan: the device's own choice, with
- * the multi-level shape of the largest group, 2 items. */
+/* The look-back layer, each variant of lb_variants:
+ *   driven by a user's single-pass kernel (test_layers.cl: layers_lookback) over 1, 2 and
+ *     many tiles (the last partial), waiting patiently and giving up at once, exclusive
+ *     and inclusive, with and without a carry-in, all on one state buffer with a new
+ *     epoch a run: outputs, carries, totals, the status words left, the tile counter;
+ *   clscan_lb_exclusive_prefix alone (layers_lb_prefix), from every tile over status
+ *     words written here in each pattern of run_lb_direct.
+ * Sub-groups and work-group scan: the device's own choice, with the multi-level shape of
+ * the largest group, 2 items. */
 START_TEST(test_lookback)
 {
     static const layer_config cfg = {"lookback", {ML, NULL, NULL, NULL, "max", "2"}, {0}, 1};
@@ -1433,7 +1467,7 @@ START_TEST(test_lookback)
         for (size_t vi = 0; vi < N_LB; vi++) {
             lb_variant vv = lb_variants[vi];
             const lb_variant *v = &vv;
-            if (quick() && vi >= 3 && vi != 4) continue;
+            if (quick(d) && vi >= 3 && vi != 4) continue;
             if (vv.word_bits == 64 && !d->int64_atomics) {
                 fprintf(stderr, "note %s: look-back %s %s with 32-bit status words, not 64: the "
                                 "device lacks cl_khr_int64_base_atomics\n", d->name,
@@ -1441,7 +1475,7 @@ START_TEST(test_lookback)
                 vv.word_bits = 32;
             }
             size_t cap = v->cap == LAYER_CAP_MAX ? d->max_wg : v->cap;
-            if (quick() && cap > 8) cap = 8; /* (the direct test: near + window + 8 tiles) */
+            if (quick(d) && cap > 8) cap = 8; /* (the direct test: near + window + 8 tiles) */
             char extra[160];
             snprintf(extra, sizeof extra,
                      "-D LAYERS_LOOKBACK=1 -D CLSCAN_LB_WORD_BITS=%u -D CLSCAN_LB_TEST=%u",
@@ -1458,7 +1492,7 @@ START_TEST(test_lookback)
             size_t many = ((size_t)1 << 17) / b.tile;
             if (many < 9) many = 9;
             if (many > 67) many = 67;
-            if (quick() && many > 9) many = 9;
+            if (quick(d) && many > 9) many = 9;
             const size_t tiles[3] = {1, 2, many};
             const size_t state_bytes = 128 + many * (tsize(v->type) * 8 / (v->word_bits / 2)) *
                                                   (v->word_bits / 8);
@@ -1495,7 +1529,8 @@ START_TEST(test_lookback)
             ck_assert_msg(kwg >= b.wg, "%s: layers_lb_prefix allows %zu work-items, not %zu",
                           d->name, kwg, b.wg);
             const size_t window = b.wg < 32 ? b.wg : 32, near = 8 * window;
-            const size_t direct_tiles[3] = {near + window + 8, 2 * window + 9 < 20 ? 20 : 2 * window + 9, 5};
+            const size_t mixed = 2 * window + 9 < 20 ? 20 : 2 * window + 9;
+            const size_t direct_tiles[3] = {near + window + 8, mixed, 5};
             for (int pattern = 0; pattern < 3; pattern++) {
                 const size_t nt = direct_tiles[pattern];
                 const size_t state2 = 128 + nt * (tsize(v->type) * 8 / (v->word_bits / 2)) *
@@ -1532,6 +1567,7 @@ static Suite *layers_suite(void)
     Suite *s = suite_create("layers");
     TCase *tc = tcase_create("layers");
     tcase_add_checked_fixture(tc, layers_setup, layers_teardown);
+    if (!getenv("CK_DEFAULT_TIMEOUT")) tcase_set_timeout(tc, 1800);
     tcase_add_test(tc, test_default_shape);
     tcase_add_test(tc, test_local_blelloch);
     tcase_add_test(tc, test_local_subgroup);
@@ -1551,6 +1587,8 @@ int main(void)
         if (!native_runnable[k])
             fprintf(stderr, "SKIP %s sub-groups: no device here can run them (reasons above); "
                             "their test is not registered\n", native_names[k]);
+    /* Run by hand (under Oclgrind, say): the source tree's layers, and room for builds. */
+    setenv("CLSCAN_KERNEL_INCLUDE_DIR", LAYERS_INCLUDE_DIR, 0);
     SRunner *sr = srunner_create(layers_suite());
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);

@@ -137,14 +137,14 @@ static void check_same_description(const clscan_test_dev *d, const clscan_contex
 #define GET(name, expr)                                                  \
     static unsigned long long get_##name(const clscan_context *c)        \
     {                                                                    \
-        const clscan_profile *p = &c->target.profile;                    \
+        const clscan__profile *p = &c->target.profile;                    \
         (void)p;                                                         \
         return (unsigned long long)(expr);                               \
     }
 #define SGET(name, expr)                                                 \
     static const char *sget_##name(const clscan_context *c)              \
     {                                                                    \
-        const clscan_profile *p = &c->target.profile;                    \
+        const clscan__profile *p = &c->target.profile;                    \
         (void)p;                                                         \
         return (expr);                                                   \
     }
@@ -239,8 +239,8 @@ typedef struct field_case {
 
 static const field_case field_cases[] = {
     /* Device facts. */
-    STR_NUM("CLSCAN_VENDOR", "amd", vendor, vendor, CLSCAN_VENDOR_AMD),
-    STR_NUM("CLSCAN_VENDOR", "intel", vendor, vendor, CLSCAN_VENDOR_INTEL),
+    STR_NUM("CLSCAN_VENDOR", "amd", vendor, vendor, CLSCAN__VENDOR_AMD),
+    STR_NUM("CLSCAN_VENDOR", "intel", vendor, vendor, CLSCAN__VENDOR_INTEL),
     NUM("CLSCAN_DEVICE_TYPE", "gpu", device_type, CL_DEVICE_TYPE_GPU, device_type,
         CL_DEVICE_TYPE_GPU),
     NUM("CLSCAN_DEVICE_TYPE", "accelerator", device_type, CL_DEVICE_TYPE_ACCELERATOR,
@@ -281,17 +281,17 @@ static const field_case field_cases[] = {
     NUM("CLSCAN_SP_ITEMS_PER_THREAD", "3", sp_items_per_thread, 3, sp_items, 3),
     NUM("CLSCAN_PADDING", "0", padding, CLSCAN_SWITCH_OFF, padding, 0),
     NUM("CLSCAN_SUBGROUP_IMPL", "local", subgroups, CLSCAN_SUBGROUPS_LOCAL, sg_impl,
-        CLSCAN_SG_LOCAL),
+        CLSCAN__SG_LOCAL),
     NUM("CLSCAN_WG_SCAN", "blelloch", wg_scan, CLSCAN_WG_SCAN_BLELLOCH, wg_algo,
-        CLSCAN_WG_BLELLOCH),
+        CLSCAN__WG_BLELLOCH),
     NUM("CLSCAN_WG_SCAN", "subgroup", wg_scan, CLSCAN_WG_SCAN_SUBGROUPS, wg_algo,
-        CLSCAN_WG_SUBGROUP),
+        CLSCAN__WG_SUBGROUP),
     NUM("CLSCAN_SCAN_ALGO", "single-pass", algorithm, CLSCAN_ALGORITHM_SINGLE_PASS, scan_algo,
-        CLSCAN_SCAN_SINGLE_PASS),
+        CLSCAN__SCAN_SINGLE_PASS),
     NUM("CLSCAN_SCAN_ALGO", "multi-level", algorithm, CLSCAN_ALGORITHM_MULTI_LEVEL, scan_algo,
-        CLSCAN_SCAN_MULTI_LEVEL),
+        CLSCAN__SCAN_MULTI_LEVEL),
     NUM("CLSCAN_LOOKBACK_ATOMICS", "cl12", lookback_atomics, CLSCAN_LOOKBACK_ATOMICS_CL12,
-        lb_atomics, CLSCAN_LB_CL12),
+        lb_atomics, CLSCAN__LB_CL12),
     NUM("CLSCAN_LOOKBACK_SPINS", "8", lookback_spins, 8, lb_spins, 8),
     NUM("CLSCAN_LOOKBACK_SPINS", "0", lookback_spins, CLSCAN_OPTION_ZERO, lb_spins, 0),
     NUM("CLSCAN_LOOKBACK_TEST", "delay", lookback_test, CLSCAN_LOOKBACK_TEST_DELAY, lb_test, 1),
@@ -435,8 +435,8 @@ START_TEST(test_precedence)
         clscan_context *c = make(d, &o, "fields over variables");
         /* The fields set win. */
         ck_assert_uint_eq(get_wg_size(c), 64);
-        ck_assert_uint_eq(get_vendor(c), CLSCAN_VENDOR_AMD);
-        ck_assert_uint_eq(get_scan_algo(c), CLSCAN_SCAN_MULTI_LEVEL);
+        ck_assert_uint_eq(get_vendor(c), CLSCAN__VENDOR_AMD);
+        ck_assert_uint_eq(get_scan_algo(c), CLSCAN__SCAN_MULTI_LEVEL);
         ck_assert_uint_eq(get_lb_spins(c), 0);
         ck_assert_uint_eq(get_padding(c), 0);
         /* The fields left zero take the variables. */
@@ -743,7 +743,7 @@ START_TEST(test_strings_copied)
         free(cache);
         free(inc);
         free(ver);
-        ck_assert_uint_eq(get_vendor(c), CLSCAN_VENDOR_AMD);
+        ck_assert_uint_eq(get_vendor(c), CLSCAN__VENDOR_AMD);
         ck_assert_str_eq(sget_extensions(c), "cl_khr_fp64 cl_khr_int64_base_atomics");
         ck_assert_str_eq(sget_cache_dir(c), TEST_CACHE);
         ck_assert_str_eq(sget_kernel_include_dir(c), TEST_INCLUDE);
@@ -819,7 +819,7 @@ START_TEST(test_scan_with_options)
         o.items_per_thread = 2;
         o.max_groups = 2;
         clscan_context *c = make(d, &o, "multi-level 16 x 2");
-        ck_assert_uint_eq(get_scan_algo(c), CLSCAN_SCAN_MULTI_LEVEL);
+        ck_assert_uint_eq(get_scan_algo(c), CLSCAN__SCAN_MULTI_LEVEL);
         ck_assert_uint_eq(get_wg_size(c), 16);
         ck_assert_uint_eq(get_items_per_thread(c), 2);
         check_scans(d, c, "multi-level 16 x 2, 2 groups");
@@ -830,7 +830,7 @@ START_TEST(test_scan_with_options)
         sp.sp_work_group_size = 16;
         sp.sp_items_per_thread = 2;
         c = make(d, &sp, "single-pass 16 x 2");
-        ck_assert_uint_eq(get_scan_algo(c), CLSCAN_SCAN_SINGLE_PASS);
+        ck_assert_uint_eq(get_scan_algo(c), CLSCAN__SCAN_SINGLE_PASS);
         ck_assert_uint_eq(get_sp_wg_size(c), 16);
         ck_assert_uint_eq(get_sp_items(c), 2);
         check_scans(d, c, "single-pass 16 x 2");

@@ -215,8 +215,8 @@ START_TEST(test_lookback)
 {
     for (int di = 0; di < clscan_ndevs; di++) {
         clscan_test_dev *d = &clscan_devs[di];
-        const clscan_profile *p = &d->ctx->target.profile;
-        if (p->scan_algo != CLSCAN_SCAN_SINGLE_PASS) {
+        const clscan__profile *p = &d->ctx->target.profile;
+        if (p->scan_algo != CLSCAN__SCAN_SINGLE_PASS) {
             fprintf(stderr, "%s: look-back: the profile chose the multi-level scan\n", d->name);
             continue;
         }
@@ -226,7 +226,7 @@ START_TEST(test_lookback)
         char msg[1024];
         for (int rep = 0; rep < 6; rep++) {
             if (rep == 3) { /* the epochs of every scratch slot run out in the next calls */
-                for (clscan_scratch *sl = d->ctx->scratch; sl; sl = sl->next)
+                for (clscan__scratch *sl = d->ctx->scratch; sl; sl = sl->next)
                     if (sl->lb_clean) sl->lb_epoch = (1u << (sl->lb_word_bits / 2 - 2)) - 2;
             }
             const clscan_type type = rep % 2 ? CLSCAN_INT64 : CLSCAN_INT32;
@@ -253,7 +253,7 @@ START_TEST(test_lookback)
             if (in_place)
                 ck_assert_msg(count[0] == 0, "%s: an in-place call ran the look-back (%u "
                               "fallbacks)", d->name, count[0]);
-            else if (p->lb_test == 2)
+            else if (p->lb_test == CLSCAN__LB_TEST_SILENT)
                 ck_assert_msg(count[0] > 0 && count[1] > 0,
                               "%s: silent tiles, yet no fallback ran (%u, %u)", d->name,
                               count[0], count[1]);
@@ -278,7 +278,7 @@ START_TEST(test_reproducible)
     enum { REPS = 10 };
     for (int di = 0; di < clscan_ndevs; di++) {
         clscan_test_dev *d = &clscan_devs[di];
-        const clscan_profile *p = &d->ctx->target.profile;
+        const clscan__profile *p = &d->ctx->target.profile;
         for (int ti = 0; ti < 2; ti++) {
             const clscan_type type = ti ? CLSCAN_DOUBLE : CLSCAN_FLOAT;
             if (type == CLSCAN_DOUBLE && !p->fp64) continue;

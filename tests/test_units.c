@@ -69,19 +69,19 @@ END_TEST
 
 START_TEST(test_vendor_normalise)
 {
-    ck_assert_int_eq(clscan__vendor_normalise(0x10DE, "NVIDIA Corporation"), CLSCAN_VENDOR_NVIDIA);
+    ck_assert_int_eq(clscan__vendor_normalise(0x10DE, "NVIDIA Corporation"), CLSCAN__VENDOR_NVIDIA);
     ck_assert_int_eq(clscan__vendor_normalise(0, "Advanced Micro Devices, Inc."),
-                     CLSCAN_VENDOR_AMD);
-    ck_assert_int_eq(clscan__vendor_normalise(0, "Intel(R) Corporation"), CLSCAN_VENDOR_INTEL);
-    ck_assert_int_eq(clscan__vendor_normalise(0x10DE, "unknown"), CLSCAN_VENDOR_NVIDIA);
-    ck_assert_int_eq(clscan__vendor_normalise(0x1002, NULL), CLSCAN_VENDOR_AMD);
-    ck_assert_int_eq(clscan__vendor_normalise(0x13B5, "ARM"), CLSCAN_VENDOR_ARM);
-    ck_assert_int_eq(clscan__vendor_normalise(0x5143, "QUALCOMM"), CLSCAN_VENDOR_QUALCOMM);
-    ck_assert_int_eq(clscan__vendor_normalise(0x1234, "Mesa"), CLSCAN_VENDOR_OTHER);
+                     CLSCAN__VENDOR_AMD);
+    ck_assert_int_eq(clscan__vendor_normalise(0, "Intel(R) Corporation"), CLSCAN__VENDOR_INTEL);
+    ck_assert_int_eq(clscan__vendor_normalise(0x10DE, "unknown"), CLSCAN__VENDOR_NVIDIA);
+    ck_assert_int_eq(clscan__vendor_normalise(0x1002, NULL), CLSCAN__VENDOR_AMD);
+    ck_assert_int_eq(clscan__vendor_normalise(0x13B5, "ARM"), CLSCAN__VENDOR_ARM);
+    ck_assert_int_eq(clscan__vendor_normalise(0x5143, "QUALCOMM"), CLSCAN__VENDOR_QUALCOMM);
+    ck_assert_int_eq(clscan__vendor_normalise(0x1234, "Mesa"), CLSCAN__VENDOR_OTHER);
     /* PoCL on an AMD CPU: Intel's PCI id, AMD's name. The name wins. */
-    ck_assert_int_eq(clscan__vendor_normalise(0x8086, "AuthenticAMD"), CLSCAN_VENDOR_AMD);
-    ck_assert_str_eq(clscan__vendor_name(CLSCAN_VENDOR_NVIDIA), "nvidia");
-    ck_assert_str_eq(clscan__vendor_name(CLSCAN_VENDOR_OTHER), "other");
+    ck_assert_int_eq(clscan__vendor_normalise(0x8086, "AuthenticAMD"), CLSCAN__VENDOR_AMD);
+    ck_assert_str_eq(clscan__vendor_name(CLSCAN__VENDOR_NVIDIA), "nvidia");
+    ck_assert_str_eq(clscan__vendor_name(CLSCAN__VENDOR_OTHER), "other");
 }
 END_TEST
 
@@ -97,12 +97,12 @@ static const char *table_getenv(const char *name, void *user)
 }
 
 /* The device facts of an H100 as NVIDIA's driver reports them. */
-static void fake_h100(clscan_profile *p)
+static void fake_h100(clscan__profile *p)
 {
     memset(p, 0, sizeof *p);
     strcpy(p->device_name, "NVIDIA H100 80GB HBM3");
     p->extensions = strdup("cl_khr_fp64 cl_khr_int64_base_atomics cl_nv_device_attribute_query");
-    p->vendor = CLSCAN_VENDOR_NVIDIA;
+    p->vendor = CLSCAN__VENDOR_NVIDIA;
     p->device_type = CL_DEVICE_TYPE_GPU;
     p->cl_major = 3;
     p->c_major = 1;
@@ -118,12 +118,12 @@ static void fake_h100(clscan_profile *p)
 }
 
 /* PoCL on a CPU: local memory is global memory. */
-static void fake_cpu(clscan_profile *p)
+static void fake_cpu(clscan__profile *p)
 {
     memset(p, 0, sizeof *p);
     strcpy(p->device_name, "cpu");
     p->extensions = strdup("cl_khr_fp64");
-    p->vendor = CLSCAN_VENDOR_AMD;
+    p->vendor = CLSCAN__VENDOR_AMD;
     p->device_type = CL_DEVICE_TYPE_CPU;
     p->local_mem_size = 1 << 20;
     p->local_mem_is_global = 1;
@@ -134,7 +134,7 @@ static void fake_cpu(clscan_profile *p)
 
 START_TEST(test_profile_tables)
 {
-    clscan_profile p;
+    clscan__profile p;
     fake_h100(&p);
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
     ck_assert_uint_eq(p.local_banks, 32);
@@ -159,10 +159,10 @@ START_TEST(test_profile_emulate_amd)
                          "CLSCAN_LOCAL_MEM_TYPE", "local", "CLSCAN_LOCAL_MEM_SIZE", "64K",
                          "CLSCAN_SUBGROUP_WIDTH", "64", "CLSCAN_MAX_WORK_GROUP_SIZE", "256",
                          NULL};
-    clscan_profile p;
+    clscan__profile p;
     fake_cpu(&p);
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, (void *)env), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.vendor, CLSCAN_VENDOR_AMD);
+    ck_assert_int_eq(p.vendor, CLSCAN__VENDOR_AMD);
     ck_assert_uint_eq(p.local_mem_size, 65536);
     ck_assert(!p.local_mem_is_global);
     ck_assert_uint_eq(p.local_banks, 32);
@@ -179,7 +179,7 @@ START_TEST(test_profile_overrides)
     const char *env[] = {"CLSCAN_LOCAL_MEM_BANKS", "16", "CLSCAN_WORK_GROUP_SIZE", "64",
                          "CLSCAN_ITEMS_PER_THREAD", "4", "CLSCAN_PADDING", "0",
                          "CLSCAN_EXTENSIONS", "cl_khr_byte_addressable_store", NULL};
-    clscan_profile p;
+    clscan__profile p;
     fake_h100(&p);
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, (void *)env), CLSCAN_SUCCESS);
     ck_assert_uint_eq(p.local_banks, 16);
@@ -198,7 +198,7 @@ END_TEST
 static void expect_bad_env(const char *name, const char *value, const char *mention)
 {
     const char *env[] = {name, value, NULL};
-    clscan_profile p;
+    clscan__profile p;
     fake_h100(&p);
     clscan_status s = clscan__profile_finish(NULL, &p, table_getenv, (void *)env);
     ck_assert_msg(s == CLSCAN_ERROR_INVALID_ENVIRONMENT, "%s=%s gave %s", name, value,
@@ -225,7 +225,7 @@ START_TEST(test_profile_shrinks_to_device)
 {
     /* A table default larger than the device allows shrinks silently. */
     const char *env[] = {"CLSCAN_MAX_WORK_GROUP_SIZE", "96", NULL};
-    clscan_profile p;
+    clscan__profile p;
     fake_h100(&p);
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, (void *)env), CLSCAN_SUCCESS);
     ck_assert_uint_eq(p.wg_size, 64);
@@ -235,7 +235,7 @@ END_TEST
 
 START_TEST(test_profile_describe)
 {
-    clscan_profile p;
+    clscan__profile p;
     fake_h100(&p);
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
     char big[4096], small[16];
@@ -253,24 +253,24 @@ END_TEST
 
 START_TEST(test_scan_defines)
 {
-    clscan_profile p;
+    clscan__profile p;
     fake_h100(&p);
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
-    clscan_scan_config c;
+    clscan__scan_config c;
     /* The single-pass shape (the default), then the multi-level one. */
-    ck_assert_int_eq(p.scan_algo, CLSCAN_SCAN_SINGLE_PASS);
+    ck_assert_int_eq(p.scan_algo, CLSCAN__SCAN_SINGLE_PASS);
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_INT32, CLSCAN_OP_ADD,
                                                 &c),
                      CLSCAN_SUCCESS);
     ck_assert_uint_eq(c.wg_size, p.sp_wg_size);
     ck_assert_uint_eq(c.items, p.sp_items);
     char sp[2048];
-    ck_assert(clscan__kernel_defines(&c, &p, 0, sp, sizeof sp) < sizeof sp);
+    ck_assert(clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_BLOCK, sp, sizeof sp) < sizeof sp);
     ck_assert(strstr(sp, "#define CLSCAN_SINGLE_PASS 1\n"));
     ck_assert(strstr(sp, "#define CLSCAN_LB_ATOMICS 0\n")); /* NVIDIA: OpenCL 1.2 atomics */
     ck_assert(strstr(sp, "#define CLSCAN_LB_WORD_BITS 64\n"));
     ck_assert(strstr(sp, "#define CLSCAN_LB_TEST 0\n"));
-    p.scan_algo = CLSCAN_SCAN_MULTI_LEVEL;
+    p.scan_algo = CLSCAN__SCAN_MULTI_LEVEL;
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_INT32, CLSCAN_OP_ADD,
                                                 &c),
                      CLSCAN_SUCCESS);
@@ -278,7 +278,7 @@ START_TEST(test_scan_defines)
     ck_assert_uint_eq(c.items, 8);
     ck_assert_uint_eq(c.log_banks, 5);
     char a[2048], b[2048];
-    ck_assert(clscan__kernel_defines(&c, &p, 0, a, sizeof a) < sizeof a);
+    ck_assert(clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_BLOCK, a, sizeof a) < sizeof a);
     ck_assert(strstr(a, "#define CLSCAN_TYPE_ID 0\n"));
     ck_assert(strstr(a, "#define CLSCAN_OP_ID 0\n"));
     ck_assert(strstr(a, "#define CLSCAN_WG_SIZE 256\n"));
@@ -290,7 +290,7 @@ START_TEST(test_scan_defines)
     ck_assert(strstr(a, "#define CLSCAN_SG_WIDTH 32\n"));
     ck_assert(strstr(a, "#define CLSCAN_WG_ALGO 1\n"));
     /* The same values as build options, plain -D NAME=NUMBER (no quoting needed). */
-    size_t need = clscan__kernel_defines(&c, &p, 1, b, sizeof b);
+    size_t need = clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_OPTIONS, b, sizeof b);
     ck_assert_uint_eq(need, strlen(b));
     ck_assert(strncmp(b, "-cl-std=CL1.2 ", 14) == 0);
     ck_assert(strstr(b, " -D CLSCAN_WG_SIZE=256"));
@@ -298,7 +298,7 @@ START_TEST(test_scan_defines)
     ck_assert(!strchr(b, '\n') && !strchr(b, '"') && !strchr(b, '('));
     /* Too small a buffer: truncated, terminated, and the length needed returned. */
     char small[16];
-    ck_assert_uint_eq(clscan__kernel_defines(&c, &p, 1, small, sizeof small), need);
+    ck_assert_uint_eq(clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_OPTIONS, small, sizeof small), need);
     ck_assert_uint_eq(strlen(small), sizeof small - 1);
 
     /* Every (type, op) pair gets its own text, so its own cache entry. */
@@ -307,20 +307,20 @@ START_TEST(test_scan_defines)
             for (int t2 = 0; t2 < CLSCAN_TYPE_COUNT; ++t2)
                 for (int o2 = 0; o2 < CLSCAN_OP_COUNT; ++o2) {
                     if (t == t2 && o == o2) continue;
-                    clscan_scan_config c1 = c, c2 = c;
+                    clscan__scan_config c1 = c, c2 = c;
                     c1.type = (clscan_type)t;
                     c1.op = (clscan_op)o;
                     c2.type = (clscan_type)t2;
                     c2.op = (clscan_op)o2;
-                    clscan__kernel_defines(&c1, &p, 0, a, sizeof a);
-                    clscan__kernel_defines(&c2, &p, 0, b, sizeof b);
+                    clscan__kernel_defines(&c1, &p, CLSCAN__DEFINES_BLOCK, a, sizeof a);
+                    clscan__kernel_defines(&c2, &p, CLSCAN__DEFINES_BLOCK, b, sizeof b);
                     ck_assert_str_ne(a, b);
                 }
     /* So do the two work-group scans. */
-    clscan_scan_config c3 = c;
-    c3.wg_algo = CLSCAN_WG_BLELLOCH;
-    clscan__kernel_defines(&c, &p, 0, a, sizeof a);
-    clscan__kernel_defines(&c3, &p, 0, b, sizeof b);
+    clscan__scan_config c3 = c;
+    c3.wg_algo = CLSCAN__WG_BLELLOCH;
+    clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_BLOCK, a, sizeof a);
+    clscan__kernel_defines(&c3, &p, CLSCAN__DEFINES_BLOCK, b, sizeof b);
     ck_assert_str_ne(a, b);
     clscan__profile_free(&p);
 }
@@ -330,7 +330,7 @@ END_TEST
  * memory that is global memory has no banks whatever the probe said. */
 START_TEST(test_bank_probe_applied)
 {
-    clscan_profile p;
+    clscan__profile p;
     fake_h100(&p);
     p.bank_probe_ran = 1;
     p.bank_probe.measured = 1;
@@ -359,24 +359,24 @@ END_TEST
 /* The device-wide scan and the look-back's atomics: defaults, overrides, refusals. */
 START_TEST(test_device_scan_choice)
 {
-    clscan_profile p;
+    clscan__profile p;
     fake_cpu(&p); /* PoCL-like: OpenCL 3.0 with device-scope acquire/release */
     p.cl_major = 3;
-    p.features = CLSCAN_FEAT_ATOMIC_ACQ_REL | CLSCAN_FEAT_ATOMIC_SCOPE_DEVICE;
+    p.features = CLSCAN__FEAT_ATOMIC_ACQ_REL | CLSCAN__FEAT_ATOMIC_SCOPE_DEVICE;
     p.int64_atomics = 1;
     free(p.extensions);
     p.extensions = strdup("cl_khr_int64_base_atomics cl_khr_int64_extended_atomics");
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.scan_algo, CLSCAN_SCAN_SINGLE_PASS);
-    ck_assert_int_eq(p.lb_atomics, CLSCAN_LB_C11);
+    ck_assert_int_eq(p.scan_algo, CLSCAN__SCAN_SINGLE_PASS);
+    ck_assert_int_eq(p.lb_atomics, CLSCAN__LB_C11);
     ck_assert_uint_eq(p.lb_word_bits, 64);
     ck_assert_int_eq(p.lb_test, 0);
-    clscan_scan_config c;
+    clscan__scan_config c;
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_INT32, CLSCAN_OP_ADD,
                                                 &c),
                      CLSCAN_SUCCESS);
     char d[2048];
-    ck_assert(clscan__kernel_defines(&c, &p, 0, d, sizeof d) < sizeof d);
+    ck_assert(clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_BLOCK, d, sizeof d) < sizeof d);
     ck_assert(strstr(d, "built with -cl-std=CL3.0"));
     ck_assert(strstr(d, "#define CLSCAN_LB_ATOMICS 1\n"));
     /* Without 64-bit atomics: 32-bit words (16-bit value halves). */
@@ -388,8 +388,8 @@ START_TEST(test_device_scan_choice)
                             "cl12", "CLSCAN_LOOKBACK_SPINS", "0", "CLSCAN_LOOKBACK_TEST",
                             "silent", NULL};
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, forced), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.scan_algo, CLSCAN_SCAN_MULTI_LEVEL);
-    ck_assert_int_eq(p.lb_atomics, CLSCAN_LB_CL12);
+    ck_assert_int_eq(p.scan_algo, CLSCAN__SCAN_MULTI_LEVEL);
+    ck_assert_int_eq(p.lb_atomics, CLSCAN__LB_CL12);
     ck_assert_uint_eq(p.lb_spins, 0);
     ck_assert_int_eq(p.lb_test, 2);
     ck_assert_str_eq(p.scan_algo_source, "CLSCAN_SCAN_ALGO");
@@ -409,7 +409,7 @@ START_TEST(test_device_scan_choice)
     /* An OpenCL 1.2 device gets 1.2 atomics; a forced C11 mode is refused. */
     fake_cpu(&p);
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.lb_atomics, CLSCAN_LB_CL12);
+    ck_assert_int_eq(p.lb_atomics, CLSCAN__LB_CL12);
     ck_assert_uint_eq(p.lb_word_bits, 32); /* fake_cpu has no 64-bit atomics */
     const char *c11[] = {"CLSCAN_LOOKBACK_ATOMICS", "c11", NULL};
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, c11),
@@ -417,27 +417,27 @@ START_TEST(test_device_scan_choice)
     /* Loop-limited devices (llvmpipe) default to the multi-level scan. */
     const char *limited[] = {"CLSCAN_MAX_LOOP_ITERATIONS", "65535", NULL};
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, limited), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.scan_algo, CLSCAN_SCAN_MULTI_LEVEL);
+    ck_assert_int_eq(p.scan_algo, CLSCAN__SCAN_MULTI_LEVEL);
     clscan__profile_free(&p);
 }
 END_TEST
 
 START_TEST(test_subgroup_choice)
 {
-    clscan_profile p;
+    clscan__profile p;
     /* The H100: NVIDIA's platform and a queried warp of 32 give PTX shuffles. */
     fake_h100(&p);
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_NVIDIA);
+    ck_assert_int_eq(p.sg_impl, CLSCAN__SG_NVIDIA);
     ck_assert_uint_eq(p.sg_width, 32);
-    ck_assert_int_eq(p.wg_algo, CLSCAN_WG_SUBGROUP);
+    ck_assert_int_eq(p.wg_algo, CLSCAN__WG_SUBGROUP);
     clscan__profile_free(&p);
     /* Claiming to be NVIDIA is not enough: PoCL with CLSCAN_VENDOR=nvidia stays local. */
     fake_cpu(&p);
     const char *vendor[] = {"CLSCAN_VENDOR", "nvidia", "CLSCAN_SUBGROUP_WIDTH", "32", NULL};
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, vendor), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_LOCAL);
-    ck_assert_int_eq(p.wg_algo, CLSCAN_WG_BLELLOCH);
+    ck_assert_int_eq(p.sg_impl, CLSCAN__SG_LOCAL);
+    ck_assert_int_eq(p.wg_algo, CLSCAN__WG_BLELLOCH);
     clscan__profile_free(&p);
     /* ...and forcing PTX there is an error that says why. */
     fake_cpu(&p);
@@ -450,15 +450,15 @@ START_TEST(test_subgroup_choice)
     fake_h100(&p);
     const char *w64[] = {"CLSCAN_SUBGROUP_WIDTH", "64", NULL};
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, w64), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_LOCAL);
+    ck_assert_int_eq(p.sg_impl, CLSCAN__SG_LOCAL);
     ck_assert_uint_eq(p.sg_width, 64);
     clscan__profile_free(&p);
     /* KHR sub-groups, from the extension or the 3.0 feature. */
     fake_cpu(&p);
     const char *khr[] = {"CLSCAN_EXTENSIONS", "cl_khr_fp64 cl_khr_subgroups", NULL};
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, khr), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_KHR);
-    ck_assert_int_eq(p.wg_algo, CLSCAN_WG_SUBGROUP);
+    ck_assert_int_eq(p.sg_impl, CLSCAN__SG_KHR);
+    ck_assert_int_eq(p.wg_algo, CLSCAN__WG_SUBGROUP);
     clscan__profile_free(&p);
     /* Intel shuffles need the width fixed (cl_intel_required_subgroup_size) and queried. */
     fake_cpu(&p);
@@ -467,7 +467,7 @@ START_TEST(test_subgroup_choice)
     const char *intel[] = {"CLSCAN_EXTENSIONS",
                            "cl_intel_subgroups cl_intel_required_subgroup_size", NULL};
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, intel), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_INTEL);
+    ck_assert_int_eq(p.sg_impl, CLSCAN__SG_INTEL);
     ck_assert_uint_eq(p.sg_width, 16);
     clscan__profile_free(&p);
     /* Explicit choices, and bad values. */
@@ -475,8 +475,8 @@ START_TEST(test_subgroup_choice)
     const char *sgwg[] = {"CLSCAN_WG_SCAN", "subgroup", "CLSCAN_SUBGROUP_IMPL", "local",
                           "CLSCAN_SUBGROUP_WIDTH", "8", NULL};
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, sgwg), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_LOCAL);
-    ck_assert_int_eq(p.wg_algo, CLSCAN_WG_SUBGROUP);
+    ck_assert_int_eq(p.sg_impl, CLSCAN__SG_LOCAL);
+    ck_assert_int_eq(p.wg_algo, CLSCAN__WG_SUBGROUP);
     ck_assert_uint_eq(p.sg_width, 8);
     clscan__profile_free(&p);
     fake_cpu(&p);
@@ -496,7 +496,7 @@ START_TEST(test_subgroup_choice)
     fake_h100(&p);
     p.subgroup_width = 48;
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
-    ck_assert_int_eq(p.sg_impl, CLSCAN_SG_LOCAL);
+    ck_assert_int_eq(p.sg_impl, CLSCAN__SG_LOCAL);
     ck_assert_uint_eq(p.sg_width, 32);
     clscan__profile_free(&p);
     fake_cpu(&p);
@@ -509,11 +509,11 @@ END_TEST
 
 START_TEST(test_config_fits_local_memory)
 {
-    clscan_profile p;
+    clscan__profile p;
     fake_h100(&p);
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
-    p.scan_algo = CLSCAN_SCAN_MULTI_LEVEL;
-    clscan_scan_config c;
+    p.scan_algo = CLSCAN__SCAN_MULTI_LEVEL;
+    clscan__scan_config c;
     /* 8-byte types take half the items, so the tile stays within the same bytes. */
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_DOUBLE, CLSCAN_OP_ADD,
                                                 &c),
@@ -532,17 +532,17 @@ START_TEST(test_config_fits_local_memory)
     c.wg_size = 256;
     c.items = 8;
     c.log_banks = 5;
-    c.wg_algo = CLSCAN_WG_BLELLOCH;
+    c.wg_algo = CLSCAN__WG_BLELLOCH;
     ck_assert_uint_eq(clscan__scan_local_bytes(&c, &p), (2048 + 64 + 256 + 8) * 4);
     c.log_banks = 0;
     ck_assert_uint_eq(clscan__scan_local_bytes(&c, &p), (2048 + 256) * 4);
     /* Sub-group scan: totals and prefixes of 8 warps, no shuffle scratch with PTX... */
-    c.wg_algo = CLSCAN_WG_SUBGROUP;
-    c.sg_impl = CLSCAN_SG_NVIDIA;
+    c.wg_algo = CLSCAN__WG_SUBGROUP;
+    c.sg_impl = CLSCAN__SG_NVIDIA;
     c.sg_width = 32;
     ck_assert_uint_eq(clscan__scan_local_bytes(&c, &p), (2048 + 16) * 4);
     /* ...and one slot per work-item more for local-memory shuffles. */
-    c.sg_impl = CLSCAN_SG_LOCAL;
+    c.sg_impl = CLSCAN__SG_LOCAL;
     ck_assert_uint_eq(clscan__scan_local_bytes(&c, &p), (2048 + 256 + 16) * 4);
     /* Too little local memory for any tile is an error, not a crash. */
     p.local_mem_size = 4; /* one int and its sum need 8 */

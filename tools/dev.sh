@@ -368,6 +368,9 @@ test | test-full)
         # The example: user kernels built from the installed-style headers.
         run_oclgrind example "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl" \
             "$build/examples/fused_map_scan" 20000 "$(date +%s)"
+        # The OpenCL C layers on their own (tests/test_layers.c, trimmed under Oclgrind).
+        run_oclgrind layers "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl CLSCAN_TEST_QUICK=1 CK_FORK=no" \
+            "$build/tests/test_layers"
         # test: the profiles of the 'profiles-ci' suite (tests/meson.build); test-full: all.
         if [ "$cmd" = test-full ]; then
             run_oclgrind_profiles <tests/profiles.txt

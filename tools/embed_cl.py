@@ -24,7 +24,7 @@ def main():
                 text = src.read()
             names.append(os.path.basename(path))
             f.write('static const char source_%d[] =\n%s;\n\n' % (i, c_string(text)))
-        f.write('const clscan_embedded_source clscan_embedded_sources[] = {\n')
+        f.write('const clscan__embedded_file clscan__embedded_sources[] = {\n')
         for i, name in enumerate(names):
             f.write('    {"%s", source_%d, sizeof(source_%d) - 1},\n' % (name, i, i))
         f.write('    {0, 0, 0}\n};\n')

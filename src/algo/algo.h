@@ -27,26 +27,26 @@ size_t clscan__host_chunk(const clscan_context *ctx, size_t n, size_t chunk, siz
                           size_t out_size);
 
 /* How one level of the multi-level scan splits n elements (scan.c). */
-typedef struct clscan_level_plan {
+typedef struct clscan__level_plan {
     cl_ulong groups;     /* work-groups; 1: a single kernel does the level */
     cl_ulong per_group;  /* tiles each work-group owns */
-} clscan_level_plan;
-clscan_level_plan clscan__plan_level(const clscan_profile *p, const clscan_scan_config *cfg,
+} clscan__level_plan;
+clscan__level_plan clscan__plan_level(const clscan__profile *p, const clscan__scan_config *cfg,
                                      cl_ulong n);
 /* Elements of scratch the partials of all levels below an n-element scan need. */
-cl_ulong clscan__scan_scratch_elements(const clscan_profile *p, const clscan_scan_config *cfg,
+cl_ulong clscan__scan_scratch_elements(const clscan__profile *p, const clscan__scan_config *cfg,
                                        cl_ulong n);
 /* Enqueues the multi-level scan of src[src_off, +n) into dst[dst_off, +n) with prog's
  * scan kernels (prog->lock held), keeping this level's partials at scratch[part_off,
  * +groups) and deeper levels' after them; carry: the call's (NULL: none). */
-clscan_status clscan__enqueue_scan_level(clscan_launch *l, clscan_program *prog, cl_mem src,
+clscan_status clscan__enqueue_scan_level(clscan__launch *l, clscan__program *prog, cl_mem src,
                                          cl_ulong src_off, cl_mem dst, cl_ulong dst_off,
                                          cl_ulong n, cl_int inclusive, cl_mem scratch,
-                                         cl_ulong part_off, const clscan_carry_args *carry);
+                                         cl_ulong part_off, const clscan__carry_args *carry);
 
 /* Enqueues the exclusive scan, in place, of scratch[part_off, +count) (partials of one
  * level): one work-group, or the levels above when there are more than a tile. */
-clscan_status clscan__enqueue_scan_partials(clscan_launch *l, clscan_program *prog,
+clscan_status clscan__enqueue_scan_partials(clscan__launch *l, clscan__program *prog,
                                             cl_mem scratch, cl_ulong part_off, cl_ulong count);
 
 /* The single-pass look-back over a scratch slot (scan.c). fits: whether n elements go
@@ -54,16 +54,16 @@ clscan_status clscan__enqueue_scan_partials(clscan_launch *l, clscan_program *pr
  * status buffer it needs; begin: clears the slot's status words where their content is
  * unknown or the epochs ran out (a kernel of the launch) and returns the kernel
  * arguments of this call. */
-typedef struct clscan_lookback_args {
+typedef struct clscan__lookback_args {
     cl_mem state;           /* the status buffer */
     cl_uint epoch;          /* this call's tag */
     cl_uint spins;          /* fruitless reads before a fallback */
     cl_mem stats;           /* fallback counters: the slot's header, or the test hook's */
     cl_uint stats_off;
-} clscan_lookback_args;
-int clscan__lookback_fits(const clscan_scan_config *cfg, cl_ulong n);
-size_t clscan__lookback_bytes(const clscan_scan_config *cfg, cl_ulong n);
-clscan_status clscan__lookback_begin(clscan_launch *l, clscan_program *prog,
-                                     clscan_lookback_args *out);
+} clscan__lookback_args;
+bool clscan__lookback_fits(const clscan__scan_config *cfg, cl_ulong n);
+size_t clscan__lookback_bytes(const clscan__scan_config *cfg, cl_ulong n);
+clscan_status clscan__lookback_begin(clscan__launch *l, clscan__program *prog,
+                                     clscan__lookback_args *out);
 
 #endif /* CLSCAN_ALGO_H */

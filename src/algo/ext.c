@@ -21,19 +21,19 @@ CLSCAN_API void clscan_ext_lookback_stats(cl_mem stats) { clscan__lookback_stats
 /* Each public counter, its internal twin and its name, in the public enum's order. */
 static const struct {
     clscan_ext_cache_counter which;
-    clscan_cache_stat internal;
+    clscan__cache_counter internal;
     const char *name;
 } cache_stats[] = {
-    {CLSCAN_EXT_CACHE_PROGRAMS, CLSCAN_CACHE_PROGRAMS, "programs"},
-    {CLSCAN_EXT_CACHE_SOURCE_BUILDS, CLSCAN_CACHE_SOURCE_BUILDS, "source_builds"},
-    {CLSCAN_EXT_CACHE_LOADED, CLSCAN_CACHE_LOADED, "loaded"},
-    {CLSCAN_EXT_CACHE_MISSING, CLSCAN_CACHE_MISSING, "missing"},
-    {CLSCAN_EXT_CACHE_REJECTED, CLSCAN_CACHE_REJECTED, "rejected"},
-    {CLSCAN_EXT_CACHE_REFUSED, CLSCAN_CACHE_REFUSED, "refused"},
-    {CLSCAN_EXT_CACHE_WRITTEN, CLSCAN_CACHE_WRITTEN, "written"},
-    {CLSCAN_EXT_CACHE_WRITE_FAILED, CLSCAN_CACHE_WRITE_FAILED, "write_failed"}};
+    {CLSCAN_EXT_CACHE_PROGRAMS, CLSCAN__CACHE_PROGRAMS, "programs"},
+    {CLSCAN_EXT_CACHE_SOURCE_BUILDS, CLSCAN__CACHE_SOURCE_BUILDS, "source_builds"},
+    {CLSCAN_EXT_CACHE_LOADED, CLSCAN__CACHE_LOADED, "loaded"},
+    {CLSCAN_EXT_CACHE_MISSING, CLSCAN__CACHE_MISSING, "missing"},
+    {CLSCAN_EXT_CACHE_REJECTED, CLSCAN__CACHE_REJECTED, "rejected"},
+    {CLSCAN_EXT_CACHE_REFUSED, CLSCAN__CACHE_REFUSED, "refused"},
+    {CLSCAN_EXT_CACHE_WRITTEN, CLSCAN__CACHE_WRITTEN, "written"},
+    {CLSCAN_EXT_CACHE_WRITE_FAILED, CLSCAN__CACHE_WRITE_FAILED, "write_failed"}};
 _Static_assert(sizeof cache_stats / sizeof cache_stats[0] == CLSCAN_EXT_CACHE_STAT_COUNT &&
-                   CLSCAN_EXT_CACHE_STAT_COUNT == (int)CLSCAN_CACHE_STAT_COUNT,
+                   CLSCAN_EXT_CACHE_STAT_COUNT == (int)CLSCAN__CACHE_STAT_COUNT,
                "one row per cache counter");
 
 /* The row of `which` in cache_stats, or -1 for an unknown counter. */
@@ -58,29 +58,29 @@ CLSCAN_API const char *clscan_ext_cache_stat_name(clscan_ext_cache_counter which
 
 /* ----------------------------------------------------------- algorithms ----- */
 
-/* Public CLSCAN_ALGORITHM_* (DEFAULT is 0) to the internal clscan_scan_algo (whose
+/* Public CLSCAN_ALGORITHM_* (DEFAULT is 0) to the internal clscan__scan_algo (whose
  * MULTI_LEVEL is 0): 1 and *out, or 0 for DEFAULT or an unknown value. */
-static int algo_to_internal(clscan_algorithm algorithm, clscan_scan_algo *out)
+static int algo_to_internal(clscan_algorithm algorithm, clscan__scan_algo *out)
 {
     switch (algorithm) {
-    case CLSCAN_ALGORITHM_MULTI_LEVEL: *out = CLSCAN_SCAN_MULTI_LEVEL; return 1;
-    case CLSCAN_ALGORITHM_SINGLE_PASS: *out = CLSCAN_SCAN_SINGLE_PASS; return 1;
+    case CLSCAN_ALGORITHM_MULTI_LEVEL: *out = CLSCAN__SCAN_MULTI_LEVEL; return 1;
+    case CLSCAN_ALGORITHM_SINGLE_PASS: *out = CLSCAN__SCAN_SINGLE_PASS; return 1;
     default: return 0;
     }
 }
 
-static clscan_algorithm algo_to_public(clscan_scan_algo algo)
+static clscan_algorithm algo_to_public(clscan__scan_algo algo)
 {
     switch (algo) {
-    case CLSCAN_SCAN_MULTI_LEVEL: return CLSCAN_ALGORITHM_MULTI_LEVEL;
-    case CLSCAN_SCAN_SINGLE_PASS: return CLSCAN_ALGORITHM_SINGLE_PASS;
+    case CLSCAN__SCAN_MULTI_LEVEL: return CLSCAN_ALGORITHM_MULTI_LEVEL;
+    case CLSCAN__SCAN_SINGLE_PASS: return CLSCAN_ALGORITHM_SINGLE_PASS;
     default: return CLSCAN_ALGORITHM_DEFAULT;
     }
 }
 
 CLSCAN_API const char *clscan_ext_algorithm_name(clscan_algorithm algorithm)
 {
-    clscan_scan_algo algo;
+    clscan__scan_algo algo;
     if (algorithm == CLSCAN_ALGORITHM_DEFAULT) return "default";
     return algo_to_internal(algorithm, &algo) ? clscan__scan_algo_name(algo) : "unknown";
 }
@@ -96,7 +96,7 @@ CLSCAN_API clscan_status clscan_ext_context_set_algorithm(clscan_context *ctx,
 {
     clscan_status s = clscan__check_context(ctx);
     if (s != CLSCAN_SUCCESS) return s;
-    clscan_scan_algo algo = CLSCAN_SCAN_MULTI_LEVEL;
+    clscan__scan_algo algo = CLSCAN__SCAN_MULTI_LEVEL;
     if (algorithm != CLSCAN_ALGORITHM_DEFAULT && !algo_to_internal(algorithm, &algo))
         return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ARGUMENT, "algorithm %d is not a "
                             "clscan_algorithm", (int)algorithm);
@@ -108,8 +108,8 @@ CLSCAN_API clscan_status clscan_ext_context_set_algorithm(clscan_context *ctx,
     /* As at creation (choose_device_scan in tune/choose.c): the look-back waits in a loop, so
      * a device that stops a work-item after a number of loop iterations (llvmpipe) gets
      * the multi-level scan; only CLSCAN_SCAN_ALGO=single-pass at creation overrides it. */
-    CLSCAN_RETURN_IF(ctx, algo == CLSCAN_SCAN_SINGLE_PASS && ctx->target.profile.max_loop_iterations &&
-                              ctx->created_scan_algo != CLSCAN_SCAN_SINGLE_PASS,
+    CLSCAN__RETURN_IF(ctx, algo == CLSCAN__SCAN_SINGLE_PASS && ctx->target.profile.max_loop_iterations &&
+                              ctx->created_scan_algo != CLSCAN__SCAN_SINGLE_PASS,
                      CLSCAN_ERROR_UNSUPPORTED,
                      "the single-pass scan cannot run here: the device stops a work-item after "
                      "%llu loop iterations and the look-back waits in a loop",

@@ -35,7 +35,7 @@ static int is_blank(const char *text)
 /* Checks one optional expression or source text: NULL is fine, empty is not. */
 static clscan_status check_text(const clscan_context *ctx, const char *text, const char *name)
 {
-    CLSCAN_RETURN_IF(ctx, text && is_blank(text), CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, text && is_blank(text), CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->%s is empty", name);
     return CLSCAN_SUCCESS;
 }
@@ -54,7 +54,7 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
 {
     memset(g, 0, sizeof *g);
     g->d = d;
-    CLSCAN_RETURN_IF(ctx, d == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "desc is NULL");
+    CLSCAN__RETURN_IF(ctx, d == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "desc is NULL");
     clscan_status s;
     if ((s = check_text(ctx, d->source, "source")) != CLSCAN_SUCCESS ||
         (s = check_text(ctx, d->combine, "combine")) != CLSCAN_SUCCESS ||
@@ -63,22 +63,22 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
         (s = check_text(ctx, d->type_name, "type_name")) != CLSCAN_SUCCESS ||
         (s = check_text(ctx, d->input_type_name, "input_type_name")) != CLSCAN_SUCCESS)
         return s;
-    CLSCAN_RETURN_IF(ctx, d->type_name && strlen(d->type_name) > MAX_TYPE_NAME,
+    CLSCAN__RETURN_IF(ctx, d->type_name && strlen(d->type_name) > MAX_TYPE_NAME,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->type_name is longer than %d characters", MAX_TYPE_NAME);
-    CLSCAN_RETURN_IF(ctx, d->input_type_name && strlen(d->input_type_name) > MAX_TYPE_NAME,
+    CLSCAN__RETURN_IF(ctx, d->input_type_name && strlen(d->input_type_name) > MAX_TYPE_NAME,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->input_type_name is longer than %d characters", MAX_TYPE_NAME);
-    CLSCAN_RETURN_IF(ctx, (d->combine == NULL) != (d->identity == NULL),
+    CLSCAN__RETURN_IF(ctx, (d->combine == NULL) != (d->identity == NULL),
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->%s is given without desc->%s: a custom operator needs both",
                      d->combine ? "combine" : "identity", d->combine ? "identity" : "combine");
     if (d->type_name) {
-        CLSCAN_RETURN_IF(ctx, d->combine == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+        CLSCAN__RETURN_IF(ctx, d->combine == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "desc->type_name \"%s\" needs desc->combine and desc->identity "
                          "(built-in operators work on the library's types only)",
                          d->type_name);
-        CLSCAN_RETURN_IF(ctx, d->type_size == 0 || d->type_size % 4 != 0 ||
+        CLSCAN__RETURN_IF(ctx, d->type_size == 0 || d->type_size % 4 != 0 ||
                                   d->type_size > MAX_TYPE_SIZE,
                          CLSCAN_ERROR_INVALID_ARGUMENT,
                          "desc->type_size is %zu: the size of \"%s\" must be a multiple of 4 "
@@ -87,7 +87,7 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
         g->out_name = d->type_name;
         g->out_size = d->type_size;
     } else {
-        CLSCAN_RETURN_IF(ctx, !clscan__type_valid((int)d->type), CLSCAN_ERROR_INVALID_ARGUMENT,
+        CLSCAN__RETURN_IF(ctx, !clscan__type_valid((int)d->type), CLSCAN_ERROR_INVALID_ARGUMENT,
                          "desc->type %d is not a clscan_type", (int)d->type);
         if (!d->combine && (s = clscan__check_type_op(ctx, d->type, d->op)) != CLSCAN_SUCCESS)
             return s;
@@ -101,7 +101,7 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
             g->in_size = clscan_type_size((clscan_type)t);
             g->uses_double |= t == CLSCAN_DOUBLE;
         } else {
-            CLSCAN_RETURN_IF(ctx, d->input_type_size == 0, CLSCAN_ERROR_INVALID_ARGUMENT,
+            CLSCAN__RETURN_IF(ctx, d->input_type_size == 0, CLSCAN_ERROR_INVALID_ARGUMENT,
                              "desc->input_type_name \"%s\" is not a library type's name "
                              "(int, uint, long, ulong, float, double): give its size in "
                              "desc->input_type_size",
@@ -110,7 +110,7 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
         }
         g->in_name = d->input_type_name;
     } else {
-        CLSCAN_RETURN_IF(ctx, d->input_type_name && !d->transform,
+        CLSCAN__RETURN_IF(ctx, d->input_type_name && !d->transform,
                          CLSCAN_ERROR_INVALID_ARGUMENT,
                          "desc->input_type_name is given without desc->transform");
         g->in_name = g->out_name;
@@ -120,7 +120,7 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
     case CLSCAN_SEGMENTS_NONE: break;
     case CLSCAN_SEGMENTS_FLAGS: g->seg_size = 1; break;
     case CLSCAN_SEGMENTS_KEYS:
-        CLSCAN_RETURN_IF(ctx, !clscan__type_valid((int)d->key_type),
+        CLSCAN__RETURN_IF(ctx, !clscan__type_valid((int)d->key_type),
                          CLSCAN_ERROR_INVALID_ARGUMENT, "desc->key_type %d is not a clscan_type",
                          (int)d->key_type);
         g->seg_size = clscan_type_size(d->key_type);
@@ -131,7 +131,7 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
                             "desc->segments %d is not a clscan_segments value",
                             (int)d->segments);
     }
-    CLSCAN_RETURN_IF(ctx, g->uses_double && !ctx->target.profile.fp64, CLSCAN_ERROR_UNSUPPORTED,
+    CLSCAN__RETURN_IF(ctx, g->uses_double && !ctx->target.profile.fp64, CLSCAN_ERROR_UNSUPPORTED,
                      "device %s has no double precision (fp64)", ctx->target.profile.device_name);
     return CLSCAN_SUCCESS;
 }
@@ -150,10 +150,10 @@ clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_de
 /* Checks the carry of a call whose other ranges are checked. */
 static clscan_status check_carry(const clscan_context *ctx, const general_plan *g, cl_mem src,
                                  size_t src_b, cl_mem seg, size_t seg_offset, cl_mem dst,
-                                 size_t dst_b, size_t n, int no_dst, const clscan_carry *carry,
-                                 clscan_carry_args *ca)
+                                 size_t dst_b, size_t n, bool no_dst, const clscan_carry *carry,
+                                 clscan__carry_args *ca)
 {
-    const clscan_byte_range ranges[3] = {
+    const clscan__byte_range ranges[3] = {
         {src, "src", src_b, n * g->in_size},
         {no_dst ? NULL : dst, "dst", dst_b, n * g->out_size},
         {seg, "segments", seg_offset * g->seg_size, n * g->seg_size}};
@@ -165,14 +165,14 @@ static clscan_status check_carry(const clscan_context *ctx, const general_plan *
 static clscan_status check_buffers(const clscan_context *ctx, const general_plan *g, cl_mem src,
                                    size_t src_offset, cl_mem seg, size_t seg_offset, cl_mem dst,
                                    size_t dst_offset, size_t n, const clscan_carry *carry,
-                                   clscan_carry_args *ca)
+                                   clscan__carry_args *ca)
 {
     clscan_status s;
-    const int no_dst = dst == NULL && carry && carry->out_buffer;
+    const bool no_dst = dst == NULL && carry && carry->out_buffer;
     if ((s = clscan__check_range(ctx, src, "src", src_offset, n, g->in_size)) != CLSCAN_SUCCESS)
         return s;
     if (no_dst)
-        CLSCAN_RETURN_IF(ctx, dst_offset != 0, CLSCAN_ERROR_INVALID_ARGUMENT,
+        CLSCAN__RETURN_IF(ctx, dst_offset != 0, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "dst is NULL (a reduction) but dst_offset is %zu", dst_offset);
     else if ((s = clscan__check_range(ctx, dst, "dst", dst_offset, n, g->out_size)) !=
              CLSCAN_SUCCESS)
@@ -185,11 +185,11 @@ static clscan_status check_buffers(const clscan_context *ctx, const general_plan
                                     n * g->out_size)) != CLSCAN_SUCCESS)
         return s;
     if (g->d->segments == CLSCAN_SEGMENTS_NONE) {
-        CLSCAN_RETURN_IF(ctx, seg != NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+        CLSCAN__RETURN_IF(ctx, seg != NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "segments is given but desc->segments is CLSCAN_SEGMENTS_NONE");
         return check_carry(ctx, g, src, src_b, NULL, 0, dst, dst_b, n, no_dst, carry, ca);
     }
-    CLSCAN_RETURN_IF(ctx, seg == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, seg == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "segments is NULL but desc->segments asks for %s",
                      g->d->segments == CLSCAN_SEGMENTS_FLAGS ? "flags" : "keys");
     if ((s = clscan__check_range(ctx, seg, "segments", seg_offset, n, g->seg_size)) !=
@@ -401,39 +401,39 @@ typedef struct general_call {
     cl_mem src, seg, dst;
     cl_ulong src_off, seg_off, dst_off, n;
     cl_int inclusive;
-    clscan_carry_args carry;
+    clscan__carry_args carry;
 } general_call;
 
 /* Sets the arguments every general kernel starts with, as a's next ones: src, src_off,
  * seg, seg_off. */
-static void set_source_args(clscan_kernel_args *a, const general_call *c)
+static void set_source_args(clscan__kernel_args *a, const general_call *c)
 {
-    CLSCAN_ARG(*a, c->src);
-    CLSCAN_ARG(*a, c->src_off);
-    CLSCAN_ARG(*a, c->seg);
-    CLSCAN_ARG(*a, c->seg_off);
+    CLSCAN__ARG(*a, c->src);
+    CLSCAN__ARG(*a, c->src_off);
+    CLSCAN__ARG(*a, c->seg);
+    CLSCAN__ARG(*a, c->seg_off);
 }
 
-static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog,
+static clscan_status enqueue_single(clscan__launch *l, clscan__program *prog,
                                     const general_call *c)
 {
-    const clscan_scan_config *cfg = &prog->config;
-    clscan_lookback_args lb;
+    const clscan__scan_config *cfg = &prog->config;
+    clscan__lookback_args lb;
     clscan_status s = clscan__lookback_begin(l, prog, &lb);
     if (s != CLSCAN_SUCCESS) return s;
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
-    cl_kernel k = prog->kernels[CLSCAN_K_GEN_SINGLE];
-    clscan_kernel_args a = clscan__args_begin(k, 0);
+    cl_kernel k = prog->kernels[CLSCAN__K_GEN_SINGLE];
+    clscan__kernel_args a = clscan__args_begin(k, 0);
     set_source_args(&a, c);
-    CLSCAN_ARG(a, c->dst);
-    CLSCAN_ARG(a, c->dst_off);
-    CLSCAN_ARG(a, c->n);
-    CLSCAN_ARG(a, c->inclusive);
-    CLSCAN_ARG(a, lb.state);
-    CLSCAN_ARG(a, lb.epoch);
-    CLSCAN_ARG(a, lb.spins);
-    CLSCAN_ARG(a, lb.stats);
-    CLSCAN_ARG(a, lb.stats_off);
+    CLSCAN__ARG(a, c->dst);
+    CLSCAN__ARG(a, c->dst_off);
+    CLSCAN__ARG(a, c->n);
+    CLSCAN__ARG(a, c->inclusive);
+    CLSCAN__ARG(a, lb.state);
+    CLSCAN__ARG(a, lb.epoch);
+    CLSCAN__ARG(a, lb.spins);
+    CLSCAN__ARG(a, lb.stats);
+    CLSCAN__ARG(a, lb.stats_off);
     clscan__set_carry_args(&a, &c->carry);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(gen_single)");
     return clscan__enqueue(l, k, (size_t)((c->n + tile - 1) / tile), cfg->wg_size,
@@ -442,25 +442,25 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog,
 
 /* Partials of each work-group's tiles into the scratch slot, their exclusive scan, then
  * the scan of the tiles from them (one kernel when one work-group does it all). */
-static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const general_call *c)
+static clscan_status enqueue_multi(clscan__launch *l, clscan__program *prog, const general_call *c)
 {
-    const clscan_scan_config *cfg = &prog->config;
-    const clscan_level_plan lp = clscan__plan_level(&l->ctx->target.profile, cfg, c->n);
+    const clscan__scan_config *cfg = &prog->config;
+    const clscan__level_plan lp = clscan__plan_level(&l->ctx->target.profile, cfg, c->n);
     const cl_int use_partials = lp.groups > 1;
     const cl_ulong part_off = 0;
     cl_mem partials = l->scratch ? l->scratch->buffer : c->src; /* (unused with one group) */
     clscan_status s;
     if (use_partials) {
         l->scratch->lb_clean = 0; /* partials overwrite status words */
-        cl_kernel k = prog->kernels[CLSCAN_K_GEN_REDUCE];
-        clscan_kernel_args a = clscan__args_begin(k, 0);
+        cl_kernel k = prog->kernels[CLSCAN__K_GEN_REDUCE];
+        clscan__kernel_args a = clscan__args_begin(k, 0);
         set_source_args(&a, c);
-        CLSCAN_ARG(a, c->n);
-        CLSCAN_ARG(a, c->inclusive);
-        CLSCAN_ARG(a, lp.per_group);
-        CLSCAN_ARG(a, partials);
-        CLSCAN_ARG(a, part_off);
-        CLSCAN_ARG(a, c->carry.flags);
+        CLSCAN__ARG(a, c->n);
+        CLSCAN__ARG(a, c->inclusive);
+        CLSCAN__ARG(a, lp.per_group);
+        CLSCAN__ARG(a, partials);
+        CLSCAN__ARG(a, part_off);
+        CLSCAN__ARG(a, c->carry.flags);
         if (a.err != CL_SUCCESS)
             return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(gen_reduce)");
         s = clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue gen_reduce_tiles");
@@ -468,17 +468,17 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
         s = clscan__enqueue_scan_partials(l, prog, partials, part_off, lp.groups);
         if (s != CLSCAN_SUCCESS) return s;
     }
-    cl_kernel k = prog->kernels[CLSCAN_K_GEN_SCAN];
-    clscan_kernel_args a = clscan__args_begin(k, 0);
+    cl_kernel k = prog->kernels[CLSCAN__K_GEN_SCAN];
+    clscan__kernel_args a = clscan__args_begin(k, 0);
     set_source_args(&a, c);
-    CLSCAN_ARG(a, c->dst);
-    CLSCAN_ARG(a, c->dst_off);
-    CLSCAN_ARG(a, c->n);
-    CLSCAN_ARG(a, c->inclusive);
-    CLSCAN_ARG(a, lp.per_group);
-    CLSCAN_ARG(a, partials);
-    CLSCAN_ARG(a, part_off);
-    CLSCAN_ARG(a, use_partials);
+    CLSCAN__ARG(a, c->dst);
+    CLSCAN__ARG(a, c->dst_off);
+    CLSCAN__ARG(a, c->n);
+    CLSCAN__ARG(a, c->inclusive);
+    CLSCAN__ARG(a, lp.per_group);
+    CLSCAN__ARG(a, partials);
+    CLSCAN__ARG(a, part_off);
+    CLSCAN__ARG(a, use_partials);
     clscan__set_carry_args(&a, &c->carry);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(gen_scan)");
     return clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue gen_scan_tiles");
@@ -502,13 +502,13 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
                                 const clscan_carry *carry, cl_uint num_events_in_wait_list,
                                 const cl_event *event_wait_list, cl_event *event)
 {
-    int in_order = 1;
+    bool in_order = true;
     /* (The type and op checked here are placeholders: check_desc checks the real ones.) */
     clscan_status s = clscan__check_call(ctx, queue, CLSCAN_INT32, CLSCAN_OP_ADD,
                                          num_events_in_wait_list, event_wait_list, &in_order);
     if (s != CLSCAN_SUCCESS) return s;
     general_plan g;
-    clscan_carry_args ca;
+    clscan__carry_args ca;
     if ((s = check_desc(ctx, desc, &g)) != CLSCAN_SUCCESS ||
         (s = check_buffers(ctx, &g, src, src_offset, segments, segments_offset, dst, dst_offset,
                            n, carry, &ca)) != CLSCAN_SUCCESS)
@@ -518,18 +518,18 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
         return clscan__scan_carry(ctx, queue, src, src_offset, dst, dst_offset, n, desc->type,
                                   desc->op, inclusive != 0, carry, num_events_in_wait_list,
                                   event_wait_list, event);
-    const int want_total = (ca.flags & CLSCAN_CARRY_FLAG_OUT) != 0;
+    const int want_total = (ca.flags & CLSCAN__CARRY_FLAG_OUT) != 0;
     if (n == 0 && !want_total)
         return clscan__enqueue_marker(ctx, queue, num_events_in_wait_list, event_wait_list,
                                       event);
-    if (!dst) dst = src; /* (not written: CLSCAN_CARRY_FLAG_NO_DST) */
+    if (!dst) dst = src; /* (not written: CLSCAN__CARRY_FLAG_NO_DST) */
 
     char *prelude = make_prelude(&g);
     if (!prelude) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
-    clscan_scan_config cfg;
-    clscan_program *prog = NULL;
+    clscan__scan_config cfg;
+    clscan__program *prog = NULL;
     s = clscan__general_config_choose(ctx, &ctx->target.profile, ctx->target.profile.scan_algo,
-                                      custom_scan_type(desc) ? CLSCAN_TYPE_ID_CUSTOM : desc->type,
+                                      custom_scan_type(desc) ? CLSCAN__TYPE_ID_CUSTOM : desc->type,
                                       scan_elem_bytes(&g), prelude, &cfg);
     if (s == CLSCAN_SUCCESS) s = clscan__program_get(ctx, &cfg, &prog);
     free(prelude);
@@ -540,7 +540,7 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
     const size_t scratch_bytes =
         single ? clscan__lookback_bytes(&cfg, n)
                : (size_t)clscan__scan_scratch_elements(&ctx->target.profile, &cfg, n) * cfg.elem_bytes;
-    clscan_launch l;
+    clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, num_events_in_wait_list,
                                   event_wait_list, scratch_bytes)) != CLSCAN_SUCCESS)
         return s;
@@ -548,7 +548,7 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
                       dst_offset, n, inclusive != 0, ca};
     cl_mem copy = NULL;
     if (src == dst && src_offset * g.in_size == dst_offset * g.out_size &&
-        !(ca.flags & CLSCAN_CARRY_FLAG_NO_DST) && n > 0) {
+        !(ca.flags & CLSCAN__CARRY_FLAG_NO_DST) && n > 0) {
         s = clscan__enqueue_copy_input(&l, src, src_offset * g.in_size, n * g.in_size, &copy);
         c.src = copy;
         c.src_off = 0;

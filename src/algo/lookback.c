@@ -7,25 +7,25 @@
 #define LB_HEADER_BYTES 128
 #define LB_STATS_OFFSET 8
 
-int clscan__lookback_fits(const clscan_scan_config *cfg, cl_ulong n)
+bool clscan__lookback_fits(const clscan__scan_config *cfg, cl_ulong n)
 {
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
-    return cfg->algo == CLSCAN_SCAN_SINGLE_PASS && (n + tile - 1) / tile < 0xffffffffull;
+    return cfg->algo == CLSCAN__SCAN_SINGLE_PASS && (n + tile - 1) / tile < 0xffffffffull;
 }
 
 /* A header, then per tile the value split over words that each carry a tag (2 bytes of
  * word per value byte, either width). */
-size_t clscan__lookback_bytes(const clscan_scan_config *cfg, cl_ulong n)
+size_t clscan__lookback_bytes(const clscan__scan_config *cfg, cl_ulong n)
 {
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
     return LB_HEADER_BYTES + (size_t)((n + tile - 1) / tile) * 2 * clscan__config_elem_bytes(cfg);
 }
 
-clscan_status clscan__lookback_begin(clscan_launch *l, clscan_program *prog,
-                                     clscan_lookback_args *out)
+clscan_status clscan__lookback_begin(clscan__launch *l, clscan__program *prog,
+                                     clscan__lookback_args *out)
 {
-    const clscan_scan_config *cfg = &prog->config;
-    clscan_scratch *slot = l->scratch;
+    const clscan__scan_config *cfg = &prog->config;
+    clscan__scratch *slot = l->scratch;
     const cl_uint max_epoch = (1u << (cfg->lb_word_bits / 2 - 2)) - 1;
     if (!slot->lb_clean || slot->lb_word_bits != cfg->lb_word_bits ||
         slot->lb_epoch >= max_epoch) {
@@ -33,12 +33,12 @@ clscan_status clscan__lookback_begin(clscan_launch *l, clscan_program *prog,
         const cl_ulong words = slot->size / 4;
         size_t groups = (size_t)((words + cfg->wg_size - 1) / cfg->wg_size);
         if (groups > 1024) groups = 1024;
-        clscan_kernel_args a = clscan__args_begin(prog->kernels[CLSCAN_K_CLEAR], 0);
-        CLSCAN_ARG(a, slot->buffer);
-        CLSCAN_ARG(a, words);
+        clscan__kernel_args a = clscan__args_begin(prog->kernels[CLSCAN__K_CLEAR], 0);
+        CLSCAN__ARG(a, slot->buffer);
+        CLSCAN__ARG(a, words);
         if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(lb_clear)");
         clscan_status s =
-            clscan__enqueue(l, prog->kernels[CLSCAN_K_CLEAR], groups, cfg->wg_size, "enqueue lb_clear");
+            clscan__enqueue(l, prog->kernels[CLSCAN__K_CLEAR], groups, cfg->wg_size, "enqueue lb_clear");
         if (s != CLSCAN_SUCCESS) return s;
         slot->lb_clean = 1;
         slot->lb_word_bits = cfg->lb_word_bits;

@@ -7,13 +7,13 @@
  * contiguous run of tiles, so that the partials normally fit in one tile. Where the
  * device limits a work-item's loop iterations, more groups are used (each with fewer
  * tiles), and the partials are then scanned recursively. */
-clscan_level_plan clscan__plan_level(const clscan_profile *p, const clscan_scan_config *cfg,
+clscan__level_plan clscan__plan_level(const clscan__profile *p, const clscan__scan_config *cfg,
                              cl_ulong n)
 {
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
     const cl_ulong ntiles = (n + tile - 1) / tile;
     if (ntiles == 0) { /* (a total alone: one group, no tile) */
-        const clscan_level_plan none = {1, 1};
+        const clscan__level_plan none = {1, 1};
         return none;
     }
     cl_ulong max_groups = p->max_groups ? p->max_groups
@@ -27,7 +27,7 @@ clscan_level_plan clscan__plan_level(const clscan_profile *p, const clscan_scan_
                         ? (p->max_loop_iterations - per_tile) / per_tile
                         : 1;
     }
-    clscan_level_plan lp;
+    clscan__level_plan lp;
     if (ntiles <= p->single_group_tiles && ntiles <= max_tiles) lp.groups = 1;
     else lp.groups = ntiles < max_groups ? ntiles : max_groups;
     if ((ntiles + lp.groups - 1) / lp.groups > max_tiles)
@@ -37,12 +37,12 @@ clscan_level_plan clscan__plan_level(const clscan_profile *p, const clscan_scan_
     return lp;
 }
 
-cl_ulong clscan__scan_scratch_elements(const clscan_profile *p, const clscan_scan_config *cfg,
+cl_ulong clscan__scan_scratch_elements(const clscan__profile *p, const clscan__scan_config *cfg,
                                  cl_ulong n)
 {
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
     cl_ulong total = 0;
-    for (clscan_level_plan lp = clscan__plan_level(p, cfg, n); lp.groups > 1;
+    for (clscan__level_plan lp = clscan__plan_level(p, cfg, n); lp.groups > 1;
          lp = clscan__plan_level(p, cfg, lp.groups)) {
         total += lp.groups;
         if (lp.groups <= tile) break; /* one work-group scans them */
@@ -50,62 +50,62 @@ cl_ulong clscan__scan_scratch_elements(const clscan_profile *p, const clscan_sca
     return total;
 }
 
-clscan_status clscan__enqueue_scan_partials(clscan_launch *l, clscan_program *prog,
+clscan_status clscan__enqueue_scan_partials(clscan__launch *l, clscan__program *prog,
                                             cl_mem scratch, cl_ulong part_off, cl_ulong count)
 {
-    const clscan_scan_config *cfg = &prog->config;
+    const clscan__scan_config *cfg = &prog->config;
     if (count > (cl_ulong)cfg->wg_size * cfg->items) /* more than a work-group scans */
         return clscan__enqueue_scan_level(l, prog, scratch, part_off, scratch, part_off, count,
                                           0, scratch, part_off + count, NULL);
     const cl_uint n = (cl_uint)count;
-    clscan_kernel_args a = clscan__args_begin(prog->kernels[CLSCAN_K_PARTIALS], 0);
-    CLSCAN_ARG(a, scratch);
-    CLSCAN_ARG(a, part_off);
-    CLSCAN_ARG(a, n);
+    clscan__kernel_args a = clscan__args_begin(prog->kernels[CLSCAN__K_PARTIALS], 0);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, part_off);
+    CLSCAN__ARG(a, n);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(scan_partials)");
-    return clscan__enqueue(l, prog->kernels[CLSCAN_K_PARTIALS], 1, cfg->wg_size, "enqueue scan_partials");
+    return clscan__enqueue(l, prog->kernels[CLSCAN__K_PARTIALS], 1, cfg->wg_size, "enqueue scan_partials");
 }
 
 /* Kernel arguments are set right before each enqueue, since a level may reuse a
  * kernel. */
-clscan_status clscan__enqueue_scan_level(clscan_launch *l, clscan_program *prog, cl_mem src,
+clscan_status clscan__enqueue_scan_level(clscan__launch *l, clscan__program *prog, cl_mem src,
                                          cl_ulong src_off, cl_mem dst, cl_ulong dst_off,
                                          cl_ulong n, cl_int inclusive, cl_mem scratch,
-                                         cl_ulong part_off, const clscan_carry_args *carry)
+                                         cl_ulong part_off, const clscan__carry_args *carry)
 {
-    const clscan_scan_config *cfg = &prog->config;
-    const clscan_level_plan lp = clscan__plan_level(&l->ctx->target.profile, cfg, n);
+    const clscan__scan_config *cfg = &prog->config;
+    const clscan__level_plan lp = clscan__plan_level(&l->ctx->target.profile, cfg, n);
     const cl_int use_partials = lp.groups > 1;
-    const clscan_carry_args none = clscan__no_carry(clscan__config_elem_bytes(cfg), src);
+    const clscan__carry_args none = clscan__no_carry(clscan__config_elem_bytes(cfg), src);
     if (!carry) carry = &none;
     clscan_status s;
     if (use_partials) {
-        clscan_kernel_args a = clscan__args_begin(prog->kernels[CLSCAN_K_REDUCE], 0);
-        CLSCAN_ARG(a, src);
-        CLSCAN_ARG(a, src_off);
-        CLSCAN_ARG(a, n);
-        CLSCAN_ARG(a, lp.per_group);
-        CLSCAN_ARG(a, scratch);
-        CLSCAN_ARG(a, part_off);
+        clscan__kernel_args a = clscan__args_begin(prog->kernels[CLSCAN__K_REDUCE], 0);
+        CLSCAN__ARG(a, src);
+        CLSCAN__ARG(a, src_off);
+        CLSCAN__ARG(a, n);
+        CLSCAN__ARG(a, lp.per_group);
+        CLSCAN__ARG(a, scratch);
+        CLSCAN__ARG(a, part_off);
         if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(reduce)");
-        s = clscan__enqueue(l, prog->kernels[CLSCAN_K_REDUCE], (size_t)lp.groups, cfg->wg_size,
+        s = clscan__enqueue(l, prog->kernels[CLSCAN__K_REDUCE], (size_t)lp.groups, cfg->wg_size,
                             "enqueue reduce_tiles");
         if (s != CLSCAN_SUCCESS) return s;
         s = clscan__enqueue_scan_partials(l, prog, scratch, part_off, lp.groups);
         if (s != CLSCAN_SUCCESS) return s;
     }
-    clscan_kernel_args a = clscan__args_begin(prog->kernels[CLSCAN_K_SCAN], 0);
-    CLSCAN_ARG(a, src);
-    CLSCAN_ARG(a, src_off);
-    CLSCAN_ARG(a, dst);
-    CLSCAN_ARG(a, dst_off);
-    CLSCAN_ARG(a, n);
-    CLSCAN_ARG(a, lp.per_group);
-    CLSCAN_ARG(a, scratch);
-    CLSCAN_ARG(a, part_off);
-    CLSCAN_ARG(a, use_partials);
-    CLSCAN_ARG(a, inclusive);
+    clscan__kernel_args a = clscan__args_begin(prog->kernels[CLSCAN__K_SCAN], 0);
+    CLSCAN__ARG(a, src);
+    CLSCAN__ARG(a, src_off);
+    CLSCAN__ARG(a, dst);
+    CLSCAN__ARG(a, dst_off);
+    CLSCAN__ARG(a, n);
+    CLSCAN__ARG(a, lp.per_group);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, part_off);
+    CLSCAN__ARG(a, use_partials);
+    CLSCAN__ARG(a, inclusive);
     clscan__set_carry_args(&a, carry);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(scan_tiles)");
-    return clscan__enqueue(l, prog->kernels[CLSCAN_K_SCAN], (size_t)lp.groups, cfg->wg_size, "enqueue scan_tiles");
+    return clscan__enqueue(l, prog->kernels[CLSCAN__K_SCAN], (size_t)lp.groups, cfg->wg_size, "enqueue scan_tiles");
 }

@@ -12,20 +12,20 @@
 static clscan_status check_parts(const clscan_scan_desc *desc, const clscan_part *parts,
                                  size_t nparts)
 {
-    CLSCAN_RETURN_IF(NULL, parts == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "parts is NULL");
-    CLSCAN_RETURN_IF(NULL, nparts == 0, CLSCAN_ERROR_INVALID_ARGUMENT, "nparts is 0");
+    CLSCAN__RETURN_IF(NULL, parts == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "parts is NULL");
+    CLSCAN__RETURN_IF(NULL, nparts == 0, CLSCAN_ERROR_INVALID_ARGUMENT, "nparts is 0");
     for (size_t p = 0; p < nparts; ++p) {
         clscan_status s = clscan__check_context(parts[p].ctx);
         if (s != CLSCAN_SUCCESS) return s;
-        CLSCAN_RETURN_IF(parts[p].ctx, parts[p].ctx->target.cl_ctx != parts[0].ctx->target.cl_ctx,
+        CLSCAN__RETURN_IF(parts[p].ctx, parts[p].ctx->target.cl_ctx != parts[0].ctx->target.cl_ctx,
                          CLSCAN_ERROR_INVALID_ARGUMENT,
                          "parts[%zu].ctx belongs to another cl_context than parts[0].ctx: "
                          "clscan_scan_parts needs one cl_context (docs/GUIDE.md shows the steps "
                          "across contexts)",
                          p);
     }
-    CLSCAN_RETURN_IF(parts[0].ctx, desc == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "desc is NULL");
-    CLSCAN_RETURN_IF(parts[0].ctx, desc->segments == CLSCAN_SEGMENTS_KEYS,
+    CLSCAN__RETURN_IF(parts[0].ctx, desc == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "desc is NULL");
+    CLSCAN__RETURN_IF(parts[0].ctx, desc->segments == CLSCAN_SEGMENTS_KEYS,
                      CLSCAN_ERROR_UNSUPPORTED,
                      "clscan_scan_parts does not take CLSCAN_SEGMENTS_KEYS: the keys at the "
                      "parts' edges would not be compared");
@@ -149,7 +149,7 @@ clscan_status clscan_scan_parts(const clscan_scan_desc *desc, int inclusive,
     const int segmented = desc->segments != CLSCAN_SEGMENTS_NONE;
     cl_mem tot = NULL, pre = NULL;
     cl_event *ev = calloc(2 * nparts, sizeof *ev); /* reductions, then each part's scan */
-    CLSCAN_RETURN_IF(ctx, !ev, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    CLSCAN__RETURN_IF(ctx, !ev, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     s = clscan__create_buffer(ctx, nparts * out_size, "the parts' totals", &tot);
     if (s == CLSCAN_SUCCESS && !segmented)
         s = clscan__create_buffer(ctx, nparts * out_size, "the parts' carries", &pre);

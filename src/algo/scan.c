@@ -7,28 +7,28 @@
 /* ---------------------------------------------------------------- single-pass -- */
 
 /* Enqueues the single-pass scan over the launch's scratch slot. */
-static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, cl_mem src,
+static clscan_status enqueue_single(clscan__launch *l, clscan__program *prog, cl_mem src,
                                     cl_ulong src_off, cl_mem dst, cl_ulong dst_off, cl_ulong n,
-                                    cl_int inclusive, const clscan_carry_args *carry)
+                                    cl_int inclusive, const clscan__carry_args *carry)
 {
-    const clscan_scan_config *cfg = &prog->config;
-    clscan_lookback_args lb;
+    const clscan__scan_config *cfg = &prog->config;
+    clscan__lookback_args lb;
     clscan_status s = clscan__lookback_begin(l, prog, &lb);
     if (s != CLSCAN_SUCCESS) return s;
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
-    cl_kernel k = prog->kernels[CLSCAN_K_SINGLE];
-    clscan_kernel_args a = clscan__args_begin(k, 0);
-    CLSCAN_ARG(a, src);
-    CLSCAN_ARG(a, src_off);
-    CLSCAN_ARG(a, dst);
-    CLSCAN_ARG(a, dst_off);
-    CLSCAN_ARG(a, n);
-    CLSCAN_ARG(a, lb.state);
-    CLSCAN_ARG(a, lb.epoch);
-    CLSCAN_ARG(a, lb.spins);
-    CLSCAN_ARG(a, inclusive);
-    CLSCAN_ARG(a, lb.stats);
-    CLSCAN_ARG(a, lb.stats_off);
+    cl_kernel k = prog->kernels[CLSCAN__K_SINGLE];
+    clscan__kernel_args a = clscan__args_begin(k, 0);
+    CLSCAN__ARG(a, src);
+    CLSCAN__ARG(a, src_off);
+    CLSCAN__ARG(a, dst);
+    CLSCAN__ARG(a, dst_off);
+    CLSCAN__ARG(a, n);
+    CLSCAN__ARG(a, lb.state);
+    CLSCAN__ARG(a, lb.epoch);
+    CLSCAN__ARG(a, lb.spins);
+    CLSCAN__ARG(a, inclusive);
+    CLSCAN__ARG(a, lb.stats);
+    CLSCAN__ARG(a, lb.stats_off);
     clscan__set_carry_args(&a, carry);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(scan_single)");
     return clscan__enqueue(l, k, (size_t)((n + tile - 1) / tile), cfg->wg_size, "enqueue scan_single");
@@ -37,18 +37,18 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, cl_m
 /* With dst NULL and the total asked for, the call only reduces. */
 static clscan_status check_dst(const clscan_context *ctx, cl_mem src, size_t src_offset,
                                cl_mem dst, size_t dst_offset, size_t n, size_t elem,
-                               const clscan_carry *carry, clscan_carry_args *ca)
+                               const clscan_carry *carry, clscan__carry_args *ca)
 {
     clscan_status s;
-    const int no_dst = dst == NULL && carry && carry->out_buffer;
+    const bool no_dst = dst == NULL && carry && carry->out_buffer;
     if (no_dst)
-        CLSCAN_RETURN_IF(ctx, dst_offset != 0, CLSCAN_ERROR_INVALID_ARGUMENT,
+        CLSCAN__RETURN_IF(ctx, dst_offset != 0, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "dst is NULL (a reduction) but dst_offset is %zu", dst_offset);
     else if ((s = clscan__check_range(ctx, dst, "dst", dst_offset, n, elem)) != CLSCAN_SUCCESS ||
              (s = clscan__check_in_place(ctx, src, src_offset, dst, dst_offset, n)) !=
                  CLSCAN_SUCCESS)
         return s;
-    const clscan_byte_range ranges[2] = {{src, "src", src_offset * elem, n * elem},
+    const clscan__byte_range ranges[2] = {{src, "src", src_offset * elem, n * elem},
                                          {dst, "dst", dst_offset * elem, n * elem}};
     return clscan__check_carry(ctx, carry, elem, no_dst, src, ranges, 2, ca);
 }
@@ -59,37 +59,37 @@ clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl
                                  const clscan_carry *carry, cl_uint nwait,
                                  const cl_event *wait, cl_event *event)
 {
-    int in_order = 1;
+    bool in_order = true;
     clscan_status s = clscan__check_call(ctx, queue, type, op, nwait, wait, &in_order);
     if (s != CLSCAN_SUCCESS) return s;
     size_t elem = clscan_type_size(type);
-    clscan_carry_args ca;
+    clscan__carry_args ca;
     if ((s = clscan__check_range(ctx, src, "src", src_offset, n, elem)) != CLSCAN_SUCCESS ||
         (s = check_dst(ctx, src, src_offset, dst, dst_offset, n, elem, carry, &ca)) !=
             CLSCAN_SUCCESS)
         return s;
-    const int want_total = (ca.flags & CLSCAN_CARRY_FLAG_OUT) != 0;
+    const int want_total = (ca.flags & CLSCAN__CARRY_FLAG_OUT) != 0;
     if (n == 0 && !want_total) return clscan__enqueue_marker(ctx, queue, nwait, wait, event);
-    if (!dst) dst = src; /* (not written: CLSCAN_CARRY_FLAG_NO_DST) */
+    if (!dst) dst = src; /* (not written: CLSCAN__CARRY_FLAG_NO_DST) */
 
     /* In place, a look-back fallback would read tiles their owners are overwriting:
      * those calls take the multi-level scan (with its own tile shape), whose kernels
      * never share a range. */
     const int in_place = src == dst && src_offset == dst_offset &&
-                         !(ca.flags & CLSCAN_CARRY_FLAG_NO_DST);
-    const clscan_scan_algo algo = in_place ? CLSCAN_SCAN_MULTI_LEVEL : ctx->target.profile.scan_algo;
-    clscan_scan_config cfg;
+                         !(ca.flags & CLSCAN__CARRY_FLAG_NO_DST);
+    const clscan__scan_algo algo = in_place ? CLSCAN__SCAN_MULTI_LEVEL : ctx->target.profile.scan_algo;
+    clscan__scan_config cfg;
     if ((s = clscan__scan_config_choose(ctx, &ctx->target.profile, algo, type, op, &cfg)) !=
         CLSCAN_SUCCESS)
         return s;
-    clscan_program *prog;
+    clscan__program *prog;
     if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
     cfg = prog->config; /* the shape actually built */
     const int single = n > 0 && clscan__lookback_fits(&cfg, n);
     const size_t scratch_bytes =
         single ? clscan__lookback_bytes(&cfg, n)
                : (size_t)clscan__scan_scratch_elements(&ctx->target.profile, &cfg, n) * elem;
-    clscan_launch l;
+    clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch_bytes)) !=
         CLSCAN_SUCCESS)
         return s;

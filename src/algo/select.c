@@ -8,7 +8,7 @@
 
 /* One compaction call's arguments. */
 typedef struct select_call {
-    clscan_select_mode mode;
+    clscan__select_mode mode;
     cl_mem src, flags, dst, count;
     size_t src_offset, flags_offset, dst_offset, n;
     clscan_type type;
@@ -18,7 +18,7 @@ typedef struct select_call {
 /* Every check that needs no OpenCL object created. */
 static clscan_status check_select(const clscan_context *ctx, cl_command_queue queue,
                                   const select_call *c, cl_uint nwait, const cl_event *wait,
-                                  int *in_order)
+                                  bool *in_order)
 {
     clscan_status s = clscan__check_call(ctx, queue, c->type, CLSCAN_OP_ADD, nwait, wait,
                                          in_order);
@@ -41,7 +41,7 @@ static clscan_status check_select(const clscan_context *ctx, cl_command_queue qu
         (s = clscan__check_disjoint(ctx, c->count, "count", 0, sizeof(cl_ulong), c->dst, "dst",
                                     dst_bytes, len)) != CLSCAN_SUCCESS)
         return s;
-    if (c->mode == CLSCAN_SELECT_FLAGGED) {
+    if (c->mode == CLSCAN__SELECT_FLAGGED) {
         if ((s = clscan__check_range(ctx, c->flags, "flags", c->flags_offset, c->n, 1)) !=
                 CLSCAN_SUCCESS ||
             (s = clscan__check_disjoint(ctx, c->flags, "flags", c->flags_offset, c->n, c->dst,
@@ -51,10 +51,10 @@ static clscan_status check_select(const clscan_context *ctx, cl_command_queue qu
                 CLSCAN_SUCCESS)
             return s;
     }
-    if (c->mode == CLSCAN_SELECT_IF || c->mode == CLSCAN_SELECT_PARTITION) {
-        CLSCAN_RETURN_IF(ctx, c->predicate == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+    if (c->mode == CLSCAN__SELECT_IF || c->mode == CLSCAN__SELECT_PARTITION) {
+        CLSCAN__RETURN_IF(ctx, c->predicate == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "predicate is NULL");
-        CLSCAN_RETURN_IF(ctx, c->predicate[strspn(c->predicate, " \t\r\n")] == '\0',
+        CLSCAN__RETURN_IF(ctx, c->predicate[strspn(c->predicate, " \t\r\n")] == '\0',
                          CLSCAN_ERROR_INVALID_ARGUMENT, "predicate is empty");
     }
     return CLSCAN_SUCCESS;
@@ -63,38 +63,38 @@ static clscan_status check_select(const clscan_context *ctx, cl_command_queue qu
 /* Sets the arguments the write kernels start with, as a's next ones: src, src_off, flags,
  * flags_off, dst, dst_off, n (without flags, src stands in: the kernel needs a valid
  * buffer). */
-static void set_range_args(clscan_kernel_args *a, const select_call *c, cl_mem src,
+static void set_range_args(clscan__kernel_args *a, const select_call *c, cl_mem src,
                            cl_ulong src_off)
 {
     const cl_ulong flags_off = c->flags_offset, dst_off = c->dst_offset, n = c->n;
     cl_mem flags = c->flags ? c->flags : src;
-    CLSCAN_ARG(*a, src);
-    CLSCAN_ARG(*a, src_off);
-    CLSCAN_ARG(*a, flags);
-    CLSCAN_ARG(*a, flags_off);
-    CLSCAN_ARG(*a, c->dst);
-    CLSCAN_ARG(*a, dst_off);
-    CLSCAN_ARG(*a, n);
+    CLSCAN__ARG(*a, src);
+    CLSCAN__ARG(*a, src_off);
+    CLSCAN__ARG(*a, flags);
+    CLSCAN__ARG(*a, flags_off);
+    CLSCAN__ARG(*a, c->dst);
+    CLSCAN__ARG(*a, dst_off);
+    CLSCAN__ARG(*a, n);
 }
 
 /* Enqueues the single-pass kernel. */
-static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, const select_call *c,
+static clscan_status enqueue_single(clscan__launch *l, clscan__program *prog, const select_call *c,
                                     cl_mem src, cl_ulong src_off)
 {
-    const clscan_scan_config *cfg = &prog->config;
-    clscan_lookback_args lb;
+    const clscan__scan_config *cfg = &prog->config;
+    clscan__lookback_args lb;
     clscan_status s = clscan__lookback_begin(l, prog, &lb);
     if (s != CLSCAN_SUCCESS) return s;
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
-    cl_kernel k = prog->kernels[CLSCAN_K_SEL_SINGLE];
-    clscan_kernel_args a = clscan__args_begin(k, 0);
+    cl_kernel k = prog->kernels[CLSCAN__K_SEL_SINGLE];
+    clscan__kernel_args a = clscan__args_begin(k, 0);
     set_range_args(&a, c, src, src_off);
-    CLSCAN_ARG(a, lb.state);
-    CLSCAN_ARG(a, lb.epoch);
-    CLSCAN_ARG(a, lb.spins);
-    CLSCAN_ARG(a, c->count);
-    CLSCAN_ARG(a, lb.stats);
-    CLSCAN_ARG(a, lb.stats_off);
+    CLSCAN__ARG(a, lb.state);
+    CLSCAN__ARG(a, lb.epoch);
+    CLSCAN__ARG(a, lb.spins);
+    CLSCAN__ARG(a, c->count);
+    CLSCAN__ARG(a, lb.stats);
+    CLSCAN__ARG(a, lb.stats_off);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sel_single)");
     return clscan__enqueue(l, k, (size_t)((c->n + tile - 1) / tile), cfg->wg_size,
                            "enqueue sel_single");
@@ -102,11 +102,11 @@ static clscan_status enqueue_single(clscan_launch *l, clscan_program *prog, cons
 
 /* Enqueues the multi-level compaction: kept counts per work-group into the scratch slot,
  * their exclusive scan (one work-group, or the scan levels), then the writes. */
-static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const select_call *c,
+static clscan_status enqueue_multi(clscan__launch *l, clscan__program *prog, const select_call *c,
                                    cl_mem src, cl_ulong src_off)
 {
-    const clscan_scan_config *cfg = &prog->config;
-    const clscan_level_plan lp = clscan__plan_level(&l->ctx->target.profile, cfg, c->n);
+    const clscan__scan_config *cfg = &prog->config;
+    const clscan__level_plan lp = clscan__plan_level(&l->ctx->target.profile, cfg, c->n);
     const cl_int use_partials = lp.groups > 1;
     const cl_ulong flags_off = c->flags_offset, n = c->n;
     const cl_ulong part_off = 0;
@@ -115,56 +115,56 @@ static clscan_status enqueue_multi(clscan_launch *l, clscan_program *prog, const
     clscan_status s;
     if (use_partials) {
         l->scratch->lb_clean = 0; /* partials overwrite status words */
-        cl_kernel k = prog->kernels[CLSCAN_K_SEL_COUNT];
-        clscan_kernel_args a = clscan__args_begin(k, 0);
-        CLSCAN_ARG(a, src);
-        CLSCAN_ARG(a, src_off);
-        CLSCAN_ARG(a, flags);
-        CLSCAN_ARG(a, flags_off);
-        CLSCAN_ARG(a, n);
-        CLSCAN_ARG(a, lp.per_group);
-        CLSCAN_ARG(a, partials);
-        CLSCAN_ARG(a, part_off);
+        cl_kernel k = prog->kernels[CLSCAN__K_SEL_COUNT];
+        clscan__kernel_args a = clscan__args_begin(k, 0);
+        CLSCAN__ARG(a, src);
+        CLSCAN__ARG(a, src_off);
+        CLSCAN__ARG(a, flags);
+        CLSCAN__ARG(a, flags_off);
+        CLSCAN__ARG(a, n);
+        CLSCAN__ARG(a, lp.per_group);
+        CLSCAN__ARG(a, partials);
+        CLSCAN__ARG(a, part_off);
         if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sel_count)");
         s = clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue sel_count_tiles");
         if (s != CLSCAN_SUCCESS) return s;
         s = clscan__enqueue_scan_partials(l, prog, partials, part_off, lp.groups);
         if (s != CLSCAN_SUCCESS) return s;
     }
-    cl_kernel k = prog->kernels[CLSCAN_K_SEL_WRITE];
-    clscan_kernel_args a = clscan__args_begin(k, 0);
+    cl_kernel k = prog->kernels[CLSCAN__K_SEL_WRITE];
+    clscan__kernel_args a = clscan__args_begin(k, 0);
     set_range_args(&a, c, src, src_off);
-    CLSCAN_ARG(a, lp.per_group);
-    CLSCAN_ARG(a, partials);
-    CLSCAN_ARG(a, part_off);
-    CLSCAN_ARG(a, use_partials);
-    CLSCAN_ARG(a, c->count);
+    CLSCAN__ARG(a, lp.per_group);
+    CLSCAN__ARG(a, partials);
+    CLSCAN__ARG(a, part_off);
+    CLSCAN__ARG(a, use_partials);
+    CLSCAN__ARG(a, c->count);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sel_write)");
     return clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue sel_write_tiles");
 }
 
 /* n == 0: only the count, 0, by a one-work-item kernel (a kernel rather than a fill,
  * so that tools such as Oclgrind see it as written). */
-static clscan_status enqueue_zero(clscan_launch *l, clscan_program *prog, const select_call *c)
+static clscan_status enqueue_zero(clscan__launch *l, clscan__program *prog, const select_call *c)
 {
-    clscan_kernel_args a = clscan__args_begin(prog->kernels[CLSCAN_K_SEL_ZERO], 0);
-    CLSCAN_ARG(a, c->count);
+    clscan__kernel_args a = clscan__args_begin(prog->kernels[CLSCAN__K_SEL_ZERO], 0);
+    CLSCAN__ARG(a, c->count);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sel_zero)");
-    return clscan__enqueue(l, prog->kernels[CLSCAN_K_SEL_ZERO], 1, 1, "enqueue sel_count_zero");
+    return clscan__enqueue(l, prog->kernels[CLSCAN__K_SEL_ZERO], 1, 1, "enqueue sel_count_zero");
 }
 
 static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const select_call *c,
                              cl_uint nwait, const cl_event *wait, cl_event *event)
 {
-    int in_order = 1;
+    bool in_order = true;
     clscan_status s = check_select(ctx, queue, c, nwait, wait, &in_order);
     if (s != CLSCAN_SUCCESS) return s;
 
     /* Counts of 32 bits while they cannot overflow; the look-back then moves half as
      * many status words. */
     const clscan_type count_type = c->n > 0xffffffffu ? CLSCAN_UINT64 : CLSCAN_UINT32;
-    clscan_scan_config cfg;
-    clscan_program *prog;
+    clscan__scan_config cfg;
+    clscan__program *prog;
     if ((s = clscan__select_config_choose(ctx, &ctx->target.profile, ctx->target.profile.scan_algo, c->mode,
                                           c->type, count_type, c->predicate, &cfg)) !=
             CLSCAN_SUCCESS ||
@@ -178,7 +178,7 @@ static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const 
     else if (c->n > 0) /* the partials: as many as a scan of n elements keeps */
         scratch_bytes = (size_t)clscan__scan_scratch_elements(&ctx->target.profile, &cfg, c->n) *
                         clscan_type_size(count_type);
-    clscan_launch l;
+    clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch_bytes)) !=
         CLSCAN_SUCCESS)
         return s;
@@ -209,7 +209,7 @@ clscan_status clscan_select_flagged(clscan_context *ctx, cl_command_queue queue,
                                     clscan_type type, cl_uint num_events_in_wait_list,
                                     const cl_event *event_wait_list, cl_event *event)
 {
-    const select_call c = {CLSCAN_SELECT_FLAGGED, src, flags, dst, count,
+    const select_call c = {CLSCAN__SELECT_FLAGGED, src, flags, dst, count,
                            src_offset, flags_offset, dst_offset, n, type, NULL};
     return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }
@@ -220,7 +220,7 @@ clscan_status clscan_select_if(clscan_context *ctx, cl_command_queue queue, cl_m
                                cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                cl_event *event)
 {
-    const select_call c = {CLSCAN_SELECT_IF, src, NULL, dst, count,
+    const select_call c = {CLSCAN__SELECT_IF, src, NULL, dst, count,
                            src_offset, 0, dst_offset, n, type, predicate};
     return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }
@@ -231,7 +231,7 @@ clscan_status clscan_partition_if(clscan_context *ctx, cl_command_queue queue, c
                                   const char *predicate, cl_uint num_events_in_wait_list,
                                   const cl_event *event_wait_list, cl_event *event)
 {
-    const select_call c = {CLSCAN_SELECT_PARTITION, src, NULL, dst, count,
+    const select_call c = {CLSCAN__SELECT_PARTITION, src, NULL, dst, count,
                            src_offset, 0, dst_offset, n, type, predicate};
     return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }
@@ -241,7 +241,7 @@ clscan_status clscan_unique(clscan_context *ctx, cl_command_queue queue, cl_mem 
                             size_t n, clscan_type type, cl_uint num_events_in_wait_list,
                             const cl_event *event_wait_list, cl_event *event)
 {
-    const select_call c = {CLSCAN_SELECT_UNIQUE, src, NULL, dst, count,
+    const select_call c = {CLSCAN__SELECT_UNIQUE, src, NULL, dst, count,
                            src_offset, 0, dst_offset, n, type, NULL};
     return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }

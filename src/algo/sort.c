@@ -23,7 +23,7 @@ typedef struct sort_call {
 /* Bytes of local memory the sort kernels of cfg's shape declare (an upper bound): the
  * tile's keys and values, the sub-digit matrix, the digit bins, starts and next slots,
  * and the work-group scan's scratch. */
-static size_t sort_local_bytes(const clscan_scan_config *cfg, const clscan_profile *p)
+static size_t sort_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p)
 {
     const size_t count_bytes = clscan_type_size(cfg->type);
     if (cfg->wg_size == 1) return SORT_RADIX * (4 + count_bytes);
@@ -34,8 +34,8 @@ static size_t sort_local_bytes(const clscan_scan_config *cfg, const clscan_profi
         matrix += matrix >> cfg->log_banks;
         bins += bins >> cfg->log_banks;
     }
-    clscan_scan_config one = *cfg; /* the scan layers' scratch, with a tile of one item */
-    one.kind = CLSCAN_PROGRAM_SCAN;
+    clscan__scan_config one = *cfg; /* the scan layers' scratch, with a tile of one item */
+    one.kind = CLSCAN__PROGRAM_SCAN;
     one.items = 1;
     return tile * (clscan_type_size(cfg->elem_type) + cfg->value_bytes) + matrix * 4 +
            bins * 8 + SORT_RADIX * count_bytes + clscan__scan_local_bytes(&one, p);
@@ -43,7 +43,7 @@ static size_t sort_local_bytes(const clscan_scan_config *cfg, const clscan_profi
 
 /* Loop iterations one work-item runs per tile (an upper bound, with the compiler's
  * margin), and per kernel besides its tiles. */
-static cl_ulong sort_tile_iterations(const clscan_scan_config *cfg)
+static cl_ulong sort_tile_iterations(const clscan__scan_config *cfg)
 {
     if (cfg->wg_size == 1) return cfg->items + 4;
     cl_ulong log_wg = 0;
@@ -61,18 +61,18 @@ static const cl_ulong sort_kernel_iterations = 4 * SORT_RADIX + 32;
  * sort program does not have. */
 static clscan_status sort_config_choose(const clscan_context *ctx, clscan_type key_type,
                                         cl_uint value_bytes, clscan_type count_type,
-                                        clscan_scan_config *out)
+                                        clscan__scan_config *out)
 {
-    const clscan_profile *p = &ctx->target.profile;
-    clscan_status s = clscan__scan_config_choose(ctx, p, CLSCAN_SCAN_MULTI_LEVEL, count_type,
+    const clscan__profile *p = &ctx->target.profile;
+    clscan_status s = clscan__scan_config_choose(ctx, p, CLSCAN__SCAN_MULTI_LEVEL, count_type,
                                                  CLSCAN_OP_ADD, out);
     if (s != CLSCAN_SUCCESS) return s;
-    out->kind = CLSCAN_PROGRAM_SORT;
+    out->kind = CLSCAN__PROGRAM_SORT;
     out->elem_type = key_type;
     out->value_bytes = value_bytes;
-    if (out->sg_impl == CLSCAN_SG_KHR) {
-        out->sg_impl = CLSCAN_SG_LOCAL;
-        out->wg_algo = CLSCAN_WG_BLELLOCH;
+    if (out->sg_impl == CLSCAN__SG_KHR) {
+        out->sg_impl = CLSCAN__SG_LOCAL;
+        out->wg_algo = CLSCAN__WG_BLELLOCH;
     }
     /* Each work-item holds its keys and values in registers: 8-byte ones halve the
      * items, as for compaction. */
@@ -88,8 +88,8 @@ static clscan_status sort_config_choose(const clscan_context *ctx, clscan_type k
         } else if (out->wg_size > 1) {
             out->wg_size /= 2;
             if (out->sg_width > out->wg_size) {
-                out->sg_impl = CLSCAN_SG_LOCAL;
-                out->wg_algo = CLSCAN_WG_BLELLOCH;
+                out->sg_impl = CLSCAN__SG_LOCAL;
+                out->wg_algo = CLSCAN__WG_BLELLOCH;
                 out->sg_width = (cl_uint)out->wg_size;
             }
         } else {
@@ -108,7 +108,7 @@ typedef struct sort_plan {
     cl_ulong groups, per_group;
 } sort_plan;
 
-static sort_plan sort_plan_groups(const clscan_profile *p, const clscan_scan_config *cfg,
+static sort_plan sort_plan_groups(const clscan__profile *p, const clscan__scan_config *cfg,
                                   cl_ulong n)
 {
     const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
@@ -139,17 +139,17 @@ static cl_ulong align_up(cl_ulong x) { return (x + 255) & ~(cl_ulong)255; }
 /* Every check that needs no OpenCL object created. */
 static clscan_status check_sort(const clscan_context *ctx, cl_command_queue queue,
                                 const sort_call *c, cl_uint nwait, const cl_event *wait,
-                                int *in_order)
+                                bool *in_order)
 {
     clscan_status s = clscan__check_call(ctx, queue, CLSCAN_UINT32, CLSCAN_OP_ADD, nwait, wait,
                                          in_order);
     if (s != CLSCAN_SUCCESS) return s;
-    CLSCAN_RETURN_IF(ctx, !clscan__type_valid((int)c->key_type), CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, !clscan__type_valid((int)c->key_type), CLSCAN_ERROR_INVALID_ARGUMENT,
                      "key_type %d is not a clscan_type", (int)c->key_type);
-    CLSCAN_RETURN_IF(ctx, c->pairs && !clscan__type_valid((int)c->value_type),
+    CLSCAN__RETURN_IF(ctx, c->pairs && !clscan__type_valid((int)c->value_type),
                      CLSCAN_ERROR_INVALID_ARGUMENT, "value_type %d is not a clscan_type",
                      (int)c->value_type);
-    CLSCAN_RETURN_IF(ctx, c->key_type == CLSCAN_DOUBLE && !ctx->target.profile.fp64,
+    CLSCAN__RETURN_IF(ctx, c->key_type == CLSCAN_DOUBLE && !ctx->target.profile.fp64,
                      CLSCAN_ERROR_UNSUPPORTED,
                      "key_type double: device %s has no double precision (fp64)",
                      ctx->target.profile.device_name);
@@ -201,12 +201,12 @@ typedef struct sort_side {
 /* Enqueues the passes (both programs' locks held). Pass i reads the input (i == 0), the
  * temporary (i odd) or the output (i even) and writes the temporary (i even) or the
  * output (i odd); the passes are even in number, so the last writes the output. */
-static clscan_status enqueue_passes(clscan_launch *l, clscan_program *prog,
-                                    clscan_program *scan_prog, const sort_call *c,
+static clscan_status enqueue_passes(clscan__launch *l, clscan__program *prog,
+                                    clscan__program *scan_prog, const sort_call *c,
                                     sort_plan sp, cl_ulong counts_len, cl_ulong tmp_keys,
                                     cl_ulong tmp_values)
 {
-    const clscan_scan_config *cfg = &prog->config;
+    const clscan__scan_config *cfg = &prog->config;
     cl_mem scratch = l->scratch->buffer;
     const cl_ulong kb = clscan_type_size(c->key_type);
     const cl_ulong vb = cfg->value_bytes;
@@ -225,15 +225,15 @@ static clscan_status enqueue_passes(clscan_launch *l, clscan_program *prog,
         const sort_side vfrom = pass == 0 ? vin : (pass & 1) ? vtmp : vout;
         const sort_side vto = (pass & 1) ? vout : vtmp;
         const cl_uint shift = pass * SORT_BITS;
-        cl_kernel k = prog->kernels[CLSCAN_K_SORT_HIST];
-        clscan_kernel_args a = clscan__args_begin(k, 0);
-        CLSCAN_ARG(a, from.mem);
-        CLSCAN_ARG(a, from.off);
-        CLSCAN_ARG(a, n);
-        CLSCAN_ARG(a, sp.per_group);
-        CLSCAN_ARG(a, shift);
-        CLSCAN_ARG(a, scratch);
-        CLSCAN_ARG(a, zero);
+        cl_kernel k = prog->kernels[CLSCAN__K_SORT_HIST];
+        clscan__kernel_args a = clscan__args_begin(k, 0);
+        CLSCAN__ARG(a, from.mem);
+        CLSCAN__ARG(a, from.off);
+        CLSCAN__ARG(a, n);
+        CLSCAN__ARG(a, sp.per_group);
+        CLSCAN__ARG(a, shift);
+        CLSCAN__ARG(a, scratch);
+        CLSCAN__ARG(a, zero);
         if (a.err != CL_SUCCESS)
             return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_histogram)");
         s = clscan__enqueue(l, k, (size_t)sp.groups, cfg->wg_size, "enqueue sort_histogram");
@@ -242,21 +242,21 @@ static clscan_status enqueue_passes(clscan_launch *l, clscan_program *prog,
         s = clscan__enqueue_scan_level(l, scan_prog, scratch, 0, scratch, 0, counts_len, 0,
                                        scratch, counts_len, NULL);
         if (s != CLSCAN_SUCCESS) return s;
-        k = prog->kernels[CLSCAN_K_SORT_SCATTER];
+        k = prog->kernels[CLSCAN__K_SORT_SCATTER];
         a = clscan__args_begin(k, 0);
-        CLSCAN_ARG(a, from.mem);
-        CLSCAN_ARG(a, from.off);
-        CLSCAN_ARG(a, to.mem);
-        CLSCAN_ARG(a, to.off);
-        CLSCAN_ARG(a, vfrom.mem);
-        CLSCAN_ARG(a, vfrom.off);
-        CLSCAN_ARG(a, vto.mem);
-        CLSCAN_ARG(a, vto.off);
-        CLSCAN_ARG(a, n);
-        CLSCAN_ARG(a, sp.per_group);
-        CLSCAN_ARG(a, shift);
-        CLSCAN_ARG(a, scratch);
-        CLSCAN_ARG(a, zero);
+        CLSCAN__ARG(a, from.mem);
+        CLSCAN__ARG(a, from.off);
+        CLSCAN__ARG(a, to.mem);
+        CLSCAN__ARG(a, to.off);
+        CLSCAN__ARG(a, vfrom.mem);
+        CLSCAN__ARG(a, vfrom.off);
+        CLSCAN__ARG(a, vto.mem);
+        CLSCAN__ARG(a, vto.off);
+        CLSCAN__ARG(a, n);
+        CLSCAN__ARG(a, sp.per_group);
+        CLSCAN__ARG(a, shift);
+        CLSCAN__ARG(a, scratch);
+        CLSCAN__ARG(a, zero);
         if (a.err != CL_SUCCESS)
             return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_scatter)");
         s = clscan__enqueue(l, k, (size_t)sp.groups, cfg->wg_size, "enqueue sort_scatter");
@@ -267,7 +267,7 @@ static clscan_status enqueue_passes(clscan_launch *l, clscan_program *prog,
 static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sort_call *c,
                           cl_uint nwait, const cl_event *wait, cl_event *event)
 {
-    int in_order = 1;
+    bool in_order = true;
     clscan_status s = check_sort(ctx, queue, c, nwait, wait, &in_order);
     if (s != CLSCAN_SUCCESS) return s;
     if (c->n == 0) return clscan__enqueue_marker(ctx, queue, nwait, wait, event);
@@ -275,11 +275,11 @@ static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sor
     /* Counts of 32 bits while they cannot overflow; 64 from 2^32 keys on. */
     const clscan_type count_type = c->n > 0xffffffffull ? CLSCAN_UINT64 : CLSCAN_UINT32;
     const cl_uint vb = c->pairs ? (cl_uint)clscan_type_size(c->value_type) : 0;
-    clscan_scan_config cfg, scan_cfg;
-    clscan_program *prog, *scan_prog;
+    clscan__scan_config cfg, scan_cfg;
+    clscan__program *prog, *scan_prog;
     if ((s = sort_config_choose(ctx, c->key_type, vb, count_type, &cfg)) != CLSCAN_SUCCESS ||
         (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS ||
-        (s = clscan__scan_config_choose(ctx, &ctx->target.profile, CLSCAN_SCAN_MULTI_LEVEL,
+        (s = clscan__scan_config_choose(ctx, &ctx->target.profile, CLSCAN__SCAN_MULTI_LEVEL,
                                         count_type, CLSCAN_OP_ADD, &scan_cfg)) !=
             CLSCAN_SUCCESS ||
         (s = clscan__program_get(ctx, &scan_cfg, &scan_prog)) != CLSCAN_SUCCESS)
@@ -296,14 +296,14 @@ static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sor
     const cl_ulong tmp_keys = align_up((counts_len + partials) * cb);
     const cl_ulong tmp_values = align_up(tmp_keys + (cl_ulong)c->n * kb);
     const cl_ulong bytes = tmp_values + (cl_ulong)c->n * vb;
-    CLSCAN_RETURN_IF(ctx, bytes > ctx->target.profile.max_alloc || bytes > (cl_ulong)SIZE_MAX,
+    CLSCAN__RETURN_IF(ctx, bytes > ctx->target.profile.max_alloc || bytes > (cl_ulong)SIZE_MAX,
                      CLSCAN_ERROR_OUT_OF_RESOURCES,
                      "the sort's temporaries (%zu keys%s and the digit counts) need %llu bytes, "
                      "more than the device's largest allocation "
                      "(CL_DEVICE_MAX_MEM_ALLOC_SIZE) of %llu bytes",
                      c->n, c->pairs ? " and values" : "", (unsigned long long)bytes,
                      (unsigned long long)ctx->target.profile.max_alloc);
-    clscan_launch l;
+    clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, (size_t)bytes)) !=
         CLSCAN_SUCCESS)
         return s;

@@ -89,20 +89,20 @@ static clscan_status check_host(const clscan_context *ctx, const void *src, void
                                 size_t in_size, size_t out_size)
 {
     if (n == 0) return CLSCAN_SUCCESS;
-    CLSCAN_RETURN_IF(ctx, src == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "src is NULL (n is %zu)",
+    CLSCAN__RETURN_IF(ctx, src == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "src is NULL (n is %zu)",
                      n);
-    CLSCAN_RETURN_IF(ctx, dst == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "dst is NULL (n is %zu)",
+    CLSCAN__RETURN_IF(ctx, dst == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "dst is NULL (n is %zu)",
                      n);
     const size_t wider = in_size > out_size ? in_size : out_size;
-    CLSCAN_RETURN_IF(ctx, n > SIZE_MAX / wider, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, n > SIZE_MAX / wider, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "n %zu elements of %zu bytes overflow a size_t byte count", n, wider);
     const uintptr_t a = (uintptr_t)src, b = (uintptr_t)dst;
     const size_t a_len = n * in_size, b_len = n * out_size;
-    CLSCAN_RETURN_IF(ctx, a == b && in_size != out_size, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, a == b && in_size != out_size, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "src and dst overlap: in place (src == dst) needs input and output "
                      "elements of one size, not %zu and %zu bytes",
                      in_size, out_size);
-    CLSCAN_RETURN_IF(ctx, a != b && a < b + b_len && b < a + a_len,
+    CLSCAN__RETURN_IF(ctx, a != b && a < b + b_len && b < a + a_len,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "src (%p, %zu bytes) and dst (%p, %zu bytes) overlap without being the "
                      "same range; only exact in-place use is allowed",
@@ -234,10 +234,10 @@ clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queue
 {
     clscan_status s = clscan__check_context(ctx);
     if (s != CLSCAN_SUCCESS) return s;
-    CLSCAN_RETURN_IF(ctx, queues == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "queues is NULL");
+    CLSCAN__RETURN_IF(ctx, queues == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "queues is NULL");
     for (int q = 0; q < 2; ++q) {
-        int in_order;
-        CLSCAN_RETURN_IF(ctx, queues[q] == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+        bool in_order;
+        CLSCAN__RETURN_IF(ctx, queues[q] == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "queues[%d] is NULL", q);
         /* (The type and op are placeholders: clscan__desc_sizes checks the real ones.) */
         s = clscan__check_call(ctx, queues[q], CLSCAN_INT32, CLSCAN_OP_ADD,
@@ -247,17 +247,17 @@ clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queue
     }
     size_t in_size = 0, out_size = 0;
     if ((s = clscan__desc_sizes(ctx, desc, &in_size, &out_size)) != CLSCAN_SUCCESS) return s;
-    CLSCAN_RETURN_IF(ctx, desc->segments != CLSCAN_SEGMENTS_NONE, CLSCAN_ERROR_UNSUPPORTED,
+    CLSCAN__RETURN_IF(ctx, desc->segments != CLSCAN_SEGMENTS_NONE, CLSCAN_ERROR_UNSUPPORTED,
                      "clscan_scan_host takes no segments (desc->segments is %s)",
                      desc->segments == CLSCAN_SEGMENTS_FLAGS ? "CLSCAN_SEGMENTS_FLAGS"
                                                              : "CLSCAN_SEGMENTS_KEYS");
-    CLSCAN_RETURN_IF(ctx, desc->transform && reads_index(desc->transform),
+    CLSCAN__RETURN_IF(ctx, desc->transform && reads_index(desc->transform),
                      CLSCAN_ERROR_UNSUPPORTED,
                      "desc->transform reads the index i, which clscan_scan_host cannot give: "
                      "each chunk is a scan of its own, whose i counts from 0");
     /* The carry as every chunk's clscan_scan_carry checks it, before anything is enqueued
      * (its device ranges cannot overlap the host ones). */
-    clscan_carry_args carry_args;
+    clscan__carry_args carry_args;
     if ((s = check_host(ctx, src, dst, n, in_size, out_size)) != CLSCAN_SUCCESS ||
         (s = clscan__check_carry(ctx, carry, out_size, 0, NULL, NULL, 0, &carry_args)) !=
             CLSCAN_SUCCESS)
@@ -268,7 +268,7 @@ clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queue
 
     chunk = clscan__host_chunk(ctx, n, chunk, in_size, out_size);
     const size_t wider = in_size > out_size ? in_size : out_size;
-    CLSCAN_RETURN_IF(ctx, (cl_ulong)chunk * wider > ctx->target.profile.max_alloc,
+    CLSCAN__RETURN_IF(ctx, (cl_ulong)chunk * wider > ctx->target.profile.max_alloc,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "chunk %zu: a chunk buffer of %zu bytes would exceed the device's largest "
                      "allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE) of %llu bytes",

@@ -9,8 +9,12 @@
 #include "clscan.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Conventions: a function that can fail for a reason returns clscan_status (and records
+ * the reason); a question or a step that can only succeed or not returns bool. */
 
 /* ---------------------------------------------------------------- errors ---- */
 
@@ -29,11 +33,11 @@ clscan_status clscan__fail_cl(const clscan_context *ctx, cl_int err, const char 
 clscan_status clscan__fail_text(const clscan_context *ctx, clscan_status status,
                                 const char *prefix, const char *text);
 
-#define CLSCAN_RETURN_IF(ctx, cond, status, ...)                  \
+#define CLSCAN__RETURN_IF(ctx, cond, status, ...)                  \
     do {                                                          \
         if (cond) return clscan__fail((ctx), (status), __VA_ARGS__); \
     } while (0)
-#define CLSCAN_FORWARD_CL(ctx, call, what)                        \
+#define CLSCAN__FORWARD_CL(ctx, call, what)                        \
     do {                                                          \
         cl_int clscan_err_ = (call);                              \
         if (clscan_err_ != CL_SUCCESS) return clscan__fail_cl((ctx), clscan_err_, (what)); \
@@ -42,43 +46,43 @@ clscan_status clscan__fail_text(const clscan_context *ctx, clscan_status status,
 /* ---------------------------------------------------------- kernel args ---- */
 
 /* A kernel's arguments, set in the order of its parameter list: clscan__args_begin
- * starts at argument `first`, and each CLSCAN_ARG or clscan__arg_bytes sets the next
+ * starts at argument `first`, and each CLSCAN__ARG or clscan__arg_bytes sets the next
  * one and counts, unless an earlier one failed: err keeps the first error, for one check
  * at the end (`if (a.err != CL_SUCCESS) return clscan__fail_cl(ctx, a.err, ...)`). */
-typedef struct clscan_kernel_args {
+typedef struct clscan__kernel_args {
     cl_kernel kernel;
     cl_uint next;   /* the index the next argument gets */
     cl_int err;     /* CL_SUCCESS, or the first failure */
-} clscan_kernel_args;
+} clscan__kernel_args;
 
-static inline clscan_kernel_args clscan__args_begin(cl_kernel kernel, cl_uint first)
+static inline clscan__kernel_args clscan__args_begin(cl_kernel kernel, cl_uint first)
 {
-    clscan_kernel_args a = {kernel, first, CL_SUCCESS};
+    clscan__kernel_args a = {kernel, first, CL_SUCCESS};
     return a;
 }
 /* Sets the next argument to `size` bytes at `value` (NULL with a size: local memory). */
-static inline void clscan__arg_bytes(clscan_kernel_args *a, size_t size, const void *value)
+static inline void clscan__arg_bytes(clscan__kernel_args *a, size_t size, const void *value)
 {
     if (a->err == CL_SUCCESS) a->err = clSetKernelArg(a->kernel, a->next, size, value);
     ++a->next;
 }
-/* Sets the next argument of `a` (a clscan_kernel_args) to the lvalue v, of its size. */
-#define CLSCAN_ARG(a, v) clscan__arg_bytes(&(a), sizeof(v), &(v))
+/* Sets the next argument of `a` (a clscan__kernel_args) to the lvalue v, of its size. */
+#define CLSCAN__ARG(a, v) clscan__arg_bytes(&(a), sizeof(v), &(v))
 
 /* ---------------------------------------------------------------- types ----- */
 
-int clscan__type_valid(int type);
-int clscan__op_valid(int op);
-int clscan__type_is_float(clscan_type type);
+bool clscan__type_valid(int type);
+bool clscan__op_valid(int op);
+bool clscan__type_is_float(clscan_type type);
 
 /* ---------------------------------------------------------------- text ------ */
 
 /* Whole-token search in a space-separated list ("cl_khr_fp64 cl_khr_int64..."). */
-int clscan__has_token(const char *list, const char *token);
+bool clscan__has_token(const char *list, const char *token);
 /* Parses "OpenCL 3.0 ..." (prefix "OpenCL ") or "OpenCL C 1.2 ..." ("OpenCL C "). */
-int clscan__parse_version(const char *text, const char *prefix, int *major, int *minor);
+bool clscan__parse_version(const char *text, const char *prefix, int *major, int *minor);
 /* Parses a size with an optional K, M or G suffix (powers of 1024). */
-int clscan__parse_size(const char *text, unsigned long long *out);
+bool clscan__parse_size(const char *text, unsigned long long *out);
 
 /* Appends to buf (size bytes in all) like snprintf at offset *len, and adds to *len the
  * length the text needs, so that a caller learns the full length after a truncation. */
@@ -91,7 +95,7 @@ void clscan__append(char *buf, size_t size, size_t *len, const char *fmt, ...)
 /* Looks `name` up; returns its value or NULL. The library reads its settings through
  * one of these: the environment, context options over the environment, or a test's
  * table. */
-typedef const char *(*clscan_getenv_fn)(const char *name, void *user);
+typedef const char *(*clscan__getenv_fn)(const char *name, void *user);
 
 /* ---------------------------------------------------------------- hashes ---- */
 
@@ -112,9 +116,9 @@ void clscan__store_le32(unsigned char *p, uint32_t v);
  * untrack removes it (0: it was not there); id is ctx's id, 0 when it is not live.
  * Creation and release use them, and unit tests with contexts of their own. */
 unsigned long clscan__context_track(const clscan_context *ctx);
-int clscan__context_untrack(const clscan_context *ctx);
+bool clscan__context_untrack(const clscan_context *ctx);
 unsigned long clscan__context_id(const clscan_context *ctx);
-int clscan__context_live(const clscan_context *ctx);
+bool clscan__context_live(const clscan_context *ctx);
 /* CLSCAN_ERROR_INVALID_ARGUMENT, with a message, unless ctx is live. */
 clscan_status clscan__check_context(const clscan_context *ctx);
 
@@ -126,19 +130,19 @@ const char *clscan__embedded_source(const char *file_name, size_t *length);
 /* ----------------------------------------------------------------- hooks ---- */
 
 /* Process-wide counters of the program cache, for tests and clscan_ext.h. */
-typedef enum clscan_cache_stat {
-    CLSCAN_CACHE_PROGRAMS = 0,  /* programs a context did not have and made */
-    CLSCAN_CACHE_SOURCE_BUILDS, /* clBuildProgram from source */
-    CLSCAN_CACHE_LOADED,        /* programs built from a cached binary */
-    CLSCAN_CACHE_MISSING,       /* lookups that found no file */
-    CLSCAN_CACHE_REJECTED,      /* files truncated, corrupt or foreign */
-    CLSCAN_CACHE_REFUSED,       /* valid files whose binary the driver refused */
-    CLSCAN_CACHE_WRITTEN,       /* files written */
-    CLSCAN_CACHE_WRITE_FAILED,  /* binaries that could not be written */
-    CLSCAN_CACHE_STAT_COUNT
-} clscan_cache_stat;
-void clscan__cache_stat_add(clscan_cache_stat which);
-unsigned long clscan__cache_stat(clscan_cache_stat which);
+typedef enum clscan__cache_counter {
+    CLSCAN__CACHE_PROGRAMS = 0,  /* programs a context did not have and made */
+    CLSCAN__CACHE_SOURCE_BUILDS, /* clBuildProgram from source */
+    CLSCAN__CACHE_LOADED,        /* programs built from a cached binary */
+    CLSCAN__CACHE_MISSING,       /* lookups that found no file */
+    CLSCAN__CACHE_REJECTED,      /* files truncated, corrupt or foreign */
+    CLSCAN__CACHE_REFUSED,       /* valid files whose binary the driver refused */
+    CLSCAN__CACHE_WRITTEN,       /* files written */
+    CLSCAN__CACHE_WRITE_FAILED,  /* binaries that could not be written */
+    CLSCAN__CACHE_STAT_COUNT
+} clscan__cache_counter;
+void clscan__cache_stat_add(clscan__cache_counter which);
+unsigned long clscan__cache_stat(clscan__cache_counter which);
 
 /* While set on the calling thread, every kernel the library enqueues from this thread
  * has its event retained into trace[*count] (up to cap; the caller releases them). Pass

@@ -7,7 +7,7 @@
 
 const char *clscan__embedded_source(const char *file_name, size_t *length)
 {
-    for (const clscan_embedded_source *s = clscan_embedded_sources; s->name; ++s)
+    for (const clscan__embedded_file *s = clscan__embedded_sources; s->name; ++s)
         if (strcmp(s->name, file_name) == 0) {
             if (length) *length = s->length;
             return s->text;

@@ -5,12 +5,12 @@
 
 #include <stddef.h>
 
-typedef struct clscan_embedded_source {
+typedef struct clscan__embedded_file {
     const char *name;   /* file name in cl/, e.g. "clscan_scan.cl"; NULL ends the table */
     const char *text;
     size_t length;
-} clscan_embedded_source;
+} clscan__embedded_file;
 
-extern const clscan_embedded_source clscan_embedded_sources[];
+extern const clscan__embedded_file clscan__embedded_sources[];
 
 #endif /* CLSCAN_EMBEDDED_H */

@@ -5,7 +5,7 @@
 
 #include <stdatomic.h>
 
-static atomic_ulong stats[CLSCAN_CACHE_STAT_COUNT];
+static atomic_ulong stats[CLSCAN__CACHE_STAT_COUNT];
 
 static _Thread_local cl_event *trace_buf;
 static _Thread_local size_t trace_cap;
@@ -16,14 +16,14 @@ static _Thread_local cl_mem lookback_stats;
 void clscan__lookback_stats(cl_mem stats_buffer) { lookback_stats = stats_buffer; }
 cl_mem clscan__lookback_stats_buffer(void) { return lookback_stats; }
 
-void clscan__cache_stat_add(clscan_cache_stat which)
+void clscan__cache_stat_add(clscan__cache_counter which)
 {
-    if ((unsigned)which < CLSCAN_CACHE_STAT_COUNT) atomic_fetch_add(&stats[which], 1);
+    if ((unsigned)which < CLSCAN__CACHE_STAT_COUNT) atomic_fetch_add(&stats[which], 1);
 }
 
-unsigned long clscan__cache_stat(clscan_cache_stat which)
+unsigned long clscan__cache_stat(clscan__cache_counter which)
 {
-    return (unsigned)which < CLSCAN_CACHE_STAT_COUNT ? atomic_load(&stats[which]) : 0;
+    return (unsigned)which < CLSCAN__CACHE_STAT_COUNT ? atomic_load(&stats[which]) : 0;
 }
 
 void clscan__trace_events(cl_event *trace, size_t cap, size_t *count)

@@ -41,7 +41,7 @@ unsigned long clscan__context_track(const clscan_context *ctx)
 
 /* Removes ctx; returns 0 if it was not live. The table is freed once empty, so a
  * program that releases every context leaves nothing behind. */
-int clscan__context_untrack(const clscan_context *ctx)
+bool clscan__context_untrack(const clscan_context *ctx)
 {
     int found = 0;
     pthread_rwlock_wrlock(&live_lock);
@@ -71,12 +71,12 @@ unsigned long clscan__context_id(const clscan_context *ctx)
     return id;
 }
 
-int clscan__context_live(const clscan_context *ctx) { return clscan__context_id(ctx) != 0; }
+bool clscan__context_live(const clscan_context *ctx) { return clscan__context_id(ctx) != 0; }
 
 clscan_status clscan__check_context(const clscan_context *ctx)
 {
-    CLSCAN_RETURN_IF(NULL, ctx == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "context is NULL");
-    CLSCAN_RETURN_IF(NULL, !clscan__context_live(ctx), CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(NULL, ctx == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "context is NULL");
+    CLSCAN__RETURN_IF(NULL, !clscan__context_live(ctx), CLSCAN_ERROR_INVALID_ARGUMENT,
                      "context %p is not a live clscan context (released, or not made by "
                      "clscan_context_create)",
                      (const void *)ctx);

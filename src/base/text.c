@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int clscan__has_token(const char *list, const char *token)
+bool clscan__has_token(const char *list, const char *token)
 {
     if (!list || !token || !*token) return 0;
     size_t len = strlen(token);
@@ -21,7 +21,7 @@ int clscan__has_token(const char *list, const char *token)
     return 0;
 }
 
-int clscan__parse_version(const char *text, const char *prefix, int *major, int *minor)
+bool clscan__parse_version(const char *text, const char *prefix, int *major, int *minor)
 {
     size_t lp = strlen(prefix);
     if (!text || strncmp(text, prefix, lp) != 0) return 0;
@@ -32,7 +32,7 @@ int clscan__parse_version(const char *text, const char *prefix, int *major, int 
     return 1;
 }
 
-int clscan__parse_size(const char *text, unsigned long long *out)
+bool clscan__parse_size(const char *text, unsigned long long *out)
 {
     if (!text || !isdigit((unsigned char)*text)) return 0;
     errno = 0;

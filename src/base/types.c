@@ -17,8 +17,8 @@ static const struct type_info {
 static const char *const op_names[CLSCAN_OP_COUNT] = {"add", "mul", "min", "max",
                                                       "and", "or", "xor"};
 
-int clscan__type_valid(int type) { return type >= 0 && type < CLSCAN_TYPE_COUNT; }
-int clscan__op_valid(int op) { return op >= 0 && op < CLSCAN_OP_COUNT; }
+bool clscan__type_valid(int type) { return type >= 0 && type < CLSCAN_TYPE_COUNT; }
+bool clscan__op_valid(int op) { return op >= 0 && op < CLSCAN_OP_COUNT; }
 
 unsigned clscan_version(void) { return CLSCAN_VERSION_NUMBER; }
 
@@ -37,4 +37,4 @@ const char *clscan_op_name(clscan_op op)
     return clscan__op_valid((int)op) ? op_names[op] : "invalid";
 }
 
-int clscan__type_is_float(clscan_type type) { return types[type].is_float; }
+bool clscan__type_is_float(clscan_type type) { return types[type].is_float; }

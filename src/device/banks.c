@@ -60,7 +60,7 @@ static int same_time(double a, double ref)
  * doubling per step after, and flat again from the stride that puts every lane in one
  * bank. Hence width = 4 B x the last stride of the flat start, and banks = 2^(doubling
  * steps) = saturation stride / (width / 4). */
-int clscan__bank_infer(const double *times, int count, cl_uint *banks, cl_uint *width)
+bool clscan__bank_infer(const double *times, int count, cl_uint *banks, cl_uint *width)
 {
     if (!times || count < 3 || count > 31) return 0;
     for (int i = 0; i < count; ++i)
@@ -111,9 +111,9 @@ static int time_once(bank_probe *p, size_t wg, cl_uint stride, cl_uint iteration
 {
     cl_event ev = NULL;
     /* Arguments 1 and 2; out (0) and key (3) stay as probe() set them. */
-    clscan_kernel_args a = clscan__args_begin(p->kernel, 1);
-    CLSCAN_ARG(a, stride);
-    CLSCAN_ARG(a, iterations);
+    clscan__kernel_args a = clscan__args_begin(p->kernel, 1);
+    CLSCAN__ARG(a, stride);
+    CLSCAN__ARG(a, iterations);
     if (a.err != CL_SUCCESS) {
         p->err = a.err;
         p->what = "clSetKernelArg";
@@ -162,7 +162,7 @@ static int time_once(bank_probe *p, size_t wg, cl_uint stride, cl_uint iteration
 
 /* Calibrates the iteration count, times every stride and infers; fills res->detail. */
 static clscan_status measure(const clscan_context *ctx, bank_probe *p, int log_max,
-                             clscan_bank_result *res)
+                             clscan__bank_result *res)
 {
     /* A warm-up launch (first launches pay for code upload) that also picks the timer,
      * then grow the iteration count until stride 1 takes long enough to time. */
@@ -235,7 +235,7 @@ failed:
 
 /* Builds the probe and measures; every object it creates is released before it returns. */
 static clscan_status probe(const clscan_context *ctx, cl_context cl_ctx, cl_device_id device,
-                           size_t max_wg_size, cl_ulong local_mem_size, clscan_bank_result *res)
+                           size_t max_wg_size, cl_ulong local_mem_size, clscan__bank_result *res)
 {
     int log_max = BANK_MAX_LOG_STRIDE;
     while (log_max >= BANK_MIN_LOG_STRIDE &&
@@ -296,10 +296,10 @@ static clscan_status probe(const clscan_context *ctx, cl_context cl_ctx, cl_devi
     if (err != CL_SUCCESS) goto cl_failed;
     what = "clSetKernelArg";
     {
-        clscan_kernel_args a = clscan__args_begin(p.kernel, 0);
-        CLSCAN_ARG(a, out);
+        clscan__kernel_args a = clscan__args_begin(p.kernel, 0);
+        CLSCAN__ARG(a, out);
         a.next += 2; /* stride and iterations: time_once, before each launch */
-        CLSCAN_ARG(a, key);
+        CLSCAN__ARG(a, key);
         err = a.err;
     }
     if (err != CL_SUCCESS) goto cl_failed;
@@ -328,7 +328,7 @@ typedef struct bank_entry {
     cl_device_id device;
     int done;                   /* 0 while a thread is probing */
     clscan_status status;
-    clscan_bank_result result;
+    clscan__bank_result result;
 } bank_entry;
 
 static pthread_mutex_t bank_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -339,9 +339,9 @@ static bank_entry *bank_cache;
  * record the same message as the last error and fill *out with the same result. */
 clscan_status clscan__bank_probe(const clscan_context *ctx, cl_context cl_ctx, cl_device_id device,
                                  size_t max_wg_size, cl_ulong local_mem_size,
-                                 clscan_bank_result *out)
+                                 clscan__bank_result *out)
 {
-    CLSCAN_RETURN_IF(ctx, !out || !cl_ctx || !device, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, !out || !cl_ctx || !device, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "clscan__bank_probe: out, cl_ctx and device must not be NULL");
     memset(out, 0, sizeof *out);
 
@@ -367,7 +367,7 @@ clscan_status clscan__bank_probe(const clscan_context *ctx, cl_context cl_ctx, c
     pthread_mutex_unlock(&bank_lock);
 
     /* Probe without the lock; callers for the same device wait on bank_cond. */
-    clscan_bank_result res;
+    clscan__bank_result res;
     memset(&res, 0, sizeof res);
     clscan_status s = probe(ctx, cl_ctx, device, max_wg_size, local_mem_size, &res);
 

@@ -6,70 +6,76 @@
 
 #include "base/base.h"
 
-typedef enum clscan_vendor {
-    CLSCAN_VENDOR_OTHER = 0,
-    CLSCAN_VENDOR_NVIDIA,
-    CLSCAN_VENDOR_AMD,
-    CLSCAN_VENDOR_INTEL,
-    CLSCAN_VENDOR_APPLE,
-    CLSCAN_VENDOR_ARM,
-    CLSCAN_VENDOR_QUALCOMM,
-    CLSCAN_VENDOR_COUNT
-} clscan_vendor;
+typedef enum clscan__vendor {
+    CLSCAN__VENDOR_OTHER = 0,
+    CLSCAN__VENDOR_NVIDIA,
+    CLSCAN__VENDOR_AMD,
+    CLSCAN__VENDOR_INTEL,
+    CLSCAN__VENDOR_APPLE,
+    CLSCAN__VENDOR_ARM,
+    CLSCAN__VENDOR_QUALCOMM,
+    CLSCAN__VENDOR_COUNT
+} clscan__vendor;
 
 /* OpenCL C 3.0 optional features (CL_DEVICE_OPENCL_C_FEATURES), as bits. */
 enum {
-    CLSCAN_FEAT_SUBGROUPS = 1u << 0,            /* __opencl_c_subgroups */
-    CLSCAN_FEAT_WG_COLLECTIVES = 1u << 1,       /* __opencl_c_work_group_collective_functions */
-    CLSCAN_FEAT_ATOMIC_ACQ_REL = 1u << 2,       /* __opencl_c_atomic_order_acq_rel */
-    CLSCAN_FEAT_ATOMIC_SEQ_CST = 1u << 3,       /* __opencl_c_atomic_order_seq_cst */
-    CLSCAN_FEAT_ATOMIC_SCOPE_DEVICE = 1u << 4,  /* __opencl_c_atomic_scope_device */
-    CLSCAN_FEAT_GENERIC_AS = 1u << 5,           /* __opencl_c_generic_address_space */
-    CLSCAN_FEAT_FP64 = 1u << 6,                 /* __opencl_c_fp64 */
-    CLSCAN_FEAT_INT64 = 1u << 7                 /* __opencl_c_int64 */
+    CLSCAN__FEAT_SUBGROUPS = 1u << 0,            /* __opencl_c_subgroups */
+    CLSCAN__FEAT_WG_COLLECTIVES = 1u << 1,       /* __opencl_c_work_group_collective_functions */
+    CLSCAN__FEAT_ATOMIC_ACQ_REL = 1u << 2,       /* __opencl_c_atomic_order_acq_rel */
+    CLSCAN__FEAT_ATOMIC_SEQ_CST = 1u << 3,       /* __opencl_c_atomic_order_seq_cst */
+    CLSCAN__FEAT_ATOMIC_SCOPE_DEVICE = 1u << 4,  /* __opencl_c_atomic_scope_device */
+    CLSCAN__FEAT_GENERIC_AS = 1u << 5,           /* __opencl_c_generic_address_space */
+    CLSCAN__FEAT_FP64 = 1u << 6,                 /* __opencl_c_fp64 */
+    CLSCAN__FEAT_INT64 = 1u << 7                 /* __opencl_c_int64 */
 };
 
 /* What the local-memory bank probe (banks.c) found. */
-typedef struct clscan_bank_result {
+typedef struct clscan__bank_result {
     int measured;           /* 1: the timings showed a bank pattern; banks and width are valid */
     cl_uint banks;          /* bank count */
     cl_uint width;          /* bank width in bytes */
     char detail[320];       /* the relative times per stride and the conclusion, or why nothing
                                was concluded ("timings show no bank pattern", an OpenCL error) */
-} clscan_bank_result;
+} clscan__bank_result;
 
 /* Sub-group implementations and work-group scans; the numbers are the CLSCAN_SG_IMPL_*
  * and CLSCAN_WG_ALGO_* values of cl/clscan_subgroup.cl and cl/clscan_workgroup.cl. */
-typedef enum clscan_sg_impl {
-    CLSCAN_SG_LOCAL = 0,   /* local-memory Kogge-Stone over emulated sub-groups */
-    CLSCAN_SG_KHR = 1,     /* cl_khr_subgroups / __opencl_c_subgroups built-ins */
-    CLSCAN_SG_NVIDIA = 2,  /* inline PTX shfl.sync */
-    CLSCAN_SG_INTEL = 3,   /* cl_intel_subgroups shuffles */
-    CLSCAN_SG_IMPL_COUNT
-} clscan_sg_impl;
-typedef enum clscan_wg_algo {
-    CLSCAN_WG_BLELLOCH = 0,
-    CLSCAN_WG_SUBGROUP = 1,
-    CLSCAN_WG_ALGO_COUNT
-} clscan_wg_algo;
+typedef enum clscan__sg_impl {
+    CLSCAN__SG_LOCAL = 0,   /* local-memory Kogge-Stone over emulated sub-groups */
+    CLSCAN__SG_KHR = 1,     /* cl_khr_subgroups / __opencl_c_subgroups built-ins */
+    CLSCAN__SG_NVIDIA = 2,  /* inline PTX shfl.sync */
+    CLSCAN__SG_INTEL = 3,   /* cl_intel_subgroups shuffles */
+    CLSCAN__SG_IMPL_COUNT
+} clscan__sg_impl;
+typedef enum clscan__wg_algo {
+    CLSCAN__WG_BLELLOCH = 0,
+    CLSCAN__WG_SUBGROUP = 1,
+    CLSCAN__WG_ALGO_COUNT
+} clscan__wg_algo;
 /* Device-wide scans, and how the single-pass scan touches its status words (the
  * CLSCAN_LB_ATOMICS values of cl/clscan_lookback.cl). */
-typedef enum clscan_scan_algo {
-    CLSCAN_SCAN_MULTI_LEVEL = 0,
-    CLSCAN_SCAN_SINGLE_PASS = 1,
-    CLSCAN_SCAN_ALGO_COUNT
-} clscan_scan_algo;
-typedef enum clscan_lb_atomics {
-    CLSCAN_LB_CL12 = 0, /* OpenCL C 1.2 read-modify-write atomics */
-    CLSCAN_LB_C11 = 1,  /* OpenCL C 2.0/3.0 acquire/release at device scope */
-    CLSCAN_LB_PTX = 2,  /* NVIDIA inline PTX, GPU scope */
-    CLSCAN_LB_ATOMICS_COUNT
-} clscan_lb_atomics;
+typedef enum clscan__scan_algo {
+    CLSCAN__SCAN_MULTI_LEVEL = 0,
+    CLSCAN__SCAN_SINGLE_PASS = 1,
+    CLSCAN__SCAN_ALGO_COUNT
+} clscan__scan_algo;
+typedef enum clscan__lb_atomics {
+    CLSCAN__LB_CL12 = 0, /* OpenCL C 1.2 read-modify-write atomics */
+    CLSCAN__LB_C11 = 1,  /* OpenCL C 2.0/3.0 acquire/release at device scope */
+    CLSCAN__LB_PTX = 2,  /* NVIDIA inline PTX, GPU scope */
+    CLSCAN__LB_ATOMICS_COUNT
+} clscan__lb_atomics;
+/* The look-back's test modes (CLSCAN_LB_TEST of cl/clscan_lookback.cl). */
+typedef enum clscan__lb_test {
+    CLSCAN__LB_TEST_OFF = 0,
+    CLSCAN__LB_TEST_DELAY = 1,  /* every third tile delays its first publication */
+    CLSCAN__LB_TEST_SILENT = 2  /* every fourth tile publishes nothing */
+} clscan__lb_test;
 /* Everything the library knows about a device: its facts, probed here once per context
  * (device/probe.c, device/banks.c), then overridden and completed with the tuning
  * choices and their reasons by the tune layer (tune/choose.c; docs/DEVICES.md lists the
  * overrides). The choices' enums are declared here because the profile holds them. */
-typedef struct clscan_profile {
+typedef struct clscan__profile {
     /* What the device says about itself. */
     char platform_name[128];
     char device_name[128];
@@ -78,7 +84,7 @@ typedef struct clscan_profile {
     char device_version[64];    /* "OpenCL 3.0 CUDA" */
     char c_version[64];         /* "OpenCL C 1.2 ..." */
     char *extensions;           /* owned; space-separated tokens */
-    clscan_vendor vendor;       /* normalised from vendor id and name */
+    clscan__vendor vendor;       /* normalised from vendor id and name */
     cl_uint vendor_id;
     cl_device_type device_type;
     int cl_major, cl_minor;     /* device OpenCL version */
@@ -106,7 +112,7 @@ typedef struct clscan_profile {
     /* Local-memory banks: measured by the probe where it ran and found a pattern, else
      * from the vendor table. */
     int bank_probe_ran;         /* bank_probe holds a result */
-    clscan_bank_result bank_probe;
+    clscan__bank_result bank_probe;
     cl_uint local_banks;        /* 0: no banks to avoid (or unknown) */
     cl_uint bank_width;         /* bytes per bank */
     const char *banks_source;
@@ -118,34 +124,34 @@ typedef struct clscan_profile {
     cl_uint single_group_tiles; /* up to this many tiles: one kernel, one work-group */
     int padding;                /* bank-conflict padding on (if banks are known) */
     const char *tuning_source;
-    clscan_sg_impl sg_impl;     /* the sub-group layer's implementation */
+    clscan__sg_impl sg_impl;     /* the sub-group layer's implementation */
     cl_uint sg_width;           /* width it is built for (local: emulated width) */
     const char *sg_source;      /* why this implementation and width */
-    clscan_wg_algo wg_algo;     /* the work-group scan */
+    clscan__wg_algo wg_algo;     /* the work-group scan */
     const char *wg_algo_source;
-    clscan_scan_algo scan_algo; /* the device-wide scan */
+    clscan__scan_algo scan_algo; /* the device-wide scan */
     const char *scan_algo_source;
     /* Single-pass scan: tile shape (4-byte types), status words, bounded wait. */
     size_t sp_wg_size;
     cl_uint sp_items;
-    clscan_lb_atomics lb_atomics;
+    clscan__lb_atomics lb_atomics;
     const char *lb_atomics_source;
     cl_uint lb_word_bits;       /* 64 with 64-bit atomics, else 32 */
     cl_uint lb_spins;           /* fruitless look-back reads before the fallback */
-    int lb_test;                /* 0, or a test mode of cl/clscan_lookback.cl */
-} clscan_profile;
+    clscan__lb_test lb_test;    /* a test mode of cl/clscan_lookback.cl, or off */
+} clscan__profile;
 
 /* Reads the device's facts into p (zeroing it first): the fields above the bank probe's.
  * The tune layer (clscan__profile_probe) runs it, then the bank probe and the tables. On
  * failure p holds nothing that needs freeing. */
 clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id device,
-                                   clscan_profile *p);
-void clscan__profile_free(clscan_profile *p);
+                                   clscan__profile *p);
+void clscan__profile_free(clscan__profile *p);
 
-clscan_vendor clscan__vendor_normalise(cl_uint vendor_id, const char *vendor_name);
-const char *clscan__vendor_name(clscan_vendor v);
+clscan__vendor clscan__vendor_normalise(cl_uint vendor_id, const char *vendor_name);
+const char *clscan__vendor_name(clscan__vendor v);
 /* The vendor a name given to CLSCAN_VENDOR stands for ("nvidia", ...); 0 if none. */
-int clscan__vendor_from_name(const char *name, clscan_vendor *out);
+bool clscan__vendor_from_name(const char *name, clscan__vendor *out);
 
 /* ---------------------------------------------------------------- banks ----- */
 /* Runs the probe on `device` in `cl_ctx` (its own in-order profiling queue, released
@@ -153,9 +159,9 @@ int clscan__vendor_from_name(const char *name, clscan_vendor *out);
  * cache keyed by the cl_device_id). Blocks until the probe's kernels finish. */
 clscan_status clscan__bank_probe(const clscan_context *ctx, cl_context cl_ctx, cl_device_id device,
                                  size_t max_wg_size, cl_ulong local_mem_size,
-                                 clscan_bank_result *out);
+                                 clscan__bank_result *out);
 /* Pure inference, for unit tests: times[i] is the time at stride 1 << i words (i < count).
  * Returns 1 and sets banks and width when the times show a pattern, else 0. */
-int clscan__bank_infer(const double *times, int count, cl_uint *banks, cl_uint *width);
+bool clscan__bank_infer(const double *times, int count, cl_uint *banks, cl_uint *width);
 
 #endif /* CLSCAN_DEVICE_H */

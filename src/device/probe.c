@@ -26,17 +26,17 @@
 /* ------------------------------------------------------------------ vendors -- */
 
 static const struct {
-    clscan_vendor vendor;
+    clscan__vendor vendor;
     const char *name;     /* normalised name */
     cl_uint pci_id;       /* CL_DEVICE_VENDOR_ID */
     const char *matches[3]; /* case-insensitive substrings of CL_DEVICE_VENDOR */
 } vendors[] = {
-    {CLSCAN_VENDOR_NVIDIA, "nvidia", 0x10DE, {"nvidia", NULL, NULL}},
-    {CLSCAN_VENDOR_AMD, "amd", 0x1002, {"advanced micro devices", "amd", NULL}},
-    {CLSCAN_VENDOR_INTEL, "intel", 0x8086, {"intel", NULL, NULL}},
-    {CLSCAN_VENDOR_APPLE, "apple", 0x1027F00, {"apple", NULL, NULL}},
-    {CLSCAN_VENDOR_ARM, "arm", 0x13B5, {"arm", NULL, NULL}},
-    {CLSCAN_VENDOR_QUALCOMM, "qualcomm", 0x5143, {"qualcomm", NULL, NULL}},
+    {CLSCAN__VENDOR_NVIDIA, "nvidia", 0x10DE, {"nvidia", NULL, NULL}},
+    {CLSCAN__VENDOR_AMD, "amd", 0x1002, {"advanced micro devices", "amd", NULL}},
+    {CLSCAN__VENDOR_INTEL, "intel", 0x8086, {"intel", NULL, NULL}},
+    {CLSCAN__VENDOR_APPLE, "apple", 0x1027F00, {"apple", NULL, NULL}},
+    {CLSCAN__VENDOR_ARM, "arm", 0x13B5, {"arm", NULL, NULL}},
+    {CLSCAN__VENDOR_QUALCOMM, "qualcomm", 0x5143, {"qualcomm", NULL, NULL}},
 };
 
 static int contains_nocase(const char *hay, const char *needle)
@@ -50,7 +50,7 @@ static int contains_nocase(const char *hay, const char *needle)
     return 0;
 }
 
-clscan_vendor clscan__vendor_normalise(cl_uint vendor_id, const char *vendor_name)
+clscan__vendor clscan__vendor_normalise(cl_uint vendor_id, const char *vendor_name)
 {
     /* The name first: CPU implementations report odd ids (PoCL on an AMD CPU gives
      * Intel's 0x8086 with the name "AuthenticAMD"). */
@@ -60,20 +60,20 @@ clscan_vendor clscan__vendor_normalise(cl_uint vendor_id, const char *vendor_nam
             if (contains_nocase(vendor_name, vendors[i].matches[m])) return vendors[i].vendor;
     for (size_t i = 0; i < count; ++i)
         if (vendor_id == vendors[i].pci_id) return vendors[i].vendor;
-    return CLSCAN_VENDOR_OTHER;
+    return CLSCAN__VENDOR_OTHER;
 }
 
-const char *clscan__vendor_name(clscan_vendor v)
+const char *clscan__vendor_name(clscan__vendor v)
 {
     for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; ++i)
         if (vendors[i].vendor == v) return vendors[i].name;
     return "other";
 }
 
-int clscan__vendor_from_name(const char *name, clscan_vendor *out)
+bool clscan__vendor_from_name(const char *name, clscan__vendor *out)
 {
     if (strcmp(name, "other") == 0) {
-        *out = CLSCAN_VENDOR_OTHER;
+        *out = CLSCAN__VENDOR_OTHER;
         return 1;
     }
     for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; ++i)
@@ -109,20 +109,20 @@ static cl_int device_string(cl_device_id d, cl_device_info what, char *buf, size
     return err;
 }
 
-static clscan_status probe_features(cl_device_id d, clscan_profile *p)
+static clscan_status probe_features(cl_device_id d, clscan__profile *p)
 {
     static const struct {
         const char *name;
         unsigned bit;
     } names[] = {
-        {"__opencl_c_subgroups", CLSCAN_FEAT_SUBGROUPS},
-        {"__opencl_c_work_group_collective_functions", CLSCAN_FEAT_WG_COLLECTIVES},
-        {"__opencl_c_atomic_order_acq_rel", CLSCAN_FEAT_ATOMIC_ACQ_REL},
-        {"__opencl_c_atomic_order_seq_cst", CLSCAN_FEAT_ATOMIC_SEQ_CST},
-        {"__opencl_c_atomic_scope_device", CLSCAN_FEAT_ATOMIC_SCOPE_DEVICE},
-        {"__opencl_c_generic_address_space", CLSCAN_FEAT_GENERIC_AS},
-        {"__opencl_c_fp64", CLSCAN_FEAT_FP64},
-        {"__opencl_c_int64", CLSCAN_FEAT_INT64},
+        {"__opencl_c_subgroups", CLSCAN__FEAT_SUBGROUPS},
+        {"__opencl_c_work_group_collective_functions", CLSCAN__FEAT_WG_COLLECTIVES},
+        {"__opencl_c_atomic_order_acq_rel", CLSCAN__FEAT_ATOMIC_ACQ_REL},
+        {"__opencl_c_atomic_order_seq_cst", CLSCAN__FEAT_ATOMIC_SEQ_CST},
+        {"__opencl_c_atomic_scope_device", CLSCAN__FEAT_ATOMIC_SCOPE_DEVICE},
+        {"__opencl_c_generic_address_space", CLSCAN__FEAT_GENERIC_AS},
+        {"__opencl_c_fp64", CLSCAN__FEAT_FP64},
+        {"__opencl_c_int64", CLSCAN__FEAT_INT64},
     };
     typedef struct {
         cl_uint version;
@@ -147,7 +147,7 @@ static clscan_status probe_features(cl_device_id d, clscan_profile *p)
 }
 
 /* Sub-group width from the vendor queries that need no kernel. */
-static void probe_subgroup_width(cl_device_id d, clscan_profile *p)
+static void probe_subgroup_width(cl_device_id d, clscan__profile *p)
 {
     cl_uint w = 0;
     if (clscan__has_token(p->extensions, "cl_nv_device_attribute_query") &&
@@ -183,12 +183,12 @@ static void probe_subgroup_width(cl_device_id d, clscan_profile *p)
     p->subgroup_source = "unknown (no query without a kernel)";
 }
 
-clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, clscan_profile *p)
+clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, clscan__profile *p)
 {
     memset(p, 0, sizeof *p);
 
     cl_platform_id platform;
-    CLSCAN_FORWARD_CL(ctx, clGetDeviceInfo(d, CL_DEVICE_PLATFORM, sizeof platform, &platform,
+    CLSCAN__FORWARD_CL(ctx, clGetDeviceInfo(d, CL_DEVICE_PLATFORM, sizeof platform, &platform,
                                            NULL),
                       "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
     size_t got;
@@ -196,7 +196,7 @@ clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, cl
                           p->platform_name, &got) != CL_SUCCESS)
         p->platform_name[0] = '\0';
     p->platform_name[sizeof p->platform_name - 1] = '\0';
-    CLSCAN_FORWARD_CL(ctx, device_string(d, CL_DEVICE_NAME, p->device_name,
+    CLSCAN__FORWARD_CL(ctx, device_string(d, CL_DEVICE_NAME, p->device_name,
                                          sizeof p->device_name),
                       "clGetDeviceInfo(CL_DEVICE_NAME)");
     device_string(d, CL_DEVICE_VENDOR, p->vendor_name, sizeof p->vendor_name);
@@ -205,7 +205,7 @@ clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, cl
     device_string(d, CL_DEVICE_OPENCL_C_VERSION, p->c_version, sizeof p->c_version);
 
     size_t ext_len = 0;
-    CLSCAN_FORWARD_CL(ctx, clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len),
+    CLSCAN__FORWARD_CL(ctx, clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len),
                       "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
     p->extensions = calloc(ext_len + 1, 1);
     if (!p->extensions)
@@ -256,7 +256,7 @@ clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, cl
                         &p->wg_multiple, NULL) != CL_SUCCESS)
         p->wg_multiple = 0;
     p->fp64 = fp64_config != 0 || clscan__has_token(p->extensions, "cl_khr_fp64") ||
-              (p->features & CLSCAN_FEAT_FP64);
+              (p->features & CLSCAN__FEAT_FP64);
     p->int64_atomics = clscan__has_token(p->extensions, "cl_khr_int64_base_atomics");
     probe_subgroup_width(d, p);
     p->nvidia_platform = strstr(p->platform_name, "NVIDIA") != NULL;
@@ -267,7 +267,7 @@ clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, cl
     return CLSCAN_SUCCESS;
 }
 
-void clscan__profile_free(clscan_profile *p)
+void clscan__profile_free(clscan__profile *p)
 {
     free(p->extensions);
     p->extensions = NULL;

@@ -34,11 +34,11 @@ static const struct {
 };
 
 /* The F_* bit of the files cfg's program is made of. */
-static unsigned program_file_kind(const clscan_scan_config *cfg)
+static unsigned program_file_kind(const clscan__scan_config *cfg)
 {
     switch (cfg->kind) {
-    case CLSCAN_PROGRAM_GENERAL: return F_GENERAL;
-    case CLSCAN_PROGRAM_SORT: return F_SORT;
+    case CLSCAN__PROGRAM_GENERAL: return F_GENERAL;
+    case CLSCAN__PROGRAM_SORT: return F_SORT;
     default: return cfg->select ? F_SELECT : F_SCAN;
     }
 }
@@ -47,26 +47,26 @@ static unsigned program_file_kind(const clscan_scan_config *cfg)
 static const struct {
     const char *name;
     int shaped;
-} kernel_table[CLSCAN_KERNEL_COUNT] = {
-    [CLSCAN_K_REDUCE] = {"clscan_reduce_tiles", 1},
-    [CLSCAN_K_PARTIALS] = {"clscan_scan_partials", 1},
-    [CLSCAN_K_SCAN] = {"clscan_scan_tiles", 1},
-    [CLSCAN_K_SINGLE] = {"clscan_scan_single", 1},
-    [CLSCAN_K_CLEAR] = {"clscan_lb_clear", 0},
-    [CLSCAN_K_SEL_COUNT] = {"clscan_sel_count_tiles", 1},
-    [CLSCAN_K_SEL_WRITE] = {"clscan_sel_write_tiles", 1},
-    [CLSCAN_K_SEL_ZERO] = {"clscan_sel_count_zero", 0},
-    [CLSCAN_K_SEL_SINGLE] = {"clscan_sel_single", 1},
-    [CLSCAN_K_GEN_REDUCE] = {"clscan_gen_reduce_tiles", 1},
-    [CLSCAN_K_GEN_SCAN] = {"clscan_gen_scan_tiles", 1},
-    [CLSCAN_K_GEN_SINGLE] = {"clscan_gen_single", 1},
-    [CLSCAN_K_SORT_HIST] = {"clscan_sort_histogram", 1},
-    [CLSCAN_K_SORT_SCATTER] = {"clscan_sort_scatter", 1},
+} kernel_table[CLSCAN__KERNEL_COUNT] = {
+    [CLSCAN__K_REDUCE] = {"clscan_reduce_tiles", 1},
+    [CLSCAN__K_PARTIALS] = {"clscan_scan_partials", 1},
+    [CLSCAN__K_SCAN] = {"clscan_scan_tiles", 1},
+    [CLSCAN__K_SINGLE] = {"clscan_scan_single", 1},
+    [CLSCAN__K_CLEAR] = {"clscan_lb_clear", 0},
+    [CLSCAN__K_SEL_COUNT] = {"clscan_sel_count_tiles", 1},
+    [CLSCAN__K_SEL_WRITE] = {"clscan_sel_write_tiles", 1},
+    [CLSCAN__K_SEL_ZERO] = {"clscan_sel_count_zero", 0},
+    [CLSCAN__K_SEL_SINGLE] = {"clscan_sel_single", 1},
+    [CLSCAN__K_GEN_REDUCE] = {"clscan_gen_reduce_tiles", 1},
+    [CLSCAN__K_GEN_SCAN] = {"clscan_gen_scan_tiles", 1},
+    [CLSCAN__K_GEN_SINGLE] = {"clscan_gen_single", 1},
+    [CLSCAN__K_SORT_HIST] = {"clscan_sort_histogram", 1},
+    [CLSCAN__K_SORT_SCATTER] = {"clscan_sort_scatter", 1},
 };
 
-const char *clscan__kernel_name(clscan_kernel_id id)
+const char *clscan__kernel_name(clscan__kernel_id id)
 {
-    return (unsigned)id < CLSCAN_KERNEL_COUNT ? kernel_table[id].name : "invalid";
+    return (unsigned)id < CLSCAN__KERNEL_COUNT ? kernel_table[id].name : "invalid";
 }
 
 /* The definition of a compaction's predicate, appended after the kernels (which
@@ -87,9 +87,9 @@ static char *predicate_source(const char *predicate)
     return text;
 }
 
-static void release_shape(clscan_program *prog);
+static void release_shape(clscan__program *prog);
 
-void clscan__program_free(clscan_program *prog)
+void clscan__program_free(clscan__program *prog)
 {
     if (!prog) return;
     release_shape(prog);
@@ -100,17 +100,17 @@ void clscan__program_free(clscan_program *prog)
     free(prog);
 }
 
-void clscan__programs_free(clscan_program *list)
+void clscan__programs_free(clscan__program *list)
 {
     while (list) {
-        clscan_program *next = list->next;
+        clscan__program *next = list->next;
         clscan__program_free(list);
         list = next;
     }
 }
 
 /* Reads the build log for a failed build into the thread's last error. */
-static clscan_status build_failed(const clscan_context *ctx, const clscan_target *t,
+static clscan_status build_failed(const clscan_context *ctx, const clscan__target *t,
                                   cl_program program, cl_int err,
                                   const char *defines, const char *predicate, int general)
 {
@@ -142,7 +142,7 @@ static clscan_status build_failed(const clscan_context *ctx, const clscan_target
 }
 
 /* Creates kernel `name`; *max_wg receives the largest work-group it can run with. */
-static clscan_status create_kernel(const clscan_context *ctx, const clscan_target *t,
+static clscan_status create_kernel(const clscan_context *ctx, const clscan__target *t,
                                    cl_program program, const char *name,
                                    cl_kernel *out, size_t *max_wg)
 {
@@ -159,16 +159,16 @@ static clscan_status create_kernel(const clscan_context *ctx, const clscan_targe
 
 /* Builds the program for one shape into prog (no locks held: builds are slow and may
  * run in parallel). *max_wg receives the largest work-group all its kernels allow. */
-static clscan_status build_shape(const clscan_context *ctx, const clscan_target *t,
-                                 clscan_program *prog, size_t *max_wg)
+static clscan_status build_shape(const clscan_context *ctx, const clscan__target *t,
+                                 clscan__program *prog, size_t *max_wg)
 {
     char defines[2048];
-    size_t dlen = clscan__kernel_defines(&prog->config, &t->profile, 0, defines,
+    size_t dlen = clscan__kernel_defines(&prog->config, &t->profile, CLSCAN__DEFINES_BLOCK, defines,
                                          sizeof defines);
     if (dlen == 0 || dlen >= sizeof defines)
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "kernel options too long");
     enum { NFILES = sizeof program_files / sizeof program_files[0] };
-    const clscan_scan_config *cfg = &prog->config;
+    const clscan__scan_config *cfg = &prog->config;
     const char *texts[NFILES + 3] = {defines};
     size_t lengths[NFILES + 3] = {dlen};
     cl_uint count = 1;
@@ -178,7 +178,7 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan_target 
     }
     for (size_t i = 0; i < NFILES; ++i) {
         if (!(program_files[i].kinds & program_file_kind(cfg)) ||
-            (program_files[i].lookback && cfg->algo != CLSCAN_SCAN_SINGLE_PASS))
+            (program_files[i].lookback && cfg->algo != CLSCAN__SCAN_SINGLE_PASS))
             continue;
         texts[count] = clscan__embedded_source(program_files[i].name, &lengths[count]);
         if (!texts[count])
@@ -197,14 +197,14 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan_target 
      * and options, for this device and driver. Anything wrong with it, or with the cache
      * itself, means a build from source, whose binary then replaces the file. */
     const char *options = clscan__cl_std_option(cfg, &t->profile);
-    clscan_diskcache_key dkey;
-    const int cached = clscan__diskcache_key(&t->cache, texts, lengths, count, options, &dkey) == 0;
+    clscan__cache_key dkey;
+    const int cached = clscan__diskcache_key(&t->cache, texts, lengths, count, options, &dkey);
     if (cached) prog->program = clscan__diskcache_load(t, &dkey, options);
     cl_int err = CL_SUCCESS;
     if (!prog->program) {
         prog->program = clCreateProgramWithSource(t->cl_ctx, count, texts, lengths, &err);
         if (err == CL_SUCCESS) {
-            clscan__cache_stat_add(CLSCAN_CACHE_SOURCE_BUILDS);
+            clscan__cache_stat_add(CLSCAN__CACHE_SOURCE_BUILDS);
             err = clBuildProgram(prog->program, 1, &t->device, options, NULL, NULL);
             if (err == CL_SUCCESS && cached) clscan__diskcache_store(t, &dkey, prog->program);
         }
@@ -214,29 +214,29 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan_target 
     if (!prog->program) return clscan__fail_cl(ctx, err, "clCreateProgramWithSource");
     if (err != CL_SUCCESS)
         return build_failed(ctx, t, prog->program, err, defines, cfg->predicate,
-                            cfg->kind == CLSCAN_PROGRAM_GENERAL);
+                            cfg->kind == CLSCAN__PROGRAM_GENERAL);
     /* Kernels with a tile shape must allow the configured work-group size; the others
      * (one work-item, or any size) are asked nothing. */
-    const int single = cfg->algo == CLSCAN_SCAN_SINGLE_PASS;
-    const int general = cfg->kind == CLSCAN_PROGRAM_GENERAL;
-    const int sort = cfg->kind == CLSCAN_PROGRAM_SORT;
+    const int single = cfg->algo == CLSCAN__SCAN_SINGLE_PASS;
+    const int general = cfg->kind == CLSCAN__PROGRAM_GENERAL;
+    const int sort = cfg->kind == CLSCAN__PROGRAM_SORT;
     /* Which kernels the program holds, and whether each has the tile's shape (the
      * others, one work-item or any size, are asked nothing). A sort program holds only
      * its own kernels (it scans its counts with a scan program); a general program scans
      * its partials, recursively, with the first three. */
-    int wanted[CLSCAN_KERNEL_COUNT] = {0};
-    wanted[CLSCAN_K_REDUCE] = wanted[CLSCAN_K_PARTIALS] = wanted[CLSCAN_K_SCAN] = !sort;
-    wanted[CLSCAN_K_SINGLE] = single && !cfg->select && !general;
-    wanted[CLSCAN_K_CLEAR] = single;
-    wanted[CLSCAN_K_SEL_COUNT] = wanted[CLSCAN_K_SEL_WRITE] = wanted[CLSCAN_K_SEL_ZERO] =
+    int wanted[CLSCAN__KERNEL_COUNT] = {0};
+    wanted[CLSCAN__K_REDUCE] = wanted[CLSCAN__K_PARTIALS] = wanted[CLSCAN__K_SCAN] = !sort;
+    wanted[CLSCAN__K_SINGLE] = single && !cfg->select && !general;
+    wanted[CLSCAN__K_CLEAR] = single;
+    wanted[CLSCAN__K_SEL_COUNT] = wanted[CLSCAN__K_SEL_WRITE] = wanted[CLSCAN__K_SEL_ZERO] =
         cfg->select != 0;
-    wanted[CLSCAN_K_SEL_SINGLE] = single && cfg->select;
-    wanted[CLSCAN_K_GEN_REDUCE] = wanted[CLSCAN_K_GEN_SCAN] = general;
-    wanted[CLSCAN_K_GEN_SINGLE] = general && single;
-    wanted[CLSCAN_K_SORT_HIST] = wanted[CLSCAN_K_SORT_SCATTER] = sort;
+    wanted[CLSCAN__K_SEL_SINGLE] = single && cfg->select;
+    wanted[CLSCAN__K_GEN_REDUCE] = wanted[CLSCAN__K_GEN_SCAN] = general;
+    wanted[CLSCAN__K_GEN_SINGLE] = general && single;
+    wanted[CLSCAN__K_SORT_HIST] = wanted[CLSCAN__K_SORT_SCATTER] = sort;
     *max_wg = cfg->wg_size;
     clscan_status s = CLSCAN_SUCCESS;
-    for (int k = 0; k < CLSCAN_KERNEL_COUNT && s == CLSCAN_SUCCESS; ++k) {
+    for (int k = 0; k < CLSCAN__KERNEL_COUNT && s == CLSCAN_SUCCESS; ++k) {
         size_t any = (size_t)-1;
         if (wanted[k])
             s = create_kernel(ctx, t, prog->program, kernel_table[k].name, &prog->kernels[k],
@@ -245,9 +245,9 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan_target 
     return s;
 }
 
-static void release_shape(clscan_program *prog)
+static void release_shape(clscan__program *prog)
 {
-    for (int k = 0; k < CLSCAN_KERNEL_COUNT; ++k) {
+    for (int k = 0; k < CLSCAN__KERNEL_COUNT; ++k) {
         if (prog->kernels[k]) clReleaseKernel(prog->kernels[k]);
         prog->kernels[k] = NULL;
     }
@@ -270,7 +270,7 @@ extern CL_API_ENTRY cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel, cl_dev
  * of cl_khr_subgroups). Returns 1 if they agree; otherwise changes the config (to the
  * reported width, or to local memory and Blelloch when no usable answer comes) and
  * returns 0, so the caller rebuilds. */
-static int kernel_sg_width_matches(const clscan_target *t, clscan_program *prog)
+static int kernel_sg_width_matches(const clscan__target *t, clscan__program *prog)
 {
     kernel_sg_info_fn fn = NULL;
     cl_platform_id platform = NULL;
@@ -283,15 +283,15 @@ static int kernel_sg_width_matches(const clscan_target *t, clscan_program *prog)
                                               t->profile.cl_minor >= 1)))
         fn = clGetKernelSubGroupInfo;
     size_t wg = prog->config.wg_size, width = 0;
-    if (!fn || fn(prog->kernels[CLSCAN_K_SCAN], t->device, CLSCAN_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+    if (!fn || fn(prog->kernels[CLSCAN__K_SCAN], t->device, CLSCAN_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
                   sizeof wg, &wg, sizeof width, &width, NULL) != CL_SUCCESS)
         width = 0;
     if (width == prog->config.sg_width) return 1;
     if (width && !(width & (width - 1)) && width <= wg) {
         prog->config.sg_width = (cl_uint)width;
     } else {
-        prog->config.sg_impl = CLSCAN_SG_LOCAL;
-        prog->config.wg_algo = CLSCAN_WG_BLELLOCH;
+        prog->config.sg_impl = CLSCAN__SG_LOCAL;
+        prog->config.wg_algo = CLSCAN__WG_BLELLOCH;
     }
     return 0;
 }
@@ -300,12 +300,12 @@ static int kernel_sg_width_matches(const clscan_target *t, clscan_program *prog)
  * fewer work-items than asked for (registers, or an implementation's own limit), it
  * is rebuilt with the largest power of two they allow; the cache entry keeps the
  * shape actually built in prog->config. */
-clscan_status clscan__program_build(const clscan_context *ctx, const clscan_target *t,
-                                    const clscan_scan_config *cfg, const char *key,
-                                    clscan_program **out)
+clscan_status clscan__program_build(const clscan_context *ctx, const clscan__target *t,
+                                    const clscan__scan_config *cfg, const char *key,
+                                    clscan__program **out)
 {
     *out = NULL;
-    clscan_program *prog = calloc(1, sizeof *prog);
+    clscan__program *prog = calloc(1, sizeof *prog);
     if (!prog) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     prog->config = *cfg;
     prog->key = strdup(key);
@@ -326,14 +326,14 @@ clscan_status clscan__program_build(const clscan_context *ctx, const clscan_targ
         size_t max_wg = 0;
         clscan_status s = build_shape(ctx, t, prog, &max_wg);
         if (s == CLSCAN_SUCCESS && max_wg >= prog->config.wg_size) {
-            if (prog->config.sg_impl != CLSCAN_SG_KHR ||
+            if (prog->config.sg_impl != CLSCAN__SG_KHR ||
                 kernel_sg_width_matches(t, prog))
                 break;
             release_shape(prog); /* rebuilt for the width the kernel really has */
             /* A compiler whose width keeps changing with the source gets local memory. */
             if (++width_rebuilds > 2) {
-                prog->config.sg_impl = CLSCAN_SG_LOCAL;
-                prog->config.wg_algo = CLSCAN_WG_BLELLOCH;
+                prog->config.sg_impl = CLSCAN__SG_LOCAL;
+                prog->config.wg_algo = CLSCAN__WG_BLELLOCH;
             }
             continue;
         }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* Bytes of one element of the scan type of cfg's program. */
-size_t clscan__config_elem_bytes(const clscan_scan_config *cfg)
+size_t clscan__config_elem_bytes(const clscan__scan_config *cfg)
 {
     return cfg->elem_bytes ? cfg->elem_bytes : clscan_type_size(cfg->type);
 }
@@ -23,34 +23,34 @@ static unsigned log2u(size_t x)
 
 /* Whether the sub-group layer shuffles through local memory (cl/clscan_subgroup.cl:
  * CLSCAN_SG_SHUFFLE_IN_LOCAL). */
-static int sg_shuffles_in_local(const clscan_scan_config *cfg, const clscan_profile *p)
+static int sg_shuffles_in_local(const clscan__scan_config *cfg, const clscan__profile *p)
 {
-    return cfg->sg_impl == CLSCAN_SG_LOCAL ||
-           (cfg->sg_impl == CLSCAN_SG_KHR && !p->sg_khr_shuffle_relative);
+    return cfg->sg_impl == CLSCAN__SG_LOCAL ||
+           (cfg->sg_impl == CLSCAN__SG_KHR && !p->sg_khr_shuffle_relative);
 }
 
-int clscan__lookback_ordered(const clscan_scan_config *cfg)
+bool clscan__lookback_ordered(const clscan__scan_config *cfg)
 {
-    return cfg->kind == CLSCAN_PROGRAM_GENERAL || clscan__type_is_float(cfg->type);
+    return cfg->kind == CLSCAN__PROGRAM_GENERAL || clscan__type_is_float(cfg->type);
 }
 
-size_t clscan__scan_local_bytes(const clscan_scan_config *cfg, const clscan_profile *p)
+size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p)
 {
     size_t tile = cfg->wg_size * cfg->items, scratch = cfg->wg_size;
     if (cfg->log_banks) {
         tile += tile >> cfg->log_banks;
         scratch += scratch >> cfg->log_banks;
     }
-    if (cfg->wg_algo == CLSCAN_WG_SUBGROUP) {
+    if (cfg->wg_algo == CLSCAN__WG_SUBGROUP) {
         /* CLSCAN_WG_SCRATCH of cl/clscan_workgroup.cl. */
         size_t sg = cfg->sg_width < cfg->wg_size ? cfg->sg_width : cfg->wg_size;
         scratch = (sg_shuffles_in_local(cfg, p) ? cfg->wg_size : 0) + 2 * (cfg->wg_size / sg);
     }
     const size_t elem = clscan__config_elem_bytes(cfg);
     size_t bytes = (tile + scratch) * elem;
-    if (cfg->select && cfg->algo == CLSCAN_SCAN_SINGLE_PASS && cfg->wg_size == 1)
+    if (cfg->select && cfg->algo == CLSCAN__SCAN_SINGLE_PASS && cfg->wg_size == 1)
         bytes += cfg->items * clscan_type_size(cfg->elem_type); /* clscan_sel_single's stage */
-    if (cfg->algo == CLSCAN_SCAN_SINGLE_PASS) { /* clscan_lb_local and the ticket */
+    if (cfg->algo == CLSCAN__SCAN_SINGLE_PASS) { /* clscan_lb_local and the ticket */
         const size_t window = cfg->wg_size < 32 ? cfg->wg_size : 32;
         /* the window's values and kinds, and where the order is fixed
          * (CLSCAN_LB_ORDERED: floats, general scans) CLSCAN_LB_NEAR = 8 windows of
@@ -61,7 +61,7 @@ size_t clscan__scan_local_bytes(const clscan_scan_config *cfg, const clscan_prof
     return bytes;
 }
 
-cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg)
+cl_ulong clscan__scan_tile_iterations(const clscan__scan_config *cfg)
 {
     /* load, reduce, scan and store loops over the items, the two sweeps, the tile loop
      * itself and a margin for loops the compiler adds. */
@@ -71,16 +71,16 @@ cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg)
 /* Makes the sub-group fields of c fit its work-group size: a native implementation
  * needs whole sub-groups, so a group narrower than one falls back to local memory and
  * Blelloch; emulated sub-groups are capped at the group. */
-void clscan__config_subgroups_fit(clscan_scan_config *c)
+void clscan__config_subgroups_fit(clscan__scan_config *c)
 {
-    if (c->sg_impl != CLSCAN_SG_LOCAL && c->sg_width > c->wg_size) {
-        c->sg_impl = CLSCAN_SG_LOCAL;
-        c->wg_algo = CLSCAN_WG_BLELLOCH;
+    if (c->sg_impl != CLSCAN__SG_LOCAL && c->sg_width > c->wg_size) {
+        c->sg_impl = CLSCAN__SG_LOCAL;
+        c->wg_algo = CLSCAN__WG_BLELLOCH;
     }
-    if (c->sg_impl == CLSCAN_SG_LOCAL && c->sg_width > c->wg_size) c->sg_width = (cl_uint)c->wg_size;
+    if (c->sg_impl == CLSCAN__SG_LOCAL && c->sg_width > c->wg_size) c->sg_width = (cl_uint)c->wg_size;
 }
 
-static void config_subgroups(clscan_scan_config *c, const clscan_profile *p)
+static void config_subgroups(clscan__scan_config *c, const clscan__profile *p)
 {
     c->wg_algo = p->wg_algo;
     c->sg_impl = p->sg_impl;
@@ -90,8 +90,8 @@ static void config_subgroups(clscan_scan_config *c, const clscan_profile *p)
 
 /* Shrinks c's tile (items first, then the work-group) until it fits the device's local
  * memory and loop budget. */
-static clscan_status config_fit(const clscan_context *ctx, const clscan_profile *p,
-                                clscan_scan_config *c)
+static clscan_status config_fit(const clscan_context *ctx, const clscan__profile *p,
+                                clscan__scan_config *c)
 {
     /* Leave room for what the implementation itself keeps in local memory. */
     cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
@@ -112,18 +112,18 @@ static clscan_status config_fit(const clscan_context *ctx, const clscan_profile 
     return CLSCAN_SUCCESS;
 }
 
-clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan_profile *p,
-                                         clscan_scan_algo algo, clscan_type type,
-                                         clscan_op op, clscan_scan_config *out)
+clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan__profile *p,
+                                         clscan__scan_algo algo, clscan_type type,
+                                         clscan_op op, clscan__scan_config *out)
 {
-    clscan_scan_config c;
+    clscan__scan_config c;
     memset(&c, 0, sizeof c);
     c.type = type;
     c.op = op;
     c.algo = algo;
-    c.wg_size = c.algo == CLSCAN_SCAN_SINGLE_PASS ? p->sp_wg_size : p->wg_size;
-    c.items = c.algo == CLSCAN_SCAN_SINGLE_PASS ? p->sp_items : p->items_per_thread;
-    if (c.algo == CLSCAN_SCAN_SINGLE_PASS) {
+    c.wg_size = c.algo == CLSCAN__SCAN_SINGLE_PASS ? p->sp_wg_size : p->wg_size;
+    c.items = c.algo == CLSCAN__SCAN_SINGLE_PASS ? p->sp_items : p->items_per_thread;
+    if (c.algo == CLSCAN__SCAN_SINGLE_PASS) {
         c.lb_atomics = p->lb_atomics;
         c.lb_word_bits = p->lb_word_bits;
         c.lb_test = p->lb_test;
@@ -135,10 +135,10 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
     return config_fit(ctx, p, out);
 }
 
-clscan_status clscan__select_config_choose(const clscan_context *ctx, const clscan_profile *p,
-                                           clscan_scan_algo algo, clscan_select_mode mode,
+clscan_status clscan__select_config_choose(const clscan_context *ctx, const clscan__profile *p,
+                                           clscan__scan_algo algo, clscan__select_mode mode,
                                            clscan_type elem_type, clscan_type count_type,
-                                           const char *predicate, clscan_scan_config *out)
+                                           const char *predicate, clscan__scan_config *out)
 {
     clscan_status s =
         clscan__scan_config_choose(ctx, p, algo, count_type, CLSCAN_OP_ADD, out);
@@ -146,7 +146,7 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
     out->select = mode;
     out->elem_type = elem_type;
     out->predicate =
-        mode == CLSCAN_SELECT_IF || mode == CLSCAN_SELECT_PARTITION ? predicate : NULL;
+        mode == CLSCAN__SELECT_IF || mode == CLSCAN__SELECT_PARTITION ? predicate : NULL;
     /* Each work-item holds its elements in registers between the two phases: 8-byte
      * elements halve the items, as 8-byte counts already did. */
     if (clscan_type_size(elem_type) == 8 && clscan_type_size(count_type) == 4 && out->items > 1)
@@ -154,17 +154,17 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
     return config_fit(ctx, p, out); /* with what compaction adds to local memory */
 }
 
-clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan_profile *p,
-                                            clscan_scan_algo algo, clscan_type type,
+clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
+                                            clscan__scan_algo algo, clscan_type type,
                                             size_t elem_bytes, const char *prelude,
-                                            clscan_scan_config *out)
+                                            clscan__scan_config *out)
 {
     clscan_status s = clscan__scan_config_choose(ctx, p, algo, CLSCAN_UINT32,
                                                  CLSCAN_OP_ADD, out);
     if (s != CLSCAN_SUCCESS) return s;
-    out->kind = CLSCAN_PROGRAM_GENERAL;
+    out->kind = CLSCAN__PROGRAM_GENERAL;
     out->type = type;
-    out->op = CLSCAN_OP_ID_CUSTOM;
+    out->op = CLSCAN__OP_ID_CUSTOM;
     out->elem_bytes = elem_bytes;
     out->prelude = prelude;
     /* About as many bytes per work-item as a tile of 4-byte elements holds. */
@@ -173,7 +173,7 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
     return config_fit(ctx, p, out);
 }
 
-const char *clscan__select_mode_name(clscan_select_mode mode)
+const char *clscan__select_mode_name(clscan__select_mode mode)
 {
     static const char *const names[] = {"scan", "select-flagged", "select-if", "partition-if",
                                         "unique"};

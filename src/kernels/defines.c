@@ -8,20 +8,20 @@
 /* The OpenCL C version to compile for: 3.0 where the sub-group built-ins come from the
  * __opencl_c_subgroups feature alone (1.2 has them only through cl_khr_subgroups), and
  * 2.0 or 3.0 for the look-back's acquire/release atomics. */
-const char *clscan__cl_std_option(const clscan_scan_config *cfg, const clscan_profile *p)
+const char *clscan__cl_std_option(const clscan__scan_config *cfg, const clscan__profile *p)
 {
-    if (cfg->algo == CLSCAN_SCAN_SINGLE_PASS && cfg->lb_atomics == CLSCAN_LB_C11)
+    if (cfg->algo == CLSCAN__SCAN_SINGLE_PASS && cfg->lb_atomics == CLSCAN__LB_C11)
         return p->cl_major >= 3 ? "-cl-std=CL3.0" : "-cl-std=CL2.0";
-    return cfg->sg_impl == CLSCAN_SG_KHR && !clscan__has_token(p->extensions, "cl_khr_subgroups")
+    return cfg->sg_impl == CLSCAN__SG_KHR && !clscan__has_token(p->extensions, "cl_khr_subgroups")
                ? "-cl-std=CL3.0"
                : "-cl-std=CL1.2";
 }
 
-size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profile *p,
-                              int as_options, char *buf, size_t size)
+size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__profile *p,
+                              clscan__defines_form form, char *buf, size_t size)
 {
-    const int single = cfg->algo == CLSCAN_SCAN_SINGLE_PASS, sel = cfg->select != 0;
-    const int general = cfg->kind == CLSCAN_PROGRAM_GENERAL;
+    const int single = cfg->algo == CLSCAN__SCAN_SINGLE_PASS, sel = cfg->select != 0;
+    const int general = cfg->kind == CLSCAN__PROGRAM_GENERAL;
     const struct {
         const char *name;
         unsigned long value;
@@ -36,9 +36,9 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
         {"CLSCAN_SG_IMPL", (unsigned long)cfg->sg_impl, 1},
         {"CLSCAN_SG_WIDTH", (unsigned long)cfg->sg_width, 1},
         {"CLSCAN_SG_SHUFFLE_RELATIVE",
-         (unsigned long)(cfg->sg_impl == CLSCAN_SG_KHR && p->sg_khr_shuffle_relative), 1},
+         (unsigned long)(cfg->sg_impl == CLSCAN__SG_KHR && p->sg_khr_shuffle_relative), 1},
         {"CLSCAN_SG_REQUIRED_SIZE",
-         (unsigned long)(cfg->sg_impl == CLSCAN_SG_INTEL && p->sg_intel_required_size), 1},
+         (unsigned long)(cfg->sg_impl == CLSCAN__SG_INTEL && p->sg_intel_required_size), 1},
         /* A compaction program's scan kernels are the multi-level ones. */
         {"CLSCAN_SINGLE_PASS", (unsigned long)(single && !sel && !general), 1},
         {"CLSCAN_GEN_SINGLE_PASS", (unsigned long)single, general},
@@ -55,9 +55,9 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
         /* A general program's element size (its prelude checks sizeof against it). */
         {"CLSCAN_T_BYTES", (unsigned long)cfg->elem_bytes, general},
         /* A sort program's key type and value size (cl/clscan_sort.cl). */
-        {"CLSCAN_SORT_KEY_ID", (unsigned long)cfg->elem_type, cfg->kind == CLSCAN_PROGRAM_SORT},
+        {"CLSCAN_SORT_KEY_ID", (unsigned long)cfg->elem_type, cfg->kind == CLSCAN__PROGRAM_SORT},
         {"CLSCAN_SORT_VALUE_BYTES", (unsigned long)cfg->value_bytes,
-         cfg->kind == CLSCAN_PROGRAM_SORT},
+         cfg->kind == CLSCAN__PROGRAM_SORT},
     };
     const size_t ndefs = sizeof defs / sizeof defs[0];
     size_t len = 0;
@@ -69,13 +69,14 @@ size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profil
         if (n < 0) return 0;                                                            \
         len += (size_t)n;                                                               \
     } while (0)
+    const bool as_options = form == CLSCAN__DEFINES_OPTIONS;
     if (as_options)
         CLSCAN_APPEND("%s", clscan__cl_std_option(cfg, p));
     else if (general)
         CLSCAN_APPEND("/* libclscan %d.%d.%d: general scan of %s (%zu bytes), %s, %s work-group "
                       "scan, %s sub-groups, for %s; built with %s */\n",
                       CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR, CLSCAN_VERSION_PATCH,
-                      cfg->type == CLSCAN_TYPE_ID_CUSTOM ? "a prelude's type"
+                      cfg->type == CLSCAN__TYPE_ID_CUSTOM ? "a prelude's type"
                                                          : clscan_type_name(cfg->type),
                       cfg->elem_bytes, clscan__scan_algo_name(cfg->algo),
                       clscan__wg_algo_name(cfg->wg_algo), clscan__sg_impl_name(cfg->sg_impl),

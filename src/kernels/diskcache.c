@@ -118,8 +118,8 @@ static char *join(const char *dir, const char *suffix)
 
 clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id device,
                                          const char *platform_name,
-                                         clscan_getenv_fn getenv_fn, void *user,
-                                         clscan_diskcache_settings *p)
+                                         clscan__getenv_fn getenv_fn, void *user,
+                                         clscan__diskcache_config *p)
 {
     p->disk_cache = 0;
     p->cache_dir = NULL;
@@ -192,7 +192,7 @@ clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id
 
 /* --------------------------------------------------------------------- keys -- */
 
-void clscan__diskcache_key_free(clscan_diskcache_key *key)
+void clscan__diskcache_key_free(clscan__cache_key *key)
 {
     free(key->text);
     free(key->path);
@@ -200,12 +200,12 @@ void clscan__diskcache_key_free(clscan_diskcache_key *key)
     key->length = 0;
 }
 
-int clscan__diskcache_key(const clscan_diskcache_settings *p, const char *const *texts,
+bool clscan__diskcache_key(const clscan__diskcache_config *p, const char *const *texts,
                           const size_t *lengths, cl_uint count, const char *options,
-                          clscan_diskcache_key *out)
+                          clscan__cache_key *out)
 {
     memset(out, 0, sizeof *out);
-    if (!p->disk_cache || !p->cache_dir || !p->cache_identity || count == 0) return -1;
+    if (!p->disk_cache || !p->cache_dir || !p->cache_identity || count == 0) return false;
     /* The digest: both hashes over every text, each preceded by its length, so that
      * moving a boundary between texts changes it. */
     uint64_t a = FNV_OFFSET, b = SEED_SOURCE;
@@ -226,7 +226,7 @@ int clscan__diskcache_key(const clscan_diskcache_settings *p, const char *const 
     int len = snprintf(NULL, 0, fmt, p->cache_identity, options, count, total,
                        (unsigned long long)a, (unsigned long long)b, defines, texts[0]);
     if (len <= 0 || (size_t)len > MAX_KEY_BYTES || !(out->text = malloc((size_t)len + 1)))
-        return -1;
+        return false;
     snprintf(out->text, (size_t)len + 1, fmt, p->cache_identity, options, count, total,
              (unsigned long long)a, (unsigned long long)b, defines, texts[0]);
     out->length = (size_t)len;
@@ -236,9 +236,9 @@ int clscan__diskcache_key(const clscan_diskcache_settings *p, const char *const 
              (unsigned long long)clscan__hash_mix64(SEED_NAME, out->text, out->length));
     if (!(out->path = join(p->cache_dir, name))) {
         clscan__diskcache_key_free(out);
-        return -1;
+        return false;
     }
-    return 0;
+    return true;
 }
 
 /* ------------------------------------------------------------------- files -- */
@@ -261,32 +261,32 @@ static unsigned char *read_all(int fd, size_t size)
     return buf;
 }
 
-int clscan__diskcache_read_file(const char *path, clscan_diskcache_file *out)
+clscan__file_read clscan__diskcache_read_file(const char *path, clscan__diskcache_file *out)
 {
     memset(out, 0, sizeof *out);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         const int missing = errno == ENOENT || errno == ENOTDIR;
         last_reason = missing ? "no file" : "the file cannot be opened";
-        return missing ? 1 : -1;
+        return missing ? CLSCAN__FILE_MISSING : CLSCAN__FILE_INVALID;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         last_reason = "not a regular file";
-        return -1;
+        return CLSCAN__FILE_INVALID;
     }
     if ((unsigned long long)st.st_size > HEADER_BYTES + MAX_KEY_BYTES + MAX_PAYLOAD_BYTES) {
         close(fd);
         last_reason = "larger than any file of the cache";
-        return -1;
+        return CLSCAN__FILE_INVALID;
     }
     const size_t size = (size_t)st.st_size;
     unsigned char *buf = read_all(fd, size);
     close(fd);
     if (!buf) {
         last_reason = "the file cannot be read";
-        return -1;
+        return CLSCAN__FILE_INVALID;
     }
     const char *why = NULL;
     uint32_t klen = 0;
@@ -310,17 +310,17 @@ int clscan__diskcache_read_file(const char *path, clscan_diskcache_file *out)
     if (why) {
         free(buf);
         last_reason = why;
-        return -1;
+        return CLSCAN__FILE_INVALID;
     }
     out->data = buf;
     out->key = (const char *)buf + HEADER_BYTES;
     out->key_length = klen;
     out->payload = buf + HEADER_BYTES + klen;
     out->payload_length = (size_t)plen;
-    return 0;
+    return CLSCAN__FILE_VALID;
 }
 
-void clscan__diskcache_file_free(clscan_diskcache_file *f)
+void clscan__diskcache_file_free(clscan__diskcache_file *f)
 {
     free(f->data);
     memset(f, 0, sizeof *f);
@@ -357,20 +357,20 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
-int clscan__diskcache_write_file(const char *path, const char *key, size_t key_length,
+bool clscan__diskcache_write_file(const char *path, const char *key, size_t key_length,
                                  const void *payload, size_t payload_length)
 {
     static atomic_ulong counter;
-    if (key_length > MAX_KEY_BYTES || payload_length > MAX_PAYLOAD_BYTES) return -1;
+    if (key_length > MAX_KEY_BYTES || payload_length > MAX_PAYLOAD_BYTES) return false;
     const char *slash = strrchr(path, '/');
-    if (!slash || slash == path) return -1;
+    if (!slash || slash == path) return false;
     char *dir = malloc((size_t)(slash - path) + 1);
-    if (!dir) return -1;
+    if (!dir) return false;
     memcpy(dir, path, (size_t)(slash - path));
     dir[slash - path] = '\0';
     const int dir_ok = make_dirs(dir) == 0;
     free(dir);
-    if (!dir_ok) return -1;
+    if (!dir_ok) return false;
 
     unsigned char header[HEADER_BYTES];
     memcpy(header, magic, sizeof magic);
@@ -386,7 +386,7 @@ int clscan__diskcache_write_file(const char *path, const char *key, size_t key_l
      * clock (a pid reused after a crash). */
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 96);
-    if (!tmp) return -1;
+    if (!tmp) return false;
     int fd = -1;
     for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
         struct timespec ts;
@@ -407,24 +407,25 @@ int clscan__diskcache_write_file(const char *path, const char *key, size_t key_l
         if (!ok) unlink(tmp);
     }
     free(tmp);
-    return ok ? 0 : -1;
+    return ok;
 }
 
 /* ---------------------------------------------------------------- programs -- */
 
-cl_program clscan__diskcache_load(const clscan_target *t, const clscan_diskcache_key *key,
+cl_program clscan__diskcache_load(const clscan__target *t, const clscan__cache_key *key,
                                   const char *options)
 {
-    clscan_diskcache_file f;
-    const int r = clscan__diskcache_read_file(key->path, &f);
-    if (r == 0 && (f.key_length != key->length || memcmp(f.key, key->text, key->length) != 0)) {
+    clscan__diskcache_file f;
+    const clscan__file_read r = clscan__diskcache_read_file(key->path, &f);
+    if (r == CLSCAN__FILE_VALID && (f.key_length != key->length || memcmp(f.key, key->text, key->length) != 0)) {
         clscan__diskcache_file_free(&f);
         last_reason = "the key text differs (another device, driver, version or source)";
-        clscan__cache_stat_add(CLSCAN_CACHE_REJECTED);
+        clscan__cache_stat_add(CLSCAN__CACHE_REJECTED);
         return NULL;
     }
-    if (r != 0) {
-        clscan__cache_stat_add(r > 0 ? CLSCAN_CACHE_MISSING : CLSCAN_CACHE_REJECTED);
+    if (r != CLSCAN__FILE_VALID) {
+        clscan__cache_stat_add(r == CLSCAN__FILE_MISSING ? CLSCAN__CACHE_MISSING
+                                                         : CLSCAN__CACHE_REJECTED);
         return NULL;
     }
     cl_int err, status = CL_SUCCESS;
@@ -438,15 +439,15 @@ cl_program clscan__diskcache_load(const clscan_target *t, const clscan_diskcache
     if (err != CL_SUCCESS || status != CL_SUCCESS) {
         if (program) clReleaseProgram(program);
         last_reason = "the driver refused the binary";
-        clscan__cache_stat_add(CLSCAN_CACHE_REFUSED);
+        clscan__cache_stat_add(CLSCAN__CACHE_REFUSED);
         return NULL;
     }
     last_reason = "";
-    clscan__cache_stat_add(CLSCAN_CACHE_LOADED);
+    clscan__cache_stat_add(CLSCAN__CACHE_LOADED);
     return program;
 }
 
-void clscan__diskcache_store(const clscan_target *t, const clscan_diskcache_key *key,
+void clscan__diskcache_store(const clscan__target *t, const clscan__cache_key *key,
                              cl_program program)
 {
     /* The program belongs to all the context's devices and was built for one: take the
@@ -475,15 +476,15 @@ void clscan__diskcache_store(const clscan_target *t, const clscan_diskcache_key 
                           NULL) == CL_SUCCESS;
     if (ok)
         ok = clscan__diskcache_write_file(key->path, key->text, key->length, binaries[mine],
-                                          sizes[mine]) == 0;
-    clscan__cache_stat_add(ok ? CLSCAN_CACHE_WRITTEN : CLSCAN_CACHE_WRITE_FAILED);
+                                          sizes[mine]);
+    clscan__cache_stat_add(ok ? CLSCAN__CACHE_WRITTEN : CLSCAN__CACHE_WRITE_FAILED);
     for (cl_uint i = 0; binaries && i < ndev; ++i) free(binaries[i]);
     free(binaries);
     free(sizes);
     free(devices);
 }
 
-void clscan__diskcache_settings_free(clscan_diskcache_settings *p)
+void clscan__diskcache_settings_free(clscan__diskcache_config *p)
 {
     free(p->cache_dir);
     free(p->cache_identity);

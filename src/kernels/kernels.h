@@ -13,61 +13,61 @@
 /* ----------------------------------------------------------------- target --- */
 
 /* Where a context's programs are cached on disk, settled once at its creation. */
-typedef struct clscan_diskcache_settings {
+typedef struct clscan__diskcache_config {
     int disk_cache;             /* 1: programs are looked up in and written to cache_dir */
     char *cache_dir;            /* owned; absolute; NULL when disk_cache is 0 */
     const char *cache_source;   /* where cache_dir came from, or why the cache is off */
     char *cache_identity;       /* owned: the library, platform, device and driver lines
                                    that begin every key; NULL when disk_cache is 0 */
-} clscan_diskcache_settings;
-void clscan__diskcache_settings_free(clscan_diskcache_settings *p);
+} clscan__diskcache_config;
+void clscan__diskcache_settings_free(clscan__diskcache_config *p);
 
 /* What programs are built for: the OpenCL context and device, its profile and where its
  * programs are cached on disk. A clscan_context holds one (runtime/runtime.h). */
-typedef struct clscan_target {
+typedef struct clscan__target {
     cl_context cl_ctx;
     cl_device_id device;
-    clscan_profile profile;
-    clscan_diskcache_settings cache;
-} clscan_target;
+    clscan__profile profile;
+    clscan__diskcache_config cache;
+} clscan__target;
 
 /* What decides which elements a compaction keeps; CLSCAN_SEL_MODE of
  * cl/clscan_select_tile.cl is the value less one. */
-typedef enum clscan_select_mode {
-    CLSCAN_SELECT_NONE = 0, /* a scan program */
-    CLSCAN_SELECT_FLAGGED,
-    CLSCAN_SELECT_IF,
-    CLSCAN_SELECT_PARTITION,
-    CLSCAN_SELECT_UNIQUE
-} clscan_select_mode;
-const char *clscan__select_mode_name(clscan_select_mode mode);
+typedef enum clscan__select_mode {
+    CLSCAN__SELECT_NONE = 0, /* a scan program */
+    CLSCAN__SELECT_FLAGGED,
+    CLSCAN__SELECT_IF,
+    CLSCAN__SELECT_PARTITION,
+    CLSCAN__SELECT_UNIQUE
+} clscan__select_mode;
+const char *clscan__select_mode_name(clscan__select_mode mode);
 
 /* Which kernels a program holds (and which cl/ files it is made of). */
-typedef enum clscan_program_kind {
-    CLSCAN_PROGRAM_SCAN = 0, /* built-in scans, and compaction where `select` is set */
-    CLSCAN_PROGRAM_GENERAL,  /* general scans (general.c): custom operators and types,
+typedef enum clscan__program_kind {
+    CLSCAN__PROGRAM_SCAN = 0, /* built-in scans, and compaction where `select` is set */
+    CLSCAN__PROGRAM_GENERAL,  /* general scans (general.c): custom operators and types,
                                 input transforms, segments */
-    CLSCAN_PROGRAM_SORT      /* radix sort (sort.c) */
-} clscan_program_kind;
+    CLSCAN__PROGRAM_SORT      /* radix sort (sort.c) */
+} clscan__program_kind;
 
 /* What a scan or compaction program is specialised on. */
-typedef struct clscan_scan_config {
-    clscan_program_kind kind;
+typedef struct clscan__scan_config {
+    clscan__program_kind kind;
     clscan_type type;
     clscan_op op;
     size_t wg_size;   /* power of two */
     cl_uint items;    /* elements per work-item */
     cl_uint log_banks;/* padding shift; 0 = no padding */
-    clscan_wg_algo wg_algo;
-    clscan_sg_impl sg_impl;
+    clscan__wg_algo wg_algo;
+    clscan__sg_impl sg_impl;
     cl_uint sg_width; /* power of two, <= wg_size unless sg_impl is LOCAL */
-    clscan_scan_algo algo;
-    clscan_lb_atomics lb_atomics; /* single-pass only, like the two below */
+    clscan__scan_algo algo;
+    clscan__lb_atomics lb_atomics; /* single-pass only, like the two below */
     cl_uint lb_word_bits;
-    int lb_test;
+    clscan__lb_test lb_test;
     /* Compaction programs: type and op are then the count type (UINT32, or UINT64 for
      * ranges of 2^32 elements or more) and ADD; the elements are of elem_type. */
-    clscan_select_mode select;
+    clscan__select_mode select;
     clscan_type elem_type;
     const char *predicate; /* IF and PARTITION: the user's expression (not owned) */
     /* OpenCL C placed between the #define block and the library's files (general scans:
@@ -80,97 +80,101 @@ typedef struct clscan_scan_config {
     /* Sort programs: type and op are the count type (as for compaction) and ADD, the
      * keys are of elem_type, and each value has value_bytes (4 or 8; 0: keys only). */
     cl_uint value_bytes;
-} clscan_scan_config;
+} clscan__scan_config;
 
-/* The kernels a program may hold, as indices into clscan_program.kernels;
+/* The kernels a program may hold, as indices into clscan__program.kernels;
  * clscan__kernel_name gives each one's name in cl/. */
-typedef enum clscan_kernel_id {
-    CLSCAN_K_REDUCE = 0,    /* clscan_reduce_tiles */
-    CLSCAN_K_PARTIALS,      /* clscan_scan_partials */
-    CLSCAN_K_SCAN,          /* clscan_scan_tiles */
-    CLSCAN_K_SINGLE,        /* clscan_scan_single (single-pass programs only) */
-    CLSCAN_K_CLEAR,         /* clscan_lb_clear (single-pass programs only) */
-    CLSCAN_K_SEL_COUNT,     /* compaction programs: clscan_sel_count_tiles, */
-    CLSCAN_K_SEL_WRITE,     /* clscan_sel_write_tiles, */
-    CLSCAN_K_SEL_ZERO,      /* clscan_sel_count_zero */
-    CLSCAN_K_SEL_SINGLE,    /* and, single-pass, clscan_sel_single */
-    CLSCAN_K_GEN_REDUCE,    /* general programs: clscan_gen_reduce_tiles, */
-    CLSCAN_K_GEN_SCAN,      /* clscan_gen_scan_tiles, */
-    CLSCAN_K_GEN_SINGLE,    /* and, single-pass, clscan_gen_single */
-    CLSCAN_K_SORT_HIST,     /* sort programs: clscan_sort_histogram, */
-    CLSCAN_K_SORT_SCATTER,  /* clscan_sort_scatter */
-    CLSCAN_KERNEL_COUNT
-} clscan_kernel_id;
-const char *clscan__kernel_name(clscan_kernel_id id);
+typedef enum clscan__kernel_id {
+    CLSCAN__K_REDUCE = 0,    /* clscan_reduce_tiles */
+    CLSCAN__K_PARTIALS,      /* clscan_scan_partials */
+    CLSCAN__K_SCAN,          /* clscan_scan_tiles */
+    CLSCAN__K_SINGLE,        /* clscan_scan_single (single-pass programs only) */
+    CLSCAN__K_CLEAR,         /* clscan_lb_clear (single-pass programs only) */
+    CLSCAN__K_SEL_COUNT,     /* compaction programs: clscan_sel_count_tiles, */
+    CLSCAN__K_SEL_WRITE,     /* clscan_sel_write_tiles, */
+    CLSCAN__K_SEL_ZERO,      /* clscan_sel_count_zero */
+    CLSCAN__K_SEL_SINGLE,    /* and, single-pass, clscan_sel_single */
+    CLSCAN__K_GEN_REDUCE,    /* general programs: clscan_gen_reduce_tiles, */
+    CLSCAN__K_GEN_SCAN,      /* clscan_gen_scan_tiles, */
+    CLSCAN__K_GEN_SINGLE,    /* and, single-pass, clscan_gen_single */
+    CLSCAN__K_SORT_HIST,     /* sort programs: clscan_sort_histogram, */
+    CLSCAN__K_SORT_SCATTER,  /* clscan_sort_scatter */
+    CLSCAN__KERNEL_COUNT
+} clscan__kernel_id;
+const char *clscan__kernel_name(clscan__kernel_id id);
 
 /* A built scan program and its kernels. Kernel arguments are set and the kernels
  * enqueued under `lock`, since cl_kernel objects are not safe to share across threads. */
-typedef struct clscan_program {
-    struct clscan_program *next;
+typedef struct clscan__program {
+    struct clscan__program *next;
     char *key;                  /* #define block of the shape asked for: the cache key */
-    clscan_scan_config config;
+    clscan__scan_config config;
     cl_program program;
-    cl_kernel kernels[CLSCAN_KERNEL_COUNT]; /* by clscan_kernel_id; NULL where the kind has none */
+    cl_kernel kernels[CLSCAN__KERNEL_COUNT]; /* by clscan__kernel_id; NULL where the kind has none */
     char *predicate;            /* owned copy of config.predicate */
     char *prelude;              /* owned copy of config.prelude */
     pthread_mutex_t lock;
-} clscan_program;
+} clscan__program;
 
-/* Writes the specialisation of a program for `cfg`: as the #define block prepended to
- * the embedded sources (as_options 0; with a compaction's predicate, the program cache
- * key), or as clBuildProgram
- * options "-cl-std=CL1.2 -D CLSCAN_TYPE_ID=0 ..." for a user's kernel (as_options 1).
- * Returns the length it needs (like snprintf). */
-size_t clscan__kernel_defines(const clscan_scan_config *cfg, const clscan_profile *p,
-                              int as_options, char *buf, size_t size);
+/* The two forms of a program's specialisation: the #define block prepended to the
+ * embedded sources (with a compaction's predicate, the program cache key), or
+ * clBuildProgram options "-cl-std=CL1.2 -D CLSCAN_TYPE_ID=0 ..." for a user's kernel. */
+typedef enum clscan__defines_form {
+    CLSCAN__DEFINES_BLOCK = 0,
+    CLSCAN__DEFINES_OPTIONS = 1
+} clscan__defines_form;
+/* Writes the specialisation of a program for `cfg` in `form`. Returns the length it
+ * needs (like snprintf). */
+size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__profile *p,
+                              clscan__defines_form form, char *buf, size_t size);
 /* Picks the launch shape of device scan `algo` for `type` on this profile (the tile
  * from its table row): the largest work-group size and items per work-item that fit
  * the device's local memory and limits. */
-clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan_profile *p,
-                                         clscan_scan_algo algo, clscan_type type,
-                                         clscan_op op, clscan_scan_config *out);
+clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan__profile *p,
+                                         clscan__scan_algo algo, clscan_type type,
+                                         clscan_op op, clscan__scan_config *out);
 /* The launch shape of a compaction of elements of elem_type by `mode` (predicate: the
  * user's text for IF and PARTITION) with counts of count_type, for device scan algo. */
-clscan_status clscan__select_config_choose(const clscan_context *ctx, const clscan_profile *p,
-                                           clscan_scan_algo algo, clscan_select_mode mode,
+clscan_status clscan__select_config_choose(const clscan_context *ctx, const clscan__profile *p,
+                                           clscan__scan_algo algo, clscan__select_mode mode,
                                            clscan_type elem_type, clscan_type count_type,
-                                           const char *predicate, clscan_scan_config *out);
+                                           const char *predicate, clscan__scan_config *out);
 /* Makes the sub-group fields of c fit its work-group size (a native implementation needs
  * whole sub-groups; emulated ones are capped at the group). */
-void clscan__config_subgroups_fit(clscan_scan_config *c);
+void clscan__config_subgroups_fit(clscan__scan_config *c);
 /* The -cl-std option a program of cfg is built with on p's device. */
-const char *clscan__cl_std_option(const clscan_scan_config *cfg, const clscan_profile *p);
+const char *clscan__cl_std_option(const clscan__scan_config *cfg, const clscan__profile *p);
 /* Bytes of one element of the scan type of cfg's program (elem_bytes, else the type's). */
-size_t clscan__config_elem_bytes(const clscan_scan_config *cfg);
+size_t clscan__config_elem_bytes(const clscan__scan_config *cfg);
 /* Whether cfg's look-back combines tile totals in a fixed order (cl/clscan_lookback.cl:
  * CLSCAN_LB_ORDERED): float types and every general program. */
-int clscan__lookback_ordered(const clscan_scan_config *cfg);
+bool clscan__lookback_ordered(const clscan__scan_config *cfg);
 /* The type id of a general program whose elements are a type of its prelude
  * (cl/clscan_common.cl: CLSCAN_TYPE_CUSTOM), and the operator id of every general program
  * (CLSCAN_OP_CUSTOM: the prelude's clscan_user_op). */
-#define CLSCAN_TYPE_ID_CUSTOM ((clscan_type)99)
-#define CLSCAN_OP_ID_CUSTOM ((clscan_op)99)
+#define CLSCAN__TYPE_ID_CUSTOM ((clscan_type)99)
+#define CLSCAN__OP_ID_CUSTOM ((clscan_op)99)
 /* The launch shape of a general scan (general.c) whose elements are `type` (a library
- * type, or CLSCAN_TYPE_ID_CUSTOM) of elem_bytes each, built with `prelude` (not copied):
+ * type, or CLSCAN__TYPE_ID_CUSTOM) of elem_bytes each, built with `prelude` (not copied):
  * the tile of 4-byte elements, with fewer items per work-item for larger elements. */
-clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan_profile *p,
-                                            clscan_scan_algo algo, clscan_type type,
+clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
+                                            clscan__scan_algo algo, clscan_type type,
                                             size_t elem_bytes, const char *prelude,
-                                            clscan_scan_config *out);
+                                            clscan__scan_config *out);
 /* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
-cl_ulong clscan__scan_tile_iterations(const clscan_scan_config *cfg);
+cl_ulong clscan__scan_tile_iterations(const clscan__scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */
-size_t clscan__scan_local_bytes(const clscan_scan_config *cfg, const clscan_profile *p);
+size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p);
 /* Builds the program of cfg (cached under `key`, its #define block and texts) for t: from
  * the disk cache or from source, rebuilt smaller where the compiled kernels allow fewer
  * work-items, or another sub-group width, than cfg asks for (prog->config then holds the
  * shape built). Errors are recorded against ctx. */
-clscan_status clscan__program_build(const clscan_context *ctx, const clscan_target *t,
-                                    const clscan_scan_config *cfg, const char *key,
-                                    clscan_program **out);
-void clscan__program_free(clscan_program *prog);
+clscan_status clscan__program_build(const clscan_context *ctx, const clscan__target *t,
+                                    const clscan__scan_config *cfg, const char *key,
+                                    clscan__program **out);
+void clscan__program_free(clscan__program *prog);
 /* Frees a list of programs linked by next. */
-void clscan__programs_free(clscan_program *list);
+void clscan__programs_free(clscan__program *list);
 
 /* ------------------------------------------------------------ disk cache ---- */
 
@@ -182,49 +186,55 @@ void clscan__programs_free(clscan_program *list);
  * Creates nothing on disk. */
 clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id device,
                                          const char *platform_name,
-                                         clscan_getenv_fn getenv_fn, void *user,
-                                         clscan_diskcache_settings *p);
+                                         clscan__getenv_fn getenv_fn, void *user,
+                                         clscan__diskcache_config *p);
 
 /* What identifies one program build: the key text and the file it is cached in. */
-typedef struct clscan_diskcache_key {
+typedef struct clscan__cache_key {
     char *text;     /* owned: identity lines, build options, source digest, #define block */
     size_t length;  /* of text, without the NUL */
     char *path;     /* owned: <cache dir>/clscan-<32 hex digits>.bin */
-} clscan_diskcache_key;
+} clscan__cache_key;
 /* Makes the key of the program built from texts[0..count) (as passed to
- * clCreateProgramWithSource; texts[0] is the #define block) with `options`. Returns 0, or
- * -1 when the disk cache p is off or memory ran out (out is then empty). */
-int clscan__diskcache_key(const clscan_diskcache_settings *p, const char *const *texts,
+ * clCreateProgramWithSource; texts[0] is the #define block) with `options`. Returns true,
+ * or false when the disk cache p is off or memory ran out (out is then empty). */
+bool clscan__diskcache_key(const clscan__diskcache_config *p, const char *const *texts,
                           const size_t *lengths, cl_uint count, const char *options,
-                          clscan_diskcache_key *out);
-void clscan__diskcache_key_free(clscan_diskcache_key *key);
+                          clscan__cache_key *out);
+void clscan__diskcache_key_free(clscan__cache_key *key);
 /* The program of key from its file, created from the binary and built with options; NULL
  * when there is no file, it is truncated, corrupt or foreign, or the driver refuses it
  * (each counted below; clscan__diskcache_last_reason says which). Never fails a call. */
-cl_program clscan__diskcache_load(const clscan_target *t, const clscan_diskcache_key *key,
+cl_program clscan__diskcache_load(const clscan__target *t, const clscan__cache_key *key,
                                   const char *options);
 /* Writes program's binary for t's device to key's file, atomically (a temporary file in
  * the same directory, then rename), creating the directories (mode 0700) as needed.
  * Failures are counted, never reported. */
-void clscan__diskcache_store(const clscan_target *t, const clscan_diskcache_key *key,
+void clscan__diskcache_store(const clscan__target *t, const clscan__cache_key *key,
                              cl_program program);
 
 /* A cache file read back and checked (magic, format version, lengths, both checksums);
  * its key text is not compared here. key and payload point into data. */
-typedef struct clscan_diskcache_file {
+typedef struct clscan__diskcache_file {
     unsigned char *data; /* owned: the whole file */
     const char *key;
     size_t key_length;
     const unsigned char *payload;
     size_t payload_length;
-} clscan_diskcache_file;
-/* Returns 0 with *out filled, 1 when there is no file, -1 when it cannot be read or is
- * not a valid cache file (clscan__diskcache_last_reason says why). For load and tests. */
-int clscan__diskcache_read_file(const char *path, clscan_diskcache_file *out);
-void clscan__diskcache_file_free(clscan_diskcache_file *f);
-/* Writes a cache file (header, key text, payload) atomically. 0 on success. For store
- * and tests (which write files with a foreign key or a payload the driver refuses). */
-int clscan__diskcache_write_file(const char *path, const char *key, size_t key_length,
+} clscan__diskcache_file;
+/* What reading a cache file found: a valid file (*out filled), none, or one that cannot
+ * be read or is not a valid cache file (clscan__diskcache_last_reason says why). */
+typedef enum clscan__file_read {
+    CLSCAN__FILE_INVALID = -1,
+    CLSCAN__FILE_VALID = 0,
+    CLSCAN__FILE_MISSING = 1
+} clscan__file_read;
+/* For load and tests. */
+clscan__file_read clscan__diskcache_read_file(const char *path, clscan__diskcache_file *out);
+void clscan__diskcache_file_free(clscan__diskcache_file *f);
+/* Writes a cache file (header, key text, payload) atomically; false if it could not. For
+ * store and tests (which write files with a foreign key or a payload the driver refuses). */
+bool clscan__diskcache_write_file(const char *path, const char *key, size_t key_length,
                                  const void *payload, size_t payload_length);
 /* The calling thread's reason why its last load found no usable file ("" after a load). */
 const char *clscan__diskcache_last_reason(void);

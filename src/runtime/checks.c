@@ -12,21 +12,21 @@ static const unsigned char no_value[256];
 clscan_status clscan__check_range(const clscan_context *ctx, cl_mem mem, const char *name,
                                  size_t offset, size_t n, size_t elem)
 {
-    CLSCAN_RETURN_IF(ctx, mem == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
+    CLSCAN__RETURN_IF(ctx, mem == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
     size_t bytes = 0;
     cl_context owner = NULL;
     cl_int err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
     if (err == CL_SUCCESS)
         err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
-    CLSCAN_RETURN_IF(ctx, err != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, err != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "%s is not a valid buffer (%s)", name, clscan_status_string(err));
-    CLSCAN_RETURN_IF(ctx, owner != ctx->target.cl_ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, owner != ctx->target.cl_ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "%s belongs to another cl_context than the clscan context", name);
-    CLSCAN_RETURN_IF(ctx, offset > SIZE_MAX - n || offset + n > SIZE_MAX / elem,
+    CLSCAN__RETURN_IF(ctx, offset > SIZE_MAX - n || offset + n > SIZE_MAX / elem,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "%s: offset %zu + n %zu elements overflows a size_t byte count", name,
                      offset, n);
-    CLSCAN_RETURN_IF(ctx, (offset + n) * elem > bytes, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, (offset + n) * elem > bytes, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "%s: elements [%zu, %zu) of %zu bytes each need %zu bytes, but the "
                      "buffer has %zu",
                      name, offset, offset + n, elem, (offset + n) * elem, bytes);
@@ -35,14 +35,14 @@ clscan_status clscan__check_range(const clscan_context *ctx, cl_mem mem, const c
 
 clscan_status clscan__check_type_op(const clscan_context *ctx, clscan_type type, clscan_op op)
 {
-    CLSCAN_RETURN_IF(ctx, !clscan__type_valid((int)type), CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, !clscan__type_valid((int)type), CLSCAN_ERROR_INVALID_ARGUMENT,
                      "type %d is not a clscan_type", (int)type);
-    CLSCAN_RETURN_IF(ctx, !clscan__op_valid((int)op), CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, !clscan__op_valid((int)op), CLSCAN_ERROR_INVALID_ARGUMENT,
                      "op %d is not a clscan_op", (int)op);
-    CLSCAN_RETURN_IF(ctx, clscan__type_is_float(type) && op >= CLSCAN_OP_AND,
+    CLSCAN__RETURN_IF(ctx, clscan__type_is_float(type) && op >= CLSCAN_OP_AND,
                      CLSCAN_ERROR_UNSUPPORTED, "operator %s is not defined on %s",
                      clscan_op_name(op), clscan_type_name(type));
-    CLSCAN_RETURN_IF(ctx, type == CLSCAN_DOUBLE && !ctx->target.profile.fp64,
+    CLSCAN__RETURN_IF(ctx, type == CLSCAN_DOUBLE && !ctx->target.profile.fp64,
                      CLSCAN_ERROR_UNSUPPORTED, "device %s has no double precision (fp64)",
                      ctx->target.profile.device_name);
     return CLSCAN_SUCCESS;
@@ -50,25 +50,25 @@ clscan_status clscan__check_type_op(const clscan_context *ctx, clscan_type type,
 
 clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue queue,
                                 clscan_type type, clscan_op op, cl_uint nwait,
-                                const cl_event *wait, int *in_order)
+                                const cl_event *wait, bool *in_order)
 {
     clscan_status s = clscan__check_context(ctx);
     if (s != CLSCAN_SUCCESS) return s;
-    CLSCAN_RETURN_IF(ctx, queue == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "queue is NULL");
+    CLSCAN__RETURN_IF(ctx, queue == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "queue is NULL");
     s = clscan__check_type_op(ctx, type, op);
     if (s != CLSCAN_SUCCESS) return s;
-    CLSCAN_RETURN_IF(ctx, (nwait == 0) != (wait == NULL), CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, (nwait == 0) != (wait == NULL), CLSCAN_ERROR_INVALID_ARGUMENT,
                      "event wait list: %u events but the list is %s", nwait,
                      wait ? "not NULL" : "NULL");
     for (cl_uint i = 0; i < nwait; ++i) {
         cl_context ectx = NULL;
-        CLSCAN_RETURN_IF(ctx, wait[i] == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+        CLSCAN__RETURN_IF(ctx, wait[i] == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "event_wait_list[%u] is NULL", i);
         cl_int e = clGetEventInfo(wait[i], CL_EVENT_CONTEXT, sizeof ectx, &ectx, NULL);
-        CLSCAN_RETURN_IF(ctx, e != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
+        CLSCAN__RETURN_IF(ctx, e != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "event_wait_list[%u] is not a valid event (%s)", i,
                          clscan_status_string(e));
-        CLSCAN_RETURN_IF(ctx, ectx != ctx->target.cl_ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
+        CLSCAN__RETURN_IF(ctx, ectx != ctx->target.cl_ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "event_wait_list[%u] belongs to another cl_context than the clscan "
                          "context", i);
     }
@@ -81,9 +81,9 @@ clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue que
         err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
     if (err == CL_SUCCESS)
         err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-    CLSCAN_RETURN_IF(ctx, err != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, err != CL_SUCCESS, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "queue is not a valid command queue (%s)", clscan_status_string(err));
-    CLSCAN_RETURN_IF(ctx, qctx != ctx->target.cl_ctx || qdev != ctx->target.device,
+    CLSCAN__RETURN_IF(ctx, qctx != ctx->target.cl_ctx || qdev != ctx->target.device,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "queue belongs to another cl_context or device than the clscan context");
     *in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
@@ -93,7 +93,7 @@ clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue que
 clscan_status clscan__check_in_place(const clscan_context *ctx, cl_mem src, size_t src_offset,
                                      cl_mem dst, size_t dst_offset, size_t n)
 {
-    CLSCAN_RETURN_IF(ctx,
+    CLSCAN__RETURN_IF(ctx,
                      src == dst && src_offset != dst_offset &&
                          (src_offset < dst_offset ? dst_offset - src_offset
                                                   : src_offset - dst_offset) < n,
@@ -108,7 +108,7 @@ clscan_status clscan__check_disjoint(const clscan_context *ctx, cl_mem a, const 
                                      size_t a_off, size_t a_len, cl_mem b, const char *b_name,
                                      size_t b_off, size_t b_len)
 {
-    CLSCAN_RETURN_IF(ctx,
+    CLSCAN__RETURN_IF(ctx,
                      a == b && a_len && b_len && a_off < b_off + b_len && b_off < a_off + a_len,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "%s (bytes [%zu, %zu)) and %s (bytes [%zu, %zu)) overlap in one buffer",
@@ -116,31 +116,31 @@ clscan_status clscan__check_disjoint(const clscan_context *ctx, cl_mem a, const 
     return CLSCAN_SUCCESS;
 }
 
-clscan_carry_args clscan__no_carry(size_t elem, cl_mem dummy)
+clscan__carry_args clscan__no_carry(size_t elem, cl_mem dummy)
 {
-    clscan_carry_args a = {no_value, elem, dummy, dummy, 0, 0, 0};
+    clscan__carry_args a = {no_value, elem, dummy, dummy, 0, 0, 0};
     return a;
 }
 
 clscan_status clscan__check_carry(const clscan_context *ctx, const clscan_carry *carry,
-                                  size_t elem, int no_dst, cl_mem dummy,
-                                  const clscan_byte_range *ranges, int nranges,
-                                  clscan_carry_args *out)
+                                  size_t elem, bool no_dst, cl_mem dummy,
+                                  const clscan__byte_range *ranges, int nranges,
+                                  clscan__carry_args *out)
 {
     *out = clscan__no_carry(elem, dummy);
-    if (no_dst) out->flags |= CLSCAN_CARRY_FLAG_NO_DST;
-    CLSCAN_RETURN_IF(ctx, no_dst && (!carry || !carry->out_buffer),
+    if (no_dst) out->flags |= CLSCAN__CARRY_FLAG_NO_DST;
+    CLSCAN__RETURN_IF(ctx, no_dst && (!carry || !carry->out_buffer),
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "dst is NULL but there is no carry->out_buffer: a call without dst only "
                      "reduces, and must write its total");
     if (!carry) return CLSCAN_SUCCESS;
     clscan_status s;
-    CLSCAN_RETURN_IF(ctx, carry->in_value && carry->in_buffer, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, carry->in_value && carry->in_buffer, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "carry->in_value and carry->in_buffer are both given: the carry-in comes "
                      "from one of them");
     if (carry->in_value) {
         out->value = carry->in_value;
-        out->flags |= CLSCAN_CARRY_FLAG_IN;
+        out->flags |= CLSCAN__CARRY_FLAG_IN;
     }
     if (carry->in_buffer) {
         if ((s = clscan__check_range(ctx, carry->in_buffer, "carry->in_buffer",
@@ -148,7 +148,7 @@ clscan_status clscan__check_carry(const clscan_context *ctx, const clscan_carry 
             return s;
         out->in_buf = carry->in_buffer;
         out->in_off = carry->in_offset;
-        out->flags |= CLSCAN_CARRY_FLAG_IN | CLSCAN_CARRY_FLAG_IN_BUFFER;
+        out->flags |= CLSCAN__CARRY_FLAG_IN | CLSCAN__CARRY_FLAG_IN_BUFFER;
     }
     if (carry->out_buffer) {
         if ((s = clscan__check_range(ctx, carry->out_buffer, "carry->out_buffer",
@@ -168,17 +168,17 @@ clscan_status clscan__check_carry(const clscan_context *ctx, const clscan_carry 
             return s;
         out->out_buf = carry->out_buffer;
         out->out_off = carry->out_offset;
-        out->flags |= CLSCAN_CARRY_FLAG_OUT;
+        out->flags |= CLSCAN__CARRY_FLAG_OUT;
     }
     return CLSCAN_SUCCESS;
 }
 
-void clscan__set_carry_args(clscan_kernel_args *a, const clscan_carry_args *c)
+void clscan__set_carry_args(clscan__kernel_args *a, const clscan__carry_args *c)
 {
     clscan__arg_bytes(a, c->value_size, c->value);
-    CLSCAN_ARG(*a, c->in_buf);
-    CLSCAN_ARG(*a, c->in_off);
-    CLSCAN_ARG(*a, c->out_buf);
-    CLSCAN_ARG(*a, c->out_off);
-    CLSCAN_ARG(*a, c->flags);
+    CLSCAN__ARG(*a, c->in_buf);
+    CLSCAN__ARG(*a, c->in_off);
+    CLSCAN__ARG(*a, c->out_buf);
+    CLSCAN__ARG(*a, c->out_off);
+    CLSCAN__ARG(*a, c->flags);
 }

@@ -8,15 +8,15 @@
 /* Checks that device is one of cl_ctx's devices. */
 static clscan_status check_device(cl_context cl_ctx, cl_device_id device)
 {
-    CLSCAN_RETURN_IF(NULL, cl_ctx == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "cl_context is NULL");
-    CLSCAN_RETURN_IF(NULL, device == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "device is NULL");
+    CLSCAN__RETURN_IF(NULL, cl_ctx == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "cl_context is NULL");
+    CLSCAN__RETURN_IF(NULL, device == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "device is NULL");
 
     /* The device must be one of the context's. */
     size_t bytes = 0;
-    CLSCAN_FORWARD_CL(NULL, clGetContextInfo(cl_ctx, CL_CONTEXT_DEVICES, 0, NULL, &bytes),
+    CLSCAN__FORWARD_CL(NULL, clGetContextInfo(cl_ctx, CL_CONTEXT_DEVICES, 0, NULL, &bytes),
                       "clGetContextInfo(CL_CONTEXT_DEVICES)");
     cl_device_id *devices = malloc(bytes ? bytes : 1);
-    CLSCAN_RETURN_IF(NULL, !devices, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    CLSCAN__RETURN_IF(NULL, !devices, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     cl_int err = clGetContextInfo(cl_ctx, CL_CONTEXT_DEVICES, bytes, devices, NULL);
     /* A sub-device also counts where the context lists one of its ancestors: PoCL 3.1
      * lists only the parent for a context made of sub-devices
@@ -33,7 +33,7 @@ static clscan_status check_device(cl_context cl_ctx, cl_device_id device)
     }
     free(devices);
     if (err != CL_SUCCESS) return clscan__fail_cl(NULL, err, "clGetContextInfo");
-    CLSCAN_RETURN_IF(NULL, !found, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(NULL, !found, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "device is not one of the cl_context's devices");
     return CLSCAN_SUCCESS;
 }
@@ -54,7 +54,7 @@ static void context_free(clscan_context *ctx)
  * the profile, where its programs go on disk (read once here, so that they go to one
  * place all its life) and the kernel include directory. Errors are reported against no
  * context: the caller never sees this one. */
-static clscan_status context_settle(clscan_context *ctx, clscan_getenv_fn getenv_fn, void *user)
+static clscan_status context_settle(clscan_context *ctx, clscan__getenv_fn getenv_fn, void *user)
 {
     clscan_status s = clscan__profile_probe(NULL, ctx->target.cl_ctx, ctx->target.device,
                                             getenv_fn, user, &ctx->target.profile);
@@ -74,15 +74,15 @@ clscan_status clscan_context_create_with_options(cl_context cl_ctx, cl_device_id
                                                  const clscan_context_options *options,
                                                  clscan_context **out)
 {
-    CLSCAN_RETURN_IF(NULL, out == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "out is NULL");
+    CLSCAN__RETURN_IF(NULL, out == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
-    clscan_options_env env;
+    clscan__options_env env;
     clscan_status s = clscan__options_env_init(&env, options);
     if (s == CLSCAN_SUCCESS) s = check_device(cl_ctx, device);
     if (s != CLSCAN_SUCCESS) return s;
 
     clscan_context *ctx = calloc(1, sizeof *ctx);
-    CLSCAN_RETURN_IF(NULL, !ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    CLSCAN__RETURN_IF(NULL, !ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
         free(ctx);
         return clscan__fail(NULL, CLSCAN_ERROR_OUT_OF_RESOURCES, "pthread_mutex_init failed");
@@ -126,7 +126,7 @@ size_t clscan_context_describe(const clscan_context *ctx, char *buf, size_t size
         return 0;
     }
     size_t len = clscan__profile_describe(&ctx->target.profile, buf, size);
-    const clscan_diskcache_settings *c = &ctx->target.cache;
+    const clscan__diskcache_config *c = &ctx->target.cache;
     if (c->disk_cache)
         clscan__append(buf, size, &len, "disk cache:    on, %s (%s)\n", c->cache_dir,
                        c->cache_source);

@@ -17,7 +17,7 @@ clscan_status clscan__create_buffer(clscan_context *ctx, size_t bytes, const cha
                                     cl_mem *out)
 {
     *out = NULL;
-    CLSCAN_RETURN_IF(ctx, (cl_ulong)bytes > ctx->target.profile.max_alloc,
+    CLSCAN__RETURN_IF(ctx, (cl_ulong)bytes > ctx->target.profile.max_alloc,
                      CLSCAN_ERROR_OUT_OF_RESOURCES,
                      "%s needs %zu bytes, more than the device's largest allocation "
                      "(CL_DEVICE_MAX_MEM_ALLOC_SIZE) of %llu bytes",
@@ -36,7 +36,7 @@ clscan_status clscan__create_buffer(clscan_context *ctx, size_t bytes, const cha
 /* ----------------------------------------------------------------- dispatch -- */
 
 
-clscan_status clscan__enqueue(clscan_launch *l, cl_kernel k, size_t groups, size_t wg_size,
+clscan_status clscan__enqueue(clscan__launch *l, cl_kernel k, size_t groups, size_t wg_size,
                              const char *what)
 {
     size_t global = groups * wg_size;
@@ -48,7 +48,7 @@ clscan_status clscan__enqueue(clscan_launch *l, cl_kernel k, size_t groups, size
     return CLSCAN_SUCCESS;
 }
 
-void clscan__launch_chain(clscan_launch *l, cl_event ev)
+void clscan__launch_chain(clscan__launch *l, cl_event ev)
 {
     clscan__trace_event(ev);
     if (l->last) clReleaseEvent(l->last);
@@ -62,8 +62,8 @@ void clscan__launch_chain(clscan_launch *l, cl_event ev)
     }
 }
 
-clscan_status clscan__launch_begin(clscan_launch *l, clscan_context *ctx,
-                                   cl_command_queue queue, int in_order, cl_uint nwait,
+clscan_status clscan__launch_begin(clscan__launch *l, clscan_context *ctx,
+                                   cl_command_queue queue, bool in_order, cl_uint nwait,
                                    const cl_event *wait, size_t scratch_bytes)
 {
     memset(l, 0, sizeof *l);
@@ -90,7 +90,7 @@ clscan_status clscan__launch_begin(clscan_launch *l, clscan_context *ctx,
     return CLSCAN_SUCCESS;
 }
 
-clscan_status clscan__launch_end(clscan_launch *l, clscan_status s, cl_event *event)
+clscan_status clscan__launch_end(clscan__launch *l, clscan_status s, cl_event *event)
 {
     if (l->scratch_wait) clReleaseEvent(l->scratch_wait);
     free(l->first_wait);
@@ -104,7 +104,7 @@ clscan_status clscan__launch_end(clscan_launch *l, clscan_status s, cl_event *ev
     return s;
 }
 
-clscan_status clscan__enqueue_copy_input(clscan_launch *l, cl_mem src, size_t offset,
+clscan_status clscan__enqueue_copy_input(clscan__launch *l, cl_mem src, size_t offset,
                                          size_t bytes, cl_mem *copy)
 {
     clscan_status s = clscan__create_buffer(l->ctx, bytes, "the in-place input's copy", copy);
@@ -124,7 +124,7 @@ clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue
     cl_event marker = NULL;
     /* With a wait list and no event the marker still orders later commands on an
      * in-order queue after the wait list, as a kernel would have. */
-    CLSCAN_FORWARD_CL(ctx, clEnqueueMarkerWithWaitList(queue, nwait, wait, &marker),
+    CLSCAN__FORWARD_CL(ctx, clEnqueueMarkerWithWaitList(queue, nwait, wait, &marker),
                       "clEnqueueMarkerWithWaitList");
     if (event) *event = marker;
     else clReleaseEvent(marker);

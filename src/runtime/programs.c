@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static clscan_status program_find_or_build(clscan_context *ctx, const clscan_scan_config *cfg,
-                                           const char *key, clscan_program **out);
+static clscan_status program_find_or_build(clscan_context *ctx, const clscan__scan_config *cfg,
+                                           const char *key, clscan__program **out);
 
-clscan_status clscan__program_get(clscan_context *ctx, const clscan_scan_config *cfg,
-                                  clscan_program **out)
+clscan_status clscan__program_get(clscan_context *ctx, const clscan__scan_config *cfg,
+                                  clscan__program **out)
 {
     /* The key: the #define block, then a compaction's predicate and a general scan's
      * prelude, each after a newline. */
     char defines[2048];
-    size_t len = clscan__kernel_defines(cfg, &ctx->target.profile, 0, defines, sizeof defines);
+    size_t len = clscan__kernel_defines(cfg, &ctx->target.profile, CLSCAN__DEFINES_BLOCK, defines, sizeof defines);
     if (len == 0 || len >= sizeof defines)
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "kernel options too long");
     const size_t plen = cfg->predicate ? strlen(cfg->predicate) : 0;
@@ -35,12 +35,12 @@ clscan_status clscan__program_get(clscan_context *ctx, const clscan_scan_config 
 
 /* The cached program under key, built (without holding the context's lock) if there is
  * none. */
-static clscan_status program_find_or_build(clscan_context *ctx, const clscan_scan_config *cfg,
-                                           const char *key, clscan_program **out)
+static clscan_status program_find_or_build(clscan_context *ctx, const clscan__scan_config *cfg,
+                                           const char *key, clscan__program **out)
 {
 
     pthread_mutex_lock(&ctx->lock);
-    for (clscan_program *p = ctx->programs; p; p = p->next)
+    for (clscan__program *p = ctx->programs; p; p = p->next)
         if (strcmp(p->key, key) == 0) {
             pthread_mutex_unlock(&ctx->lock);
             *out = p;
@@ -50,12 +50,12 @@ static clscan_status program_find_or_build(clscan_context *ctx, const clscan_sca
 
     /* Not cached: build without holding the lock. Two threads may build the same
      * program at once; the first to finish is kept and the other discarded. */
-    clscan__cache_stat_add(CLSCAN_CACHE_PROGRAMS);
-    clscan_program *built;
+    clscan__cache_stat_add(CLSCAN__CACHE_PROGRAMS);
+    clscan__program *built;
     const clscan_status s = clscan__program_build(ctx, &ctx->target, cfg, key, &built);
     if (s != CLSCAN_SUCCESS) return s;
     pthread_mutex_lock(&ctx->lock);
-    for (clscan_program *p = ctx->programs; p; p = p->next)
+    for (clscan__program *p = ctx->programs; p; p = p->next)
         if (strcmp(p->key, key) == 0) {
             pthread_mutex_unlock(&ctx->lock);
             clscan__program_free(built);
@@ -71,7 +71,7 @@ static clscan_status program_find_or_build(clscan_context *ctx, const clscan_sca
 
 /* Whether the calls take type and op on this device: clscan__check_type_op's
  * conditions, asked without recording an error. */
-static int warm_supported(const clscan_profile *p, clscan_type type, clscan_op op)
+static int warm_supported(const clscan__profile *p, clscan_type type, clscan_op op)
 {
     return !(clscan__type_is_float(type) && op >= CLSCAN_OP_AND) &&
            !(type == CLSCAN_DOUBLE && !p->fp64);
@@ -79,21 +79,21 @@ static int warm_supported(const clscan_profile *p, clscan_type type, clscan_op o
 
 /* Gets (builds, or loads from the disk cache) the program a scan of type and op by
  * device scan algo uses. */
-static clscan_status warm_scan(clscan_context *ctx, clscan_scan_algo algo, clscan_type type,
+static clscan_status warm_scan(clscan_context *ctx, clscan__scan_algo algo, clscan_type type,
                                clscan_op op)
 {
-    clscan_scan_config cfg;
-    clscan_program *prog;
+    clscan__scan_config cfg;
+    clscan__program *prog;
     clscan_status s = clscan__scan_config_choose(ctx, &ctx->target.profile, algo, type, op, &cfg);
     return s == CLSCAN_SUCCESS ? clscan__program_get(ctx, &cfg, &prog) : s;
 }
 
 /* The same for a compaction of elements of `type` by `mode` with counts of count_type. */
-static clscan_status warm_select(clscan_context *ctx, clscan_select_mode mode, clscan_type type,
+static clscan_status warm_select(clscan_context *ctx, clscan__select_mode mode, clscan_type type,
                                  clscan_type count_type)
 {
-    clscan_scan_config cfg;
-    clscan_program *prog;
+    clscan__scan_config cfg;
+    clscan__program *prog;
     clscan_status s = clscan__select_config_choose(ctx, &ctx->target.profile, ctx->target.profile.scan_algo,
                                                    mode, type, count_type, NULL, &cfg);
     return s == CLSCAN_SUCCESS ? clscan__program_get(ctx, &cfg, &prog) : s;
@@ -103,11 +103,11 @@ clscan_status clscan_context_warm(clscan_context *ctx)
 {
     clscan_status s = clscan__check_context(ctx);
     if (s != CLSCAN_SUCCESS) return s;
-    const clscan_profile *p = &ctx->target.profile;
+    const clscan__profile *p = &ctx->target.profile;
     /* Scans (scan.c): the profile's device scan, and the multi-level one that calls in
      * place take; one program serves exclusive and inclusive calls at every n. */
-    const clscan_scan_algo algos[2] = {p->scan_algo, CLSCAN_SCAN_MULTI_LEVEL};
-    const int nalgos = p->scan_algo == CLSCAN_SCAN_MULTI_LEVEL ? 1 : 2;
+    const clscan__scan_algo algos[2] = {p->scan_algo, CLSCAN__SCAN_MULTI_LEVEL};
+    const int nalgos = p->scan_algo == CLSCAN__SCAN_MULTI_LEVEL ? 1 : 2;
     for (int t = 0; t < CLSCAN_TYPE_COUNT && s == CLSCAN_SUCCESS; ++t)
         for (int o = 0; o < CLSCAN_OP_COUNT && s == CLSCAN_SUCCESS; ++o)
             for (int a = 0; a < nalgos && s == CLSCAN_SUCCESS &&
@@ -117,7 +117,7 @@ clscan_status clscan_context_warm(clscan_context *ctx)
     /* Compactions without a predicate (select.c): the profile's device scan for every
      * call (in place, the input is copied first); counts of 32 bits, and of 64 bits
      * (from n = 2^32 on) where one buffer can hold 2^32 elements of the type. */
-    const clscan_select_mode modes[2] = {CLSCAN_SELECT_FLAGGED, CLSCAN_SELECT_UNIQUE};
+    const clscan__select_mode modes[2] = {CLSCAN__SELECT_FLAGGED, CLSCAN__SELECT_UNIQUE};
     for (int t = 0; t < CLSCAN_TYPE_COUNT && s == CLSCAN_SUCCESS; ++t) {
         if (!warm_supported(p, (clscan_type)t, CLSCAN_OP_ADD)) continue;
         const int wide = p->max_alloc / clscan_type_size((clscan_type)t) > 0xffffffffull;
@@ -135,22 +135,22 @@ clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type,
 {
     clscan_status s = clscan__check_context(ctx);
     if (s != CLSCAN_SUCCESS) return s;
-    CLSCAN_RETURN_IF(ctx, options == NULL && options_size > 0, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, options == NULL && options_size > 0, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "options is NULL but options_size is %zu", options_size);
     s = clscan__check_type_op(ctx, type, op);
     if (s != CLSCAN_SUCCESS) return s;
-    clscan_scan_config cfg;
-    clscan_program *prog;
+    clscan__scan_config cfg;
+    clscan__program *prog;
     if ((s = clscan__scan_config_choose(ctx, &ctx->target.profile, ctx->target.profile.scan_algo, type, op,
                                            &cfg)) != CLSCAN_SUCCESS ||
         (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS)
         return s;
-    clscan_scan_config c = prog->config;
+    clscan__scan_config c = prog->config;
     /* The user's kernels get the tile functions; the look-back stays the library's. */
-    c.algo = CLSCAN_SCAN_MULTI_LEVEL;
-    c.lb_atomics = CLSCAN_LB_CL12;
+    c.algo = CLSCAN__SCAN_MULTI_LEVEL;
+    c.lb_atomics = CLSCAN__LB_CL12;
     c.lb_word_bits = 0;
-    c.lb_test = 0;
+    c.lb_test = CLSCAN__LB_TEST_OFF;
     if (max_work_group_size && c.wg_size > max_work_group_size) {
         while (c.wg_size > max_work_group_size && c.wg_size > 1) c.wg_size >>= 1;
         clscan__config_subgroups_fit(&c);
@@ -161,20 +161,20 @@ clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type,
     const char *quote = strpbrk(dir, " \t") ? "\"" : "";
     char head[4200];
     int hl = snprintf(head, sizeof head, "-I %s%s%s ", quote, dir, quote);
-    CLSCAN_RETURN_IF(ctx, hl < 0 || (size_t)hl >= sizeof head, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, hl < 0 || (size_t)hl >= sizeof head, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "CLSCAN_KERNEL_INCLUDE_DIR is longer than %zu bytes", sizeof head - 16);
-    CLSCAN_RETURN_IF(ctx, strchr(dir, '"') != NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, strchr(dir, '"') != NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "the kernel include directory \"%s\" contains a double quote", dir);
     char defs[1024];
-    size_t dl = clscan__kernel_defines(&c, &ctx->target.profile, 1, defs, sizeof defs);
-    CLSCAN_RETURN_IF(ctx, dl == 0 || dl >= sizeof defs, CLSCAN_ERROR_OUT_OF_RESOURCES,
+    size_t dl = clscan__kernel_defines(&c, &ctx->target.profile, CLSCAN__DEFINES_OPTIONS, defs, sizeof defs);
+    CLSCAN__RETURN_IF(ctx, dl == 0 || dl >= sizeof defs, CLSCAN_ERROR_OUT_OF_RESOURCES,
                      "kernel options too long");
     const size_t need = (size_t)hl + dl;
     if (options_length) *options_length = need;
     if (work_group_size) *work_group_size = c.wg_size;
     if (tile_size) *tile_size = c.wg_size * c.items;
     if (options_size) snprintf(options, options_size, "%s%s", head, defs);
-    CLSCAN_RETURN_IF(ctx, options_size > 0 && options_size <= need, CLSCAN_ERROR_INVALID_ARGUMENT,
+    CLSCAN__RETURN_IF(ctx, options_size > 0 && options_size <= need, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "options buffer of %zu bytes is too small: %zu needed", options_size,
                      need + 1);
     return CLSCAN_SUCCESS;

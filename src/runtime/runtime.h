@@ -13,8 +13,8 @@
 /* A device buffer for per-call temporaries (tile partials). A slot is handed to one
  * call at a time; afterwards it remembers the event of its last use, so a later call
  * reuses it only when that is safe without blocking (see scratch.c). */
-typedef struct clscan_scratch {
-    struct clscan_scratch *next;
+typedef struct clscan__scratch {
+    struct clscan__scratch *next;
     cl_mem buffer;
     size_t size;
     int busy;
@@ -25,39 +25,39 @@ typedef struct clscan_scratch {
     int lb_clean;
     cl_uint lb_word_bits;
     cl_uint lb_epoch;
-} clscan_scratch;
+} clscan__scratch;
 
 /* Hands out a scratch slot of at least `size` bytes for use on `queue`. If the only
  * safe choice is to wait for an earlier use, *wait_for receives that event (retained;
  * the caller adds it to its first kernel's wait list and releases it). */
 clscan_status clscan__scratch_acquire(clscan_context *ctx, cl_command_queue queue,
-                                      int queue_in_order, size_t size, clscan_scratch **out,
+                                      int queue_in_order, size_t size, clscan__scratch **out,
                                       cl_event *wait_for);
 /* Returns the slot; last_use (may be NULL) is the event after which it is free again.
  * The slot retains what it keeps; the caller still owns its references. */
-void clscan__scratch_release(clscan_context *ctx, clscan_scratch *slot,
+void clscan__scratch_release(clscan_context *ctx, clscan__scratch *slot,
                              cl_command_queue queue, cl_event last_use);
-void clscan__scratch_free(clscan_scratch *list);
+void clscan__scratch_free(clscan__scratch *list);
 
 /* ---------------------------------------------------------------- context --- */
 
 struct clscan_context {
-    clscan_target target;       /* device, profile, disk cache */
+    clscan__target target;       /* device, profile, disk cache */
     char *kernel_include_dir;   /* owned: CLSCAN_KERNEL_INCLUDE_DIR at creation, or NULL */
     /* The device scan chosen at creation, which clscan_ext_context_set_algorithm restores
      * for CLSCAN_ALGORITHM_DEFAULT. */
-    clscan_scan_algo created_scan_algo;
+    clscan__scan_algo created_scan_algo;
     const char *created_scan_algo_source;
     pthread_mutex_t lock;       /* guards programs and scratch lists */
-    clscan_program *programs;
-    clscan_scratch *scratch;
+    clscan__program *programs;
+    clscan__scratch *scratch;
     unsigned scratch_count;
 };
 
 /* Returns ctx's program for cfg, building it on first use (without holding ctx's lock:
  * two threads may build one program at once; the first to finish is kept). */
-clscan_status clscan__program_get(clscan_context *ctx, const clscan_scan_config *cfg,
-                                  clscan_program **out);
+clscan_status clscan__program_get(clscan_context *ctx, const clscan__scan_config *cfg,
+                                  clscan__program **out);
 
 /* --------------------------------------------------------------- dispatch --- */
 
@@ -70,7 +70,7 @@ clscan_status clscan__check_type_op(const clscan_context *ctx, clscan_type type,
  * whether the queue is in order. */
 clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue queue,
                                  clscan_type type, clscan_op op, cl_uint nwait,
-                                 const cl_event *wait, int *in_order);
+                                 const cl_event *wait, bool *in_order);
 /* Checks that `mem` is a buffer of ctx holding elements [offset, offset + n) of `elem`
  * bytes each; messages call it `name`. */
 clscan_status clscan__check_range(const clscan_context *ctx, cl_mem mem, const char *name,
@@ -95,65 +95,65 @@ clscan_status clscan__check_disjoint(const clscan_context *ctx, cl_mem a, const 
  * arguments take it (cl/clscan_scan.cl: CLSCAN_CARRY_IN): the value by value (the host
  * carry-in, or zeros), the buffers (a buffer of the call where there is none), their
  * element offsets and the flags. */
-typedef struct clscan_carry_args {
+typedef struct clscan__carry_args {
     const void *value;
     size_t value_size;
     cl_mem in_buf, out_buf;
     cl_ulong in_off, out_off;
     cl_uint flags;
-} clscan_carry_args;
-#define CLSCAN_CARRY_FLAG_IN 1u
-#define CLSCAN_CARRY_FLAG_IN_BUFFER 2u
-#define CLSCAN_CARRY_FLAG_OUT 4u
-#define CLSCAN_CARRY_FLAG_NO_DST 8u
+} clscan__carry_args;
+#define CLSCAN__CARRY_FLAG_IN 1u
+#define CLSCAN__CARRY_FLAG_IN_BUFFER 2u
+#define CLSCAN__CARRY_FLAG_OUT 4u
+#define CLSCAN__CARRY_FLAG_NO_DST 8u
 /* A byte range of a buffer that a call reads or writes, for the overlap checks. */
-typedef struct clscan_byte_range {
+typedef struct clscan__byte_range {
     cl_mem mem;
     const char *name;
     size_t off, len;
-} clscan_byte_range;
+} clscan__byte_range;
 /* Checks carry (NULL: none) for elements of elem bytes: the buffers' context and range,
  * the total's element against `ranges` (the call's other ranges, NULL mems skipped);
  * no_dst: the call has no dst (then the total is required). dummy: a buffer of the call
  * to stand in for absent ones. Fills *out. */
 clscan_status clscan__check_carry(const clscan_context *ctx, const clscan_carry *carry,
-                                  size_t elem, int no_dst, cl_mem dummy,
-                                  const clscan_byte_range *ranges, int nranges,
-                                  clscan_carry_args *out);
+                                  size_t elem, bool no_dst, cl_mem dummy,
+                                  const clscan__byte_range *ranges, int nranges,
+                                  clscan__carry_args *out);
 /* No carry, for internal scans: zeros of elem bytes and `dummy` as the buffers. */
-clscan_carry_args clscan__no_carry(size_t elem, cl_mem dummy);
+clscan__carry_args clscan__no_carry(size_t elem, cl_mem dummy);
 /* Sets the six carry arguments (value, in_buf, in_off, out_buf, out_off, flags) as a's
  * next ones, counting on. */
-void clscan__set_carry_args(clscan_kernel_args *a, const clscan_carry_args *c);
+void clscan__set_carry_args(clscan__kernel_args *a, const clscan__carry_args *c);
 
-typedef struct clscan_launch {
+typedef struct clscan__launch {
     clscan_context *ctx;
     cl_command_queue queue;
-    int in_order;
+    bool in_order;
     cl_uint nwait;          /* wait list for the next command */
     const cl_event *wait;
     cl_event last;          /* event of the last command enqueued (owned) */
-    clscan_scratch *scratch;/* the call's scratch slot, or NULL */
+    clscan__scratch *scratch;/* the call's scratch slot, or NULL */
     cl_event scratch_wait;  /* owned: the slot's earlier use the first command waits for */
     cl_event *first_wait;   /* owned: the first command's wait list, when extended */
-} clscan_launch;
+} clscan__launch;
 
 /* Starts a launch; with scratch_bytes > 0 it holds a scratch slot of that size. */
-clscan_status clscan__launch_begin(clscan_launch *l, clscan_context *ctx,
-                                   cl_command_queue queue, int in_order, cl_uint nwait,
+clscan_status clscan__launch_begin(clscan__launch *l, clscan_context *ctx,
+                                   cl_command_queue queue, bool in_order, cl_uint nwait,
                                    const cl_event *wait, size_t scratch_bytes);
 /* Ends it with status s: hands the last command's event to *event (if s is success and
  * event is not NULL), gives the scratch slot back, frees the rest. Returns s. */
-clscan_status clscan__launch_end(clscan_launch *l, clscan_status s, cl_event *event);
+clscan_status clscan__launch_end(clscan__launch *l, clscan_status s, cl_event *event);
 /* Enqueues kernel k on `groups` work-groups of wg_size as the launch's next command. */
-clscan_status clscan__enqueue(clscan_launch *l, cl_kernel k, size_t groups, size_t wg_size,
+clscan_status clscan__enqueue(clscan__launch *l, cl_kernel k, size_t groups, size_t wg_size,
                               const char *what);
 /* Makes ev (owned) the launch's last command, which the next one waits for. */
-void clscan__launch_chain(clscan_launch *l, cl_event ev);
+void clscan__launch_chain(clscan__launch *l, cl_event ev);
 /* Copies bytes [offset, +bytes) of src into a new buffer (*copy, which the caller
  * releases once it has enqueued what reads it), as the launch's next command: an in-place
  * call's input, where tiles would otherwise read what others overwrite. */
-clscan_status clscan__enqueue_copy_input(clscan_launch *l, cl_mem src, size_t offset,
+clscan_status clscan__enqueue_copy_input(clscan__launch *l, cl_mem src, size_t offset,
                                          size_t bytes, cl_mem *copy);
 /* An empty call: a marker after the wait list, if an event or a wait list asks for it. */
 clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,

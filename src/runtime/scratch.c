@@ -10,7 +10,7 @@
 
 #define CLSCAN_SCRATCH_SLOTS 16
 
-static void forget_use(clscan_scratch *s)
+static void forget_use(clscan__scratch *s)
 {
     if (s->last_use) clReleaseEvent(s->last_use);
     if (s->last_queue) clReleaseCommandQueue(s->last_queue);
@@ -18,7 +18,7 @@ static void forget_use(clscan_scratch *s)
     s->last_queue = NULL;
 }
 
-static int use_completed(clscan_scratch *s)
+static int use_completed(clscan__scratch *s)
 {
     if (!s->last_use) return 1;
     cl_int status;
@@ -32,7 +32,7 @@ static int use_completed(clscan_scratch *s)
 }
 
 /* Makes sure the slot's buffer holds `size` bytes. */
-static clscan_status fit(clscan_context *ctx, clscan_scratch *s, size_t size)
+static clscan_status fit(clscan_context *ctx, clscan__scratch *s, size_t size)
 {
     if (s->buffer && s->size >= size) return CLSCAN_SUCCESS;
     /* The runtime keeps the old buffer alive until commands using it finish. */
@@ -48,14 +48,14 @@ static clscan_status fit(clscan_context *ctx, clscan_scratch *s, size_t size)
 }
 
 clscan_status clscan__scratch_acquire(clscan_context *ctx, cl_command_queue queue,
-                                      int queue_in_order, size_t size, clscan_scratch **out,
+                                      int queue_in_order, size_t size, clscan__scratch **out,
                                       cl_event *wait_for)
 {
     *out = NULL;
     *wait_for = NULL;
     pthread_mutex_lock(&ctx->lock);
-    clscan_scratch *pick = NULL, *oldest = NULL;
-    for (clscan_scratch *s = ctx->scratch; s && !pick; s = s->next) {
+    clscan__scratch *pick = NULL, *oldest = NULL;
+    for (clscan__scratch *s = ctx->scratch; s && !pick; s = s->next) {
         if (s->busy) continue;
         if (use_completed(s) || (queue_in_order && s->last_queue == queue)) pick = s;
         else oldest = s; /* list is newest first, so the last seen is the oldest */
@@ -97,7 +97,7 @@ clscan_status clscan__scratch_acquire(clscan_context *ctx, cl_command_queue queu
     return CLSCAN_SUCCESS;
 }
 
-void clscan__scratch_release(clscan_context *ctx, clscan_scratch *slot,
+void clscan__scratch_release(clscan_context *ctx, clscan__scratch *slot,
                              cl_command_queue queue, cl_event last_use)
 {
     pthread_mutex_lock(&ctx->lock);
@@ -112,10 +112,10 @@ void clscan__scratch_release(clscan_context *ctx, clscan_scratch *slot,
     pthread_mutex_unlock(&ctx->lock);
 }
 
-void clscan__scratch_free(clscan_scratch *list)
+void clscan__scratch_free(clscan__scratch *list)
 {
     while (list) {
-        clscan_scratch *next = list->next;
+        clscan__scratch *next = list->next;
         forget_use(list);
         if (list->buffer) clReleaseMemObject(list->buffer);
         free(list);

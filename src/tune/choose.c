@@ -11,19 +11,19 @@ static int is_pow2(size_t x) { return x && !(x & (x - 1)); }
 /* ---------------------------------------------------------------- sub-groups -- */
 
 /* Whether `impl` can run here, and if not why (for the error of a forced choice). */
-static const char *sg_impl_unavailable(const clscan_profile *p, clscan_sg_impl impl)
+static const char *sg_impl_unavailable(const clscan__profile *p, clscan__sg_impl impl)
 {
     switch (impl) {
-    case CLSCAN_SG_LOCAL: return NULL;
-    case CLSCAN_SG_KHR:
+    case CLSCAN__SG_LOCAL: return NULL;
+    case CLSCAN__SG_KHR:
         return p->sg_khr ? NULL : "the device has neither cl_khr_subgroups nor "
                                   "__opencl_c_subgroups";
-    case CLSCAN_SG_NVIDIA:
+    case CLSCAN__SG_NVIDIA:
         if (!p->nvidia_platform) return "the platform is not NVIDIA's";
         if (!p->subgroup_queried || p->subgroup_width != 32)
             return "CL_DEVICE_WARP_SIZE_NV did not give a warp width of 32";
         return NULL;
-    case CLSCAN_SG_INTEL:
+    case CLSCAN__SG_INTEL:
         if (!p->sg_intel) return "the device lacks cl_intel_subgroups";
         if (!p->sg_intel_required_size || !p->subgroup_queried)
             return "the device lacks cl_intel_required_subgroup_size, so the width cannot "
@@ -44,22 +44,22 @@ static const char *sg_impl_unavailable(const clscan_profile *p, clscan_sg_impl i
  * is NVIDIA's and the warp width was queried, Intel's shuffles where the width can be
  * fixed, the KHR built-ins where present), else local memory; the sub-group-based
  * work-group scan where sub-groups are native, else Blelloch. */
-static void choose_subgroups(clscan_profile *p)
+static void choose_subgroups(clscan__profile *p)
 {
     /* The sub-group layer needs a power of two; a device reporting another width gets
      * the emulated one (and no native implementation: those check the width). */
     p->sg_width = is_pow2(p->subgroup_width) ? p->subgroup_width : CLSCAN_EMULATED_SG_WIDTH;
-    if (!sg_impl_unavailable(p, CLSCAN_SG_NVIDIA)) {
-        p->sg_impl = CLSCAN_SG_NVIDIA;
+    if (!sg_impl_unavailable(p, CLSCAN__SG_NVIDIA)) {
+        p->sg_impl = CLSCAN__SG_NVIDIA;
         p->sg_source = "NVIDIA platform, warp width from CL_DEVICE_WARP_SIZE_NV";
-    } else if (!sg_impl_unavailable(p, CLSCAN_SG_INTEL)) {
-        p->sg_impl = CLSCAN_SG_INTEL;
+    } else if (!sg_impl_unavailable(p, CLSCAN__SG_INTEL)) {
+        p->sg_impl = CLSCAN__SG_INTEL;
         p->sg_source = "cl_intel_subgroups, width fixed by cl_intel_required_subgroup_size";
-    } else if (!sg_impl_unavailable(p, CLSCAN_SG_KHR)) {
-        p->sg_impl = CLSCAN_SG_KHR;
+    } else if (!sg_impl_unavailable(p, CLSCAN__SG_KHR)) {
+        p->sg_impl = CLSCAN__SG_KHR;
         p->sg_source = "sub-group built-ins; width from clGetKernelSubGroupInfo after build";
     } else {
-        p->sg_impl = CLSCAN_SG_LOCAL;
+        p->sg_impl = CLSCAN__SG_LOCAL;
         p->sg_source = p->subgroup_queried ? "no sub-group functions: local memory, the "
                                              "device's width"
                        : p->subgroup_width ? "no sub-group functions: local memory, emulated "
@@ -67,12 +67,12 @@ static void choose_subgroups(clscan_profile *p)
                                            : "no sub-group functions: local memory, emulated "
                                              "width 32";
     }
-    p->wg_algo = p->sg_impl == CLSCAN_SG_LOCAL ? CLSCAN_WG_BLELLOCH : CLSCAN_WG_SUBGROUP;
-    p->wg_algo_source = p->sg_impl == CLSCAN_SG_LOCAL ? "no native sub-groups"
+    p->wg_algo = p->sg_impl == CLSCAN__SG_LOCAL ? CLSCAN__WG_BLELLOCH : CLSCAN__WG_SUBGROUP;
+    p->wg_algo_source = p->sg_impl == CLSCAN__SG_LOCAL ? "no native sub-groups"
                                                       : "native sub-groups";
 }
 
-static clscan_status check_forced_subgroups(const clscan_context *ctx, clscan_profile *p)
+static clscan_status check_forced_subgroups(const clscan_context *ctx, clscan__profile *p)
 {
     const char *why = sg_impl_unavailable(p, p->sg_impl);
     if (why)
@@ -86,18 +86,18 @@ static clscan_status check_forced_subgroups(const clscan_context *ctx, clscan_pr
 /* ------------------------------------------------------- device-wide scan -- */
 
 /* Whether the look-back can use `a` here, and if not why. */
-static const char *lb_atomics_unavailable(const clscan_profile *p, clscan_lb_atomics a)
+static const char *lb_atomics_unavailable(const clscan__profile *p, clscan__lb_atomics a)
 {
     switch (a) {
-    case CLSCAN_LB_CL12: return NULL;
-    case CLSCAN_LB_C11:
+    case CLSCAN__LB_CL12: return NULL;
+    case CLSCAN__LB_C11:
         if (p->cl_major < 2) return "the device is older than OpenCL 2.0";
-        if (p->cl_major >= 3 && (!(p->features & CLSCAN_FEAT_ATOMIC_ACQ_REL) ||
-                                 !(p->features & CLSCAN_FEAT_ATOMIC_SCOPE_DEVICE)))
+        if (p->cl_major >= 3 && (!(p->features & CLSCAN__FEAT_ATOMIC_ACQ_REL) ||
+                                 !(p->features & CLSCAN__FEAT_ATOMIC_SCOPE_DEVICE)))
             return "the device lacks __opencl_c_atomic_order_acq_rel or "
                    "__opencl_c_atomic_scope_device";
         return NULL;
-    case CLSCAN_LB_PTX:
+    case CLSCAN__LB_PTX:
         if (!p->nvidia_platform) return "the platform is not NVIDIA's";
         if (!p->int64_atomics) return "64-bit atomics are off (CLSCAN_INT64_ATOMICS=0)";
         return NULL;
@@ -111,28 +111,28 @@ static const char *lb_atomics_unavailable(const clscan_profile *p, clscan_lb_ato
  * OpenCL 1.2 atomics. NVIDIA's OpenCL has no acquire/release, and its PTX loads were
  * measured slower than the 1.2 read-modify-writes (docs/PERFORMANCE.md), so PTX is an
  * override only. */
-static void choose_device_scan(clscan_profile *p)
+static void choose_device_scan(clscan__profile *p)
 {
-    p->scan_algo = p->max_loop_iterations ? CLSCAN_SCAN_MULTI_LEVEL : CLSCAN_SCAN_SINGLE_PASS;
+    p->scan_algo = p->max_loop_iterations ? CLSCAN__SCAN_MULTI_LEVEL : CLSCAN__SCAN_SINGLE_PASS;
     p->scan_algo_source = p->max_loop_iterations
                               ? "a work-item's loop iterations are limited: multi-level"
                               : "default: single-pass";
-    if (!lb_atomics_unavailable(p, CLSCAN_LB_C11)) {
-        p->lb_atomics = CLSCAN_LB_C11;
+    if (!lb_atomics_unavailable(p, CLSCAN__LB_C11)) {
+        p->lb_atomics = CLSCAN__LB_C11;
         p->lb_atomics_source = "device-scope acquire/release";
     } else {
-        p->lb_atomics = CLSCAN_LB_CL12;
+        p->lb_atomics = CLSCAN__LB_CL12;
         p->lb_atomics_source = "OpenCL 1.2 atomics";
     }
     /* GPUs: a predecessor that has not published after this many reads (about a
      * microsecond each) is stalled, not slow; CPUs run a started group to its end. */
     p->lb_spins = 256;
-    p->lb_test = 0;
+    p->lb_test = CLSCAN__LB_TEST_OFF;
 }
 
 /* After the overrides: checks a forced atomics mode and picks the status word width
  * (64 bits with 64-bit atomics, which C11 mode needs in their extended form too). */
-static clscan_status finish_lookback(const clscan_context *ctx, clscan_profile *p, int forced)
+static clscan_status finish_lookback(const clscan_context *ctx, clscan__profile *p, int forced)
 {
     const char *why = lb_atomics_unavailable(p, p->lb_atomics);
     if (why && forced)
@@ -140,13 +140,13 @@ static clscan_status finish_lookback(const clscan_context *ctx, clscan_profile *
                             "CLSCAN_LOOKBACK_ATOMICS=%s cannot be used: %s",
                             clscan__lb_atomics_name(p->lb_atomics), why);
     if (why) { /* a fact override took the default's ground away */
-        p->lb_atomics = CLSCAN_LB_CL12;
+        p->lb_atomics = CLSCAN__LB_CL12;
         p->lb_atomics_source = "OpenCL 1.2 atomics";
     } else if (forced) {
         p->lb_atomics_source = "CLSCAN_LOOKBACK_ATOMICS";
     }
     p->lb_word_bits = p->int64_atomics ? 64 : 32;
-    if (p->lb_atomics == CLSCAN_LB_C11 &&
+    if (p->lb_atomics == CLSCAN__LB_C11 &&
         !clscan__has_token(p->extensions, "cl_khr_int64_extended_atomics"))
         p->lb_word_bits = 32;
     return CLSCAN_SUCCESS;
@@ -154,8 +154,8 @@ static clscan_status finish_lookback(const clscan_context *ctx, clscan_profile *
 
 /* A work-group size must be a power of two the device allows; a default from the table
  * shrinks to fit, an explicit override (variable `name`) that does not fit is an error. */
-static clscan_status fit_wg_size(const clscan_context *ctx, const clscan_profile *p,
-                                 size_t *wg, const char *name, clscan_getenv_fn getenv_fn,
+static clscan_status fit_wg_size(const clscan_context *ctx, const clscan__profile *p,
+                                 size_t *wg, const char *name, clscan__getenv_fn getenv_fn,
                                  void *user)
 {
     if (!is_pow2(*wg))
@@ -171,16 +171,16 @@ static clscan_status fit_wg_size(const clscan_context *ctx, const clscan_profile
     return CLSCAN_SUCCESS;
 }
 
-clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *p,
-                                     clscan_getenv_fn getenv_fn, void *user)
+clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile *p,
+                                     clscan__getenv_fn getenv_fn, void *user)
 {
-    clscan_status s = clscan__apply_overrides(ctx, p, CLSCAN_PHASE_FACT, getenv_fn, user);
+    clscan_status s = clscan__apply_overrides(ctx, p, CLSCAN__PHASE_FACT, getenv_fn, user);
     if (s != CLSCAN_SUCCESS) return s;
     /* Capabilities that follow from (possibly overridden) extension lists. */
     if (getenv_fn && getenv_fn("CLSCAN_EXTENSIONS", user)) {
         if (!getenv_fn("CLSCAN_FP64", user))
             p->fp64 = clscan__has_token(p->extensions, "cl_khr_fp64") ||
-                      (p->features & CLSCAN_FEAT_FP64);
+                      (p->features & CLSCAN__FEAT_FP64);
         if (!getenv_fn("CLSCAN_INT64_ATOMICS", user))
             p->int64_atomics = clscan__has_token(p->extensions, "cl_khr_int64_base_atomics");
     }
@@ -194,13 +194,13 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *
         p->bank_width = p->bank_probe.width;
         p->banks_source = "measured by the bank probe";
     } else if (!p->local_mem_is_global) {
-        const clscan_bank_row *row = clscan__table_banks(p);
+        const clscan__bank_row *row = clscan__table_banks(p);
         p->local_banks = row->banks;
         p->bank_width = row->width;
         p->banks_source = row->source;
     }
 
-    const clscan_tuning_row *t = clscan__table_tuning(p);
+    const clscan__tuning_row *t = clscan__table_tuning(p);
     p->wg_size = t->wg_size;
     p->items_per_thread = t->items;
     p->groups_per_cu = t->groups_per_cu;
@@ -214,7 +214,7 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *
 
     /* Sub-group capabilities follow the (possibly overridden) extension list. */
     p->sg_khr = clscan__has_token(p->extensions, "cl_khr_subgroups") ||
-                (p->features & CLSCAN_FEAT_SUBGROUPS);
+                (p->features & CLSCAN__FEAT_SUBGROUPS);
     p->sg_khr_shuffle_relative =
         clscan__has_token(p->extensions, "cl_khr_subgroup_shuffle_relative");
     p->sg_intel = clscan__has_token(p->extensions, "cl_intel_subgroups");
@@ -230,7 +230,7 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *
     }
     choose_subgroups(p);
 
-    s = clscan__apply_overrides(ctx, p, CLSCAN_PHASE_TUNING, getenv_fn, user);
+    s = clscan__apply_overrides(ctx, p, CLSCAN__PHASE_TUNING, getenv_fn, user);
     if (s != CLSCAN_SUCCESS) return s;
     if (getenv_fn && getenv_fn("CLSCAN_SUBGROUP_IMPL", user)) {
         s = check_forced_subgroups(ctx, p);
@@ -259,8 +259,8 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *
  * before overrides: it measures the hardware, not the emulated profile. A probe that
  * fails leaves the vendor table in charge; its reason shows in the description. */
 static clscan_status run_bank_probe(const clscan_context *ctx, cl_context cl_ctx,
-                                    cl_device_id d, clscan_getenv_fn getenv_fn, void *user,
-                                    clscan_profile *p)
+                                    cl_device_id d, clscan__getenv_fn getenv_fn, void *user,
+                                    clscan__profile *p)
 {
     const char *mode = getenv_fn("CLSCAN_BANK_PROBE", user);
     if (mode && strcmp(mode, "0") != 0 && strcmp(mode, "1") != 0)
@@ -277,8 +277,8 @@ static clscan_status run_bank_probe(const clscan_context *ctx, cl_context cl_ctx
 }
 
 clscan_status clscan__profile_probe(const clscan_context *ctx, cl_context cl_ctx,
-                                    cl_device_id d, clscan_getenv_fn getenv_fn, void *user,
-                                    clscan_profile *p)
+                                    cl_device_id d, clscan__getenv_fn getenv_fn, void *user,
+                                    clscan__profile *p)
 {
     if (!getenv_fn) getenv_fn = clscan__env_getter;
     clscan_status s = clscan__device_probe(ctx, d, p);

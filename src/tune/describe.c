@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 
-size_t clscan__profile_describe(const clscan_profile *p, char *buf, size_t size)
+size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size)
 {
     size_t len = 0;
     if (size) buf[0] = '\0';

@@ -119,19 +119,19 @@ static const char *field_text(const struct option_field *f, const void *o, char 
     return NULL;
 }
 
-clscan_status clscan__options_env_init(clscan_options_env *env,
+clscan_status clscan__options_env_init(clscan__options_env *env,
                                        const clscan_context_options *options)
 {
     _Static_assert(sizeof env->values / sizeof env->values[0] >= FIELD_COUNT,
                    "room for every option");
     memset(env, 0, sizeof *env);
     if (!options) return CLSCAN_SUCCESS;
-    CLSCAN_RETURN_IF(NULL, options->struct_size < offsetof(clscan_context_options, vendor) ||
+    CLSCAN__RETURN_IF(NULL, options->struct_size < offsetof(clscan_context_options, vendor) ||
                                options->struct_size > sizeof *options,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "options->struct_size is %zu: expected sizeof(clscan_context_options), "
                      "%zu in this library", options->struct_size, sizeof *options);
-    CLSCAN_RETURN_IF(NULL, options->flags & ~CLSCAN_OPTIONS_IGNORE_ENVIRONMENT,
+    CLSCAN__RETURN_IF(NULL, options->flags & ~CLSCAN_OPTIONS_IGNORE_ENVIRONMENT,
                      CLSCAN_ERROR_INVALID_ARGUMENT, "options->flags has unknown bits 0x%x",
                      options->flags & ~CLSCAN_OPTIONS_IGNORE_ENVIRONMENT);
     env->options = options;
@@ -141,7 +141,7 @@ clscan_status clscan__options_env_init(clscan_options_env *env,
 
 const char *clscan__options_getenv(const char *name, void *user)
 {
-    clscan_options_env *env = user;
+    clscan__options_env *env = user;
     if (env->options) {
         for (size_t i = 0; i < FIELD_COUNT; ++i) {
             const struct option_field *f = &fields[i];

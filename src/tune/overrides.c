@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sg_impl_names[CLSCAN_SG_IMPL_COUNT] = {"local", "khr", "nvidia",
+static const char *const sg_impl_names[CLSCAN__SG_IMPL_COUNT] = {"local", "khr", "nvidia",
                                                                 "intel"};
-static const char *const wg_algo_names[CLSCAN_WG_ALGO_COUNT] = {"blelloch", "subgroup"};
-static const char *const scan_algo_names[CLSCAN_SCAN_ALGO_COUNT] = {"multi-level",
+static const char *const wg_algo_names[CLSCAN__WG_ALGO_COUNT] = {"blelloch", "subgroup"};
+static const char *const scan_algo_names[CLSCAN__SCAN_ALGO_COUNT] = {"multi-level",
                                                                     "single-pass"};
-static const char *const lb_atomics_names[CLSCAN_LB_ATOMICS_COUNT] = {"cl12", "c11", "ptx"};
+static const char *const lb_atomics_names[CLSCAN__LB_ATOMICS_COUNT] = {"cl12", "c11", "ptx"};
 static const char *const lb_test_names[] = {"off", "delay", "silent"};
 
 typedef enum { KIND_UINT, KIND_SIZE, KIND_ULONG, KIND_BOOL, KIND_VENDOR, KIND_DEVTYPE,
@@ -22,50 +22,50 @@ typedef enum { KIND_UINT, KIND_SIZE, KIND_ULONG, KIND_BOOL, KIND_VENDOR, KIND_DE
  * consulted (so CLSCAN_VENDOR=amd picks AMD's rows), tuning after. */
 static const struct override {
     const char *name;
-    clscan_override_phase phase;
+    clscan__override_phase phase;
     override_kind kind;
     size_t offset;
     unsigned long long min, max; /* KIND_NAME: names[0 .. max) are the values 0 .. max-1 */
     const char *const *names;
 } overrides[] = {
-#define FIELD(f) offsetof(clscan_profile, f)
+#define FIELD(f) offsetof(clscan__profile, f)
 #define NAMES(list) 0, sizeof(list) / sizeof(list[0]), list
-    {"CLSCAN_VENDOR", CLSCAN_PHASE_FACT, KIND_VENDOR, FIELD(vendor), 0, 0, NULL},
-    {"CLSCAN_DEVICE_TYPE", CLSCAN_PHASE_FACT, KIND_DEVTYPE, FIELD(device_type), 0, 0, NULL},
-    {"CLSCAN_OPENCL_VERSION", CLSCAN_PHASE_FACT, KIND_VERSION, FIELD(cl_major), 0, 0, NULL},
-    {"CLSCAN_OPENCL_C_VERSION", CLSCAN_PHASE_FACT, KIND_VERSION, FIELD(c_major), 0, 0, NULL},
-    {"CLSCAN_EXTENSIONS", CLSCAN_PHASE_FACT, KIND_STRING, FIELD(extensions), 0, 0, NULL},
-    {"CLSCAN_LOCAL_MEM_SIZE", CLSCAN_PHASE_FACT, KIND_ULONG, FIELD(local_mem_size), 1024, 1ull << 40,
+    {"CLSCAN_VENDOR", CLSCAN__PHASE_FACT, KIND_VENDOR, FIELD(vendor), 0, 0, NULL},
+    {"CLSCAN_DEVICE_TYPE", CLSCAN__PHASE_FACT, KIND_DEVTYPE, FIELD(device_type), 0, 0, NULL},
+    {"CLSCAN_OPENCL_VERSION", CLSCAN__PHASE_FACT, KIND_VERSION, FIELD(cl_major), 0, 0, NULL},
+    {"CLSCAN_OPENCL_C_VERSION", CLSCAN__PHASE_FACT, KIND_VERSION, FIELD(c_major), 0, 0, NULL},
+    {"CLSCAN_EXTENSIONS", CLSCAN__PHASE_FACT, KIND_STRING, FIELD(extensions), 0, 0, NULL},
+    {"CLSCAN_LOCAL_MEM_SIZE", CLSCAN__PHASE_FACT, KIND_ULONG, FIELD(local_mem_size), 1024, 1ull << 40,
      NULL},
-    {"CLSCAN_LOCAL_MEM_TYPE", CLSCAN_PHASE_FACT, KIND_MEMTYPE, FIELD(local_mem_is_global), 0, 0, NULL},
-    {"CLSCAN_MAX_WORK_GROUP_SIZE", CLSCAN_PHASE_FACT, KIND_SIZE, FIELD(max_wg_size), 1, 1u << 16, NULL},
-    {"CLSCAN_MAX_MEM_ALLOC_SIZE", CLSCAN_PHASE_FACT, KIND_ULONG, FIELD(max_alloc), 4096, 1ull << 50,
+    {"CLSCAN_LOCAL_MEM_TYPE", CLSCAN__PHASE_FACT, KIND_MEMTYPE, FIELD(local_mem_is_global), 0, 0, NULL},
+    {"CLSCAN_MAX_WORK_GROUP_SIZE", CLSCAN__PHASE_FACT, KIND_SIZE, FIELD(max_wg_size), 1, 1u << 16, NULL},
+    {"CLSCAN_MAX_MEM_ALLOC_SIZE", CLSCAN__PHASE_FACT, KIND_ULONG, FIELD(max_alloc), 4096, 1ull << 50,
      NULL},
-    {"CLSCAN_COMPUTE_UNITS", CLSCAN_PHASE_FACT, KIND_UINT, FIELD(compute_units), 1, 1u << 20, NULL},
-    {"CLSCAN_WG_MULTIPLE", CLSCAN_PHASE_FACT, KIND_SIZE, FIELD(wg_multiple), 1, 1024, NULL},
-    {"CLSCAN_SUBGROUP_WIDTH", CLSCAN_PHASE_FACT, KIND_UINT, FIELD(subgroup_width), 0, 128, NULL},
-    {"CLSCAN_FP64", CLSCAN_PHASE_FACT, KIND_BOOL, FIELD(fp64), 0, 1, NULL},
-    {"CLSCAN_INT64_ATOMICS", CLSCAN_PHASE_FACT, KIND_BOOL, FIELD(int64_atomics), 0, 1, NULL},
-    {"CLSCAN_MAX_LOOP_ITERATIONS", CLSCAN_PHASE_FACT, KIND_ULONG, FIELD(max_loop_iterations), 0,
+    {"CLSCAN_COMPUTE_UNITS", CLSCAN__PHASE_FACT, KIND_UINT, FIELD(compute_units), 1, 1u << 20, NULL},
+    {"CLSCAN_WG_MULTIPLE", CLSCAN__PHASE_FACT, KIND_SIZE, FIELD(wg_multiple), 1, 1024, NULL},
+    {"CLSCAN_SUBGROUP_WIDTH", CLSCAN__PHASE_FACT, KIND_UINT, FIELD(subgroup_width), 0, 128, NULL},
+    {"CLSCAN_FP64", CLSCAN__PHASE_FACT, KIND_BOOL, FIELD(fp64), 0, 1, NULL},
+    {"CLSCAN_INT64_ATOMICS", CLSCAN__PHASE_FACT, KIND_BOOL, FIELD(int64_atomics), 0, 1, NULL},
+    {"CLSCAN_MAX_LOOP_ITERATIONS", CLSCAN__PHASE_FACT, KIND_ULONG, FIELD(max_loop_iterations), 0,
      ~0ull, NULL},
-    {"CLSCAN_LOCAL_MEM_BANKS", CLSCAN_PHASE_TUNING, KIND_UINT, FIELD(local_banks), 0, 1024, NULL},
-    {"CLSCAN_BANK_WIDTH", CLSCAN_PHASE_TUNING, KIND_UINT, FIELD(bank_width), 1, 64, NULL},
-    {"CLSCAN_WORK_GROUP_SIZE", CLSCAN_PHASE_TUNING, KIND_SIZE, FIELD(wg_size), 1, 1u << 16, NULL},
-    {"CLSCAN_ITEMS_PER_THREAD", CLSCAN_PHASE_TUNING, KIND_UINT, FIELD(items_per_thread), 1, 4096, NULL},
-    {"CLSCAN_GROUPS_PER_CU", CLSCAN_PHASE_TUNING, KIND_UINT, FIELD(groups_per_cu), 1, 1024, NULL},
-    {"CLSCAN_MAX_GROUPS", CLSCAN_PHASE_TUNING, KIND_UINT, FIELD(max_groups), 1, 1u << 20, NULL},
-    {"CLSCAN_SP_WORK_GROUP_SIZE", CLSCAN_PHASE_TUNING, KIND_SIZE, FIELD(sp_wg_size), 1, 1u << 16, NULL},
-    {"CLSCAN_SP_ITEMS_PER_THREAD", CLSCAN_PHASE_TUNING, KIND_UINT, FIELD(sp_items), 1, 65536, NULL},
-    {"CLSCAN_SINGLE_GROUP_TILES", CLSCAN_PHASE_TUNING, KIND_UINT, FIELD(single_group_tiles), 1,
+    {"CLSCAN_LOCAL_MEM_BANKS", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(local_banks), 0, 1024, NULL},
+    {"CLSCAN_BANK_WIDTH", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(bank_width), 1, 64, NULL},
+    {"CLSCAN_WORK_GROUP_SIZE", CLSCAN__PHASE_TUNING, KIND_SIZE, FIELD(wg_size), 1, 1u << 16, NULL},
+    {"CLSCAN_ITEMS_PER_THREAD", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(items_per_thread), 1, 4096, NULL},
+    {"CLSCAN_GROUPS_PER_CU", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(groups_per_cu), 1, 1024, NULL},
+    {"CLSCAN_MAX_GROUPS", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(max_groups), 1, 1u << 20, NULL},
+    {"CLSCAN_SP_WORK_GROUP_SIZE", CLSCAN__PHASE_TUNING, KIND_SIZE, FIELD(sp_wg_size), 1, 1u << 16, NULL},
+    {"CLSCAN_SP_ITEMS_PER_THREAD", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(sp_items), 1, 65536, NULL},
+    {"CLSCAN_SINGLE_GROUP_TILES", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(single_group_tiles), 1,
      1u << 20, NULL},
-    {"CLSCAN_PADDING", CLSCAN_PHASE_TUNING, KIND_BOOL, FIELD(padding), 0, 1, NULL},
-    {"CLSCAN_SUBGROUP_IMPL", CLSCAN_PHASE_TUNING, KIND_NAME, FIELD(sg_impl), NAMES(sg_impl_names)},
-    {"CLSCAN_WG_SCAN", CLSCAN_PHASE_TUNING, KIND_NAME, FIELD(wg_algo), NAMES(wg_algo_names)},
-    {"CLSCAN_SCAN_ALGO", CLSCAN_PHASE_TUNING, KIND_NAME, FIELD(scan_algo), NAMES(scan_algo_names)},
-    {"CLSCAN_LOOKBACK_ATOMICS", CLSCAN_PHASE_TUNING, KIND_NAME, FIELD(lb_atomics),
+    {"CLSCAN_PADDING", CLSCAN__PHASE_TUNING, KIND_BOOL, FIELD(padding), 0, 1, NULL},
+    {"CLSCAN_SUBGROUP_IMPL", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(sg_impl), NAMES(sg_impl_names)},
+    {"CLSCAN_WG_SCAN", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(wg_algo), NAMES(wg_algo_names)},
+    {"CLSCAN_SCAN_ALGO", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(scan_algo), NAMES(scan_algo_names)},
+    {"CLSCAN_LOOKBACK_ATOMICS", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(lb_atomics),
      NAMES(lb_atomics_names)},
-    {"CLSCAN_LOOKBACK_SPINS", CLSCAN_PHASE_TUNING, KIND_UINT, FIELD(lb_spins), 0, 1u << 30, NULL},
-    {"CLSCAN_LOOKBACK_TEST", CLSCAN_PHASE_TUNING, KIND_NAME, FIELD(lb_test), NAMES(lb_test_names)},
+    {"CLSCAN_LOOKBACK_SPINS", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(lb_spins), 0, 1u << 30, NULL},
+    {"CLSCAN_LOOKBACK_TEST", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(lb_test), NAMES(lb_test_names)},
 #undef NAMES
 #undef FIELD
 };
@@ -77,7 +77,7 @@ static clscan_status bad_env(const clscan_context *ctx, const struct override *o
                         o->name, value, expected);
 }
 
-static clscan_status apply_one(const clscan_context *ctx, clscan_profile *p,
+static clscan_status apply_one(const clscan_context *ctx, clscan__profile *p,
                                const struct override *o, const char *v)
 {
     char *field = (char *)p + o->offset;
@@ -99,7 +99,7 @@ static clscan_status apply_one(const clscan_context *ctx, clscan_profile *p,
         else *(int *)field = (int)num;
         return CLSCAN_SUCCESS;
     case KIND_VENDOR:
-        if (!clscan__vendor_from_name(v, (clscan_vendor *)field))
+        if (!clscan__vendor_from_name(v, (clscan__vendor *)field))
             return bad_env(ctx, o, v, "nvidia, amd, intel, apple, arm, qualcomm or other");
         return CLSCAN_SUCCESS;
     case KIND_DEVTYPE: {
@@ -153,8 +153,8 @@ static clscan_status apply_one(const clscan_context *ctx, clscan_profile *p,
     return CLSCAN_SUCCESS;
 }
 
-clscan_status clscan__apply_overrides(const clscan_context *ctx, clscan_profile *p,
-                                      clscan_override_phase phase, clscan_getenv_fn getenv_fn,
+clscan_status clscan__apply_overrides(const clscan_context *ctx, clscan__profile *p,
+                                      clscan__override_phase phase, clscan__getenv_fn getenv_fn,
                                       void *user)
 {
     if (!getenv_fn) return CLSCAN_SUCCESS;
@@ -168,29 +168,29 @@ clscan_status clscan__apply_overrides(const clscan_context *ctx, clscan_profile 
     return CLSCAN_SUCCESS;
 }
 
-const char *clscan__sg_impl_name(clscan_sg_impl impl)
+const char *clscan__sg_impl_name(clscan__sg_impl impl)
 {
-    return (unsigned)impl < CLSCAN_SG_IMPL_COUNT ? sg_impl_names[impl] : "invalid";
+    return (unsigned)impl < CLSCAN__SG_IMPL_COUNT ? sg_impl_names[impl] : "invalid";
 }
 
-const char *clscan__wg_algo_name(clscan_wg_algo algo)
+const char *clscan__wg_algo_name(clscan__wg_algo algo)
 {
-    return (unsigned)algo < CLSCAN_WG_ALGO_COUNT ? wg_algo_names[algo] : "invalid";
+    return (unsigned)algo < CLSCAN__WG_ALGO_COUNT ? wg_algo_names[algo] : "invalid";
 }
 
-const char *clscan__scan_algo_name(clscan_scan_algo algo)
+const char *clscan__scan_algo_name(clscan__scan_algo algo)
 {
-    return (unsigned)algo < CLSCAN_SCAN_ALGO_COUNT ? scan_algo_names[algo] : "invalid";
+    return (unsigned)algo < CLSCAN__SCAN_ALGO_COUNT ? scan_algo_names[algo] : "invalid";
 }
 
-const char *clscan__lb_atomics_name(clscan_lb_atomics a)
+const char *clscan__lb_atomics_name(clscan__lb_atomics a)
 {
-    return (unsigned)a < CLSCAN_LB_ATOMICS_COUNT ? lb_atomics_names[a] : "invalid";
+    return (unsigned)a < CLSCAN__LB_ATOMICS_COUNT ? lb_atomics_names[a] : "invalid";
 }
 
-const char *clscan__lb_test_name(int mode)
+const char *clscan__lb_test_name(clscan__lb_test mode)
 {
-    return mode >= 0 && (size_t)mode < sizeof lb_test_names / sizeof lb_test_names[0]
+    return (size_t)mode < sizeof lb_test_names / sizeof lb_test_names[0]
                ? lb_test_names[mode]
                : "invalid";
 }

@@ -10,15 +10,15 @@
 /* ---------------------------------------------------------------- table ----- */
 
 /* A row of the bank table: banks and their width for a vendor's on-chip local memory. */
-typedef struct clscan_bank_row {
-    clscan_vendor vendor;   /* OTHER: any */
+typedef struct clscan__bank_row {
+    clscan__vendor vendor;   /* OTHER: any */
     cl_uint banks;
     cl_uint width;          /* bytes */
     const char *source;     /* shown as the banks' reason */
-} clscan_bank_row;
+} clscan__bank_row;
 /* A row of the tuning table: the launch shapes for matching devices. */
-typedef struct clscan_tuning_row {
-    clscan_vendor vendor;   /* OTHER: any */
+typedef struct clscan__tuning_row {
+    clscan__vendor vendor;   /* OTHER: any */
     cl_device_type type;    /* 0: any */
     const char *name;       /* a part of the device name; NULL: any */
     size_t wg_size;         /* multi-level scan: work-items per group */
@@ -28,40 +28,40 @@ typedef struct clscan_tuning_row {
     size_t sp_wg_size;      /* single-pass scan */
     cl_uint sp_items;
     const char *source;     /* shown as the tuning's reason */
-} clscan_tuning_row;
+} clscan__tuning_row;
 /* The first matching row of each table for p's (possibly overridden) facts; never NULL. */
-const clscan_bank_row *clscan__table_banks(const clscan_profile *p);
-const clscan_tuning_row *clscan__table_tuning(const clscan_profile *p);
+const clscan__bank_row *clscan__table_banks(const clscan__profile *p);
+const clscan__tuning_row *clscan__table_tuning(const clscan__profile *p);
 
 /* ------------------------------------------------------------- overrides ---- */
 
 /* The two phases of the overrides: device facts are applied before the tables are
  * consulted (so CLSCAN_VENDOR=amd picks AMD's rows), tuning after. */
-typedef enum clscan_override_phase { CLSCAN_PHASE_FACT, CLSCAN_PHASE_TUNING } clscan_override_phase;
+typedef enum clscan__override_phase { CLSCAN__PHASE_FACT, CLSCAN__PHASE_TUNING } clscan__override_phase;
 /* Applies every CLSCAN_* setting of `phase` that getenv_fn (NULL: none) returns. A bad
  * value fails with CLSCAN_ERROR_INVALID_ENVIRONMENT and a message naming it. */
-clscan_status clscan__apply_overrides(const clscan_context *ctx, clscan_profile *p,
-                                      clscan_override_phase phase, clscan_getenv_fn getenv_fn,
+clscan_status clscan__apply_overrides(const clscan_context *ctx, clscan__profile *p,
+                                      clscan__override_phase phase, clscan__getenv_fn getenv_fn,
                                       void *user);
 /* The names the overrides take, for messages and the description. */
-const char *clscan__sg_impl_name(clscan_sg_impl impl);
-const char *clscan__wg_algo_name(clscan_wg_algo algo);
-const char *clscan__scan_algo_name(clscan_scan_algo algo);
-const char *clscan__lb_atomics_name(clscan_lb_atomics a);
-const char *clscan__lb_test_name(int mode);
+const char *clscan__sg_impl_name(clscan__sg_impl impl);
+const char *clscan__wg_algo_name(clscan__wg_algo algo);
+const char *clscan__scan_algo_name(clscan__scan_algo algo);
+const char *clscan__lb_atomics_name(clscan__lb_atomics a);
+const char *clscan__lb_test_name(clscan__lb_test mode);
 
-/* The process environment as a clscan_getenv_fn (user is ignored). */
+/* The process environment as a clscan__getenv_fn (user is ignored). */
 const char *clscan__env_getter(const char *name, void *user);
 
-/* Context options (clscan.h) over the environment: a clscan_getenv_fn whose user is a
- * clscan_options_env. Init checks options (struct_size, flags); the getter formats a
+/* Context options (clscan.h) over the environment: a clscan__getenv_fn whose user is a
+ * clscan__options_env. Init checks options (struct_size, flags); the getter formats a
  * field that is set as the text its variable would hold, so messages name the variable. */
-typedef struct clscan_options_env {
+typedef struct clscan__options_env {
     const clscan_context_options *options; /* NULL: the environment alone */
     int ignore_environment;
     char values[40][64];                   /* formatted numeric and named fields */
-} clscan_options_env;
-clscan_status clscan__options_env_init(clscan_options_env *env,
+} clscan__options_env;
+clscan_status clscan__options_env_init(clscan__options_env *env,
                                        const clscan_context_options *options);
 const char *clscan__options_getenv(const char *name, void *user);
 
@@ -71,16 +71,16 @@ const char *clscan__options_getenv(const char *name, void *user);
  * (CLSCAN_BANK_PROBE), then clscan__profile_finish. getenv_fn NULL: the environment.
  * On failure the profile holds nothing that needs freeing. */
 clscan_status clscan__profile_probe(const clscan_context *ctx, cl_context cl_ctx,
-                                    cl_device_id device, clscan_getenv_fn getenv_fn,
-                                    void *user, clscan_profile *out);
+                                    cl_device_id device, clscan__getenv_fn getenv_fn,
+                                    void *user, clscan__profile *out);
 /* Fills banks and tuning from the tables for the device facts already in p, then
  * applies the overrides from getenv_fn (both phases) and records each choice's reason.
  * Split out for tests. */
-clscan_status clscan__profile_finish(const clscan_context *ctx, clscan_profile *p,
-                                     clscan_getenv_fn getenv_fn, void *user);
+clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile *p,
+                                     clscan__getenv_fn getenv_fn, void *user);
 
 /* -------------------------------------------------------------- describe ---- */
 
-size_t clscan__profile_describe(const clscan_profile *p, char *buf, size_t size);
+size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size);
 
 #endif /* CLSCAN_TUNE_H */
