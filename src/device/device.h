@@ -118,7 +118,8 @@ typedef struct clscan__profile {
     const char *banks_source;
     /* Tuning chosen for this device (the device table, then overrides). */
     size_t wg_size;             /* work-items per group, a power of two */
-    cl_uint items_per_thread;   /* for 4-byte types; halved for 8-byte types */
+    cl_uint items_per_thread;   /* for 4-byte types */
+    cl_uint items_per_thread_8; /* for 8-byte types */
     cl_uint groups_per_cu;      /* work-groups launched per compute unit */
     cl_uint max_groups;         /* 0: compute_units * groups_per_cu */
     cl_uint single_group_tiles; /* up to this many tiles: one kernel, one work-group */
@@ -134,6 +135,7 @@ typedef struct clscan__profile {
     /* Single-pass scan: tile shape (4-byte types), status words, bounded wait. */
     size_t sp_wg_size;
     cl_uint sp_items;
+    cl_uint sp_items_8;         /* for 8-byte types */
     clscan__lb_atomics lb_atomics;
     const char *lb_atomics_source;
     cl_uint lb_word_bits;       /* 64 with 64-bit atomics, else 32 */

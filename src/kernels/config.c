@@ -122,13 +122,14 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
     c.op = op;
     c.algo = algo;
     c.wg_size = c.algo == CLSCAN__SCAN_SINGLE_PASS ? p->sp_wg_size : p->wg_size;
-    c.items = c.algo == CLSCAN__SCAN_SINGLE_PASS ? p->sp_items : p->items_per_thread;
+    const bool wide = clscan_type_size(type) == 8;
+    if (c.algo == CLSCAN__SCAN_SINGLE_PASS) c.items = wide ? p->sp_items_8 : p->sp_items;
+    else c.items = wide ? p->items_per_thread_8 : p->items_per_thread;
     if (c.algo == CLSCAN__SCAN_SINGLE_PASS) {
         c.lb_atomics = p->lb_atomics;
         c.lb_word_bits = p->lb_word_bits;
         c.lb_test = p->lb_test;
     }
-    if (clscan_type_size(type) == 8 && c.items > 1) c.items /= 2;
     c.log_banks = p->padding && p->local_banks > 1 ? log2u(p->local_banks) : 0;
     config_subgroups(&c, p);
     *out = c;

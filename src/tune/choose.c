@@ -203,6 +203,7 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile 
     const clscan__tuning_row *t = clscan__table_tuning(p);
     p->wg_size = t->wg_size;
     p->items_per_thread = t->items;
+    p->items_per_thread_8 = t->items8;
     p->groups_per_cu = t->groups_per_cu;
     p->max_groups = 0;
     p->single_group_tiles = t->single_group_tiles;
@@ -210,6 +211,7 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile 
     p->tuning_source = t->source;
     p->sp_wg_size = t->sp_wg_size;
     p->sp_items = t->sp_items;
+    p->sp_items_8 = t->sp_items8;
     choose_device_scan(p);
 
     /* Sub-group capabilities follow the (possibly overridden) extension list. */
@@ -243,6 +245,11 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile 
     if (getenv_fn && getenv_fn("CLSCAN_LOCAL_MEM_BANKS", user))
         p->banks_source = "CLSCAN_LOCAL_MEM_BANKS";
     if (getenv_fn && getenv_fn("CLSCAN_WORK_GROUP_SIZE", user)) p->tuning_source = "overridden";
+    /* An overridden item count (for 4-byte types) gives 8-byte types half as many. */
+    if (getenv_fn && getenv_fn("CLSCAN_ITEMS_PER_THREAD", user))
+        p->items_per_thread_8 = p->items_per_thread > 1 ? p->items_per_thread / 2 : 1;
+    if (getenv_fn && getenv_fn("CLSCAN_SP_ITEMS_PER_THREAD", user))
+        p->sp_items_8 = p->sp_items > 1 ? p->sp_items / 2 : 1;
 
     s = fit_wg_size(ctx, p, &p->wg_size, "CLSCAN_WORK_GROUP_SIZE", getenv_fn, user);
     if (s == CLSCAN_SUCCESS)

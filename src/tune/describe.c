@@ -41,10 +41,10 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
     clscan__append(buf, size, &len, "scan layers:   %s work-group scan (%s), %s sub-groups of %u (%s)\n",
            clscan__wg_algo_name(p->wg_algo), p->wg_algo_source,
            clscan__sg_impl_name(p->sg_impl), p->sg_width, p->sg_source);
-    clscan__append(buf, size, &len, "device scan:   %s (%s); single-pass tiles %zu x %u, %u-bit "
+    clscan__append(buf, size, &len, "device scan:   %s (%s); single-pass tiles %zu x %u (x %u for 8-byte types), %u-bit "
            "status words, %s atomics (%s), fallback after %u reads%s%s\n",
            clscan__scan_algo_name(p->scan_algo), p->scan_algo_source, p->sp_wg_size,
-           p->sp_items, p->lb_word_bits, clscan__lb_atomics_name(p->lb_atomics),
+           p->sp_items, p->sp_items_8, p->lb_word_bits, clscan__lb_atomics_name(p->lb_atomics),
            p->lb_atomics_source, p->lb_spins, p->lb_test ? ", TEST MODE " : "",
            p->lb_test ? clscan__lb_test_name(p->lb_test) : "");
     clscan__append(buf, size, &len, "capabilities:  fp64 %s, 64-bit atomics %s, max alloc %llu MiB\n",
@@ -54,9 +54,9 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
         clscan__append(buf, size, &len, "quirks:        a work-item stops after %llu loop iterations\n",
                (unsigned long long)p->max_loop_iterations);
     clscan__append(buf, size, &len,
-           "tuning:        work-group %zu, %u items/work-item (4-byte types), padding %s, "
+           "tuning:        work-group %zu, %u items/work-item (4-byte types; %u for 8-byte), padding %s, "
            "%u groups/CU, one group up to %u tiles (%s)\n",
-           p->wg_size, p->items_per_thread,
+           p->wg_size, p->items_per_thread, p->items_per_thread_8,
            p->padding && p->local_banks ? "on" : "off", p->groups_per_cu,
            p->single_group_tiles, p->tuning_source);
     return len;

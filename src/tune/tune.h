@@ -23,10 +23,12 @@ typedef struct clscan__tuning_row {
     const char *name;       /* a part of the device name; NULL: any */
     size_t wg_size;         /* multi-level scan: work-items per group */
     cl_uint items;          /* elements per work-item, 4-byte types */
+    cl_uint items8;         /* elements per work-item, 8-byte types */
     cl_uint groups_per_cu;
     cl_uint single_group_tiles;
     size_t sp_wg_size;      /* single-pass scan */
-    cl_uint sp_items;
+    cl_uint sp_items;       /* 4-byte types */
+    cl_uint sp_items8;      /* 8-byte types */
     const char *source;     /* shown as the tuning's reason */
 } clscan__tuning_row;
 /* The first matching row of each table for p's (possibly overridden) facts; never NULL. */
