@@ -1,6 +1,7 @@
 /* kernels.h - the kernels layer: what a program is specialised on (kernels/config.c), the
  * #define block that specialises it (kernels/defines.c), building one program and its
- * kernels (kernels/build.c), and the disk cache of built programs (kernels/diskcache.c).
+ * kernels (kernels/build.c), and the disk cache of built programs (kernels/diskcache.c,
+ * its file format in kernels/diskcache_file.c).
  * Builds on tune/ (docs/ARCHITECTURE.md). The per-context cache of programs is the
  * runtime layer's. */
 #ifndef CLSCAN_KERNELS_H
@@ -236,7 +237,12 @@ void clscan__diskcache_file_free(clscan__diskcache_file *f);
  * store and tests (which write files with a foreign key or a payload the driver refuses). */
 bool clscan__diskcache_write_file(const char *path, const char *key, size_t key_length,
                                  const void *payload, size_t payload_length);
-/* The calling thread's reason why its last load found no usable file ("" after a load). */
+/* The calling thread's reason why its last load found no usable file ("" after a load),
+ * and its setter (load and read_file set it). */
 const char *clscan__diskcache_last_reason(void);
+void clscan__diskcache_set_reason(const char *reason);
+/* The file format's version (part of every key) and the longest key text. */
+#define CLSCAN__DISKCACHE_FORMAT 1u
+#define CLSCAN__DISKCACHE_MAX_KEY_BYTES (1u << 20)
 
 #endif /* CLSCAN_KERNELS_H */
