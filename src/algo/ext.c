@@ -5,8 +5,6 @@
 
 #include "clscan_ext.h"
 
-#include <stdlib.h>
-
 /* ------------------------------------------------------------ tracing ------- */
 
 CLSCAN_API void clscan_ext_trace_events(cl_event *trace, size_t cap, size_t *count)
@@ -59,13 +57,13 @@ CLSCAN_API const char *clscan_ext_cache_stat_name(clscan_ext_cache_counter which
 /* ----------------------------------------------------------- algorithms ----- */
 
 /* Public CLSCAN_ALGORITHM_* (DEFAULT is 0) to the internal clscan__scan_algo (whose
- * MULTI_LEVEL is 0): 1 and *out, or 0 for DEFAULT or an unknown value. */
-static int algo_to_internal(clscan_algorithm algorithm, clscan__scan_algo *out)
+ * MULTI_LEVEL is 0): true and *out, or false for DEFAULT or an unknown value. */
+static bool algo_to_internal(clscan_algorithm algorithm, clscan__scan_algo *out)
 {
     switch (algorithm) {
-    case CLSCAN_ALGORITHM_MULTI_LEVEL: *out = CLSCAN__SCAN_MULTI_LEVEL; return 1;
-    case CLSCAN_ALGORITHM_SINGLE_PASS: *out = CLSCAN__SCAN_SINGLE_PASS; return 1;
-    default: return 0;
+    case CLSCAN_ALGORITHM_MULTI_LEVEL: *out = CLSCAN__SCAN_MULTI_LEVEL; return true;
+    case CLSCAN_ALGORITHM_SINGLE_PASS: *out = CLSCAN__SCAN_SINGLE_PASS; return true;
+    default: return false;
     }
 }
 
@@ -108,9 +106,11 @@ CLSCAN_API clscan_status clscan_ext_context_set_algorithm(clscan_context *ctx,
     /* As at creation (choose_device_scan in tune/choose.c): the look-back waits in a loop, so
      * a device that stops a work-item after a number of loop iterations (llvmpipe) gets
      * the multi-level scan; only CLSCAN_SCAN_ALGO=single-pass at creation overrides it. */
-    CLSCAN__RETURN_IF(ctx, algo == CLSCAN__SCAN_SINGLE_PASS && ctx->target.profile.max_loop_iterations &&
-                              ctx->created_scan_algo != CLSCAN__SCAN_SINGLE_PASS,
-                     CLSCAN_ERROR_UNSUPPORTED,
+    CLSCAN__RETURN_IF(ctx,
+                      algo == CLSCAN__SCAN_SINGLE_PASS &&
+                          ctx->target.profile.max_loop_iterations &&
+                          ctx->created_scan_algo != CLSCAN__SCAN_SINGLE_PASS,
+                      CLSCAN_ERROR_UNSUPPORTED,
                      "the single-pass scan cannot run here: the device stops a work-item after "
                      "%llu loop iterations and the look-back waits in a loop",
                      (unsigned long long)ctx->target.profile.max_loop_iterations);

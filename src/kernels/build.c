@@ -64,11 +64,6 @@ static const struct {
     [CLSCAN__K_SORT_SCATTER] = {"clscan_sort_scatter", 1},
 };
 
-const char *clscan__kernel_name(clscan__kernel_id id)
-{
-    return (unsigned)id < CLSCAN__KERNEL_COUNT ? kernel_table[id].name : "invalid";
-}
-
 /* The definition of a compaction's predicate, appended after the kernels (which
  * declare it): the user's expression on a line of its own, which compiler messages
  * call line 1 of "predicate". Returns a malloc'd string, or NULL when out of memory. */

@@ -83,8 +83,8 @@ typedef struct clscan__scan_config {
     cl_uint value_bytes;
 } clscan__scan_config;
 
-/* The kernels a program may hold, as indices into clscan__program.kernels;
- * clscan__kernel_name gives each one's name in cl/. */
+/* The kernels a program may hold, as indices into clscan__program.kernels (each one's
+ * name in cl/ is in kernel_table of kernels/build.c). */
 typedef enum clscan__kernel_id {
     CLSCAN__K_REDUCE = 0,    /* clscan_reduce_tiles */
     CLSCAN__K_PARTIALS,      /* clscan_scan_partials */
@@ -102,7 +102,6 @@ typedef enum clscan__kernel_id {
     CLSCAN__K_SORT_SCATTER,  /* clscan_sort_scatter */
     CLSCAN__KERNEL_COUNT
 } clscan__kernel_id;
-const char *clscan__kernel_name(clscan__kernel_id id);
 
 /* A built scan program and its kernels. Kernel arguments are set and the kernels
  * enqueued under `lock`, since cl_kernel objects are not safe to share across threads. */
