@@ -207,6 +207,14 @@ typedef enum clscan_lookback_test {
     CLSCAN_LOOKBACK_TEST_SILENT = 2 /* every fourth tile publishes nothing */
 } clscan_lookback_test;
 
+/* The radix sort (CLSCAN_SORT_ALGO). */
+typedef enum clscan_sort_algorithm {
+    CLSCAN_SORT_ALGORITHM_DEFAULT = 0,
+    CLSCAN_SORT_ALGORITHM_THREE_STEP = 1, /* per digit: histogram, scan, scatter */
+    CLSCAN_SORT_ALGORITHM_ONESWEEP = 2    /* all histograms at once, then per digit one
+                                             kernel whose tiles look back */
+} clscan_sort_algorithm;
+
 typedef struct clscan_context_options {
     size_t struct_size;             /* sizeof(clscan_context_options) */
     unsigned flags;                 /* CLSCAN_OPTIONS_* */
@@ -249,6 +257,8 @@ typedef struct clscan_context_options {
     clscan_switch disk_cache;       /* CLSCAN_DISK_CACHE */
     const char *cache_dir;          /* CLSCAN_CACHE_DIR (copied) */
     const char *kernel_include_dir; /* CLSCAN_KERNEL_INCLUDE_DIR (copied) */
+    /* Added in 0.2 (a struct_size that ends before a field leaves it at its default). */
+    clscan_sort_algorithm sort_algorithm; /* CLSCAN_SORT_ALGO */
 } clscan_context_options;
 
 /* clscan_context_create with options (NULL: exactly clscan_context_create). Returns what

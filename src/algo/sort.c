@@ -101,6 +101,55 @@ static clscan_status sort_config_choose(const clscan_context *ctx, clscan_type k
     return CLSCAN_SUCCESS;
 }
 
+/* One-sweep sorts (cl/clscan_sort_onesweep.cl): ranks are kept below 2^30 in the
+ * status words, so larger sorts take the three-step kernels. */
+#define ONESWEEP_MAX_N (1ull << 30)
+
+/* Bytes of local memory the one-sweep pass kernel declares (an upper bound): the
+ * tile's keys and values, the warps' digit counts, the digit starts, destinations and
+ * ticket, the work-group scan's scratch, and the local-memory match's two slots per
+ * work-item. */
+static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p)
+{
+    size_t bins = cfg->wg_size > SORT_RADIX ? cfg->wg_size : SORT_RADIX;
+    if (cfg->log_banks) bins += bins >> cfg->log_banks;
+    const size_t warps = cfg->wg_size >= 32 ? cfg->wg_size / 32 : 1;
+    clscan__scan_config one = *cfg;
+    one.kind = CLSCAN__PROGRAM_SCAN;
+    one.items = 1;
+    return cfg->wg_size * cfg->items * (clscan_type_size(cfg->elem_type) + cfg->value_bytes) +
+           warps * SORT_RADIX * 4 + bins * 4 + SORT_RADIX * 4 + 16 +
+           clscan__scan_local_bytes(&one, p) + 2 * cfg->wg_size * 4;
+}
+
+/* Turns the sort shape in *cfg into the one-sweep one where the device's choice and n
+ * allow: work-groups of 256 (or the device's largest power of two below), 24 keys per
+ * work-item (16 where a key and its value take 8 bytes, 8 above), halved until local
+ * memory holds them. Leaves *cfg alone otherwise. */
+static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_config *cfg)
+{
+    if (p->sort_algo != CLSCAN__SORT_ONESWEEP || n >= ONESWEEP_MAX_N || p->max_loop_iterations)
+        return;
+    clscan__scan_config os = *cfg;
+    os.sort_onesweep = 1;
+    os.lb_test = p->lb_test;
+    /* (Its own work-group size: a CPU's scan tuning may have groups of one.) */
+    os.wg_size = 1;
+    while (os.wg_size * 2 <= SORT_RADIX && os.wg_size * 2 <= p->max_wg_size) os.wg_size *= 2;
+    if (os.wg_size < 2) return;
+    if (os.sg_impl != CLSCAN__SG_NVIDIA || os.sg_width > os.wg_size) {
+        os.sg_impl = CLSCAN__SG_LOCAL;
+        os.wg_algo = CLSCAN__WG_BLELLOCH;
+        os.sg_width = (cl_uint)os.wg_size;
+    }
+    const size_t item_bytes = clscan_type_size(os.elem_type) + os.value_bytes;
+    os.items = item_bytes <= 4 ? 24 : item_bytes <= 8 ? 16 : 8; /* measured: PERFORMANCE.md */
+    const cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
+    while (onesweep_local_bytes(&os, p) > budget && os.items > 1) os.items /= 2;
+    if (onesweep_local_bytes(&os, p) > budget) return;
+    *cfg = os;
+}
+
 /* How the tiles of n keys are split over work-groups: as the multi-level scan splits
  * them (a bounded number of groups, each a contiguous run of tiles), with fewer tiles
  * per group where the device limits a work-item's loop iterations. */
@@ -264,6 +313,96 @@ static clscan_status enqueue_passes(clscan__launch *l, clscan__program *prog,
     return s;
 }
 
+/* The one-sweep sort's words in the scratch slot, in 32-bit words: every pass's digit
+ * counts, every pass's ticket, and two rows of status words per tile (the pass's, and
+ * the next one's, which the pass clears); the temporary keys and values follow. */
+typedef struct onesweep_plan {
+    cl_ulong tiles, passes;
+    cl_ulong hist, tickets, status[2]; /* word offsets */
+    cl_ulong zeroed_bytes;             /* zeroed before the first pass */
+    cl_ulong tmp_keys, tmp_values, bytes; /* byte offsets, and the slot's size */
+} onesweep_plan;
+
+static onesweep_plan onesweep_plan_make(const clscan__scan_config *cfg, const sort_call *c)
+{
+    onesweep_plan op;
+    const cl_ulong kb = clscan_type_size(c->key_type), tile = (cl_ulong)cfg->wg_size * cfg->items;
+    op.tiles = (c->n + tile - 1) / tile;
+    op.passes = kb * 8 / SORT_BITS;
+    op.hist = 0;
+    op.tickets = op.passes * SORT_RADIX;
+    op.status[0] = align_up((op.tickets + op.passes) * 4) / 4;
+    op.status[1] = op.status[0] + op.tiles * SORT_RADIX;
+    op.zeroed_bytes = op.status[1] * 4;
+    op.tmp_keys = align_up((op.status[1] + op.tiles * SORT_RADIX) * 4);
+    op.tmp_values = align_up(op.tmp_keys + (cl_ulong)c->n * kb);
+    op.bytes = op.tmp_values + (cl_ulong)c->n * cfg->value_bytes;
+    return op;
+}
+
+/* Enqueues the one-sweep sort (the program's lock held): the zeroing, the histograms of
+ * every digit, then a pass per digit, reading and writing as enqueue_passes does. */
+static clscan_status enqueue_onesweep(clscan__launch *l, clscan__program *prog,
+                                      const sort_call *c, const onesweep_plan *op)
+{
+    const clscan__scan_config *cfg = &prog->config;
+    const clscan__profile *p = &l->ctx->target.profile;
+    cl_mem scratch = l->scratch->buffer;
+    const cl_ulong kb = clscan_type_size(c->key_type), vb = cfg->value_bytes, n = c->n;
+    const sort_side kin = {c->keys, c->keys_offset}, kout = {c->keys_out, c->keys_out_offset};
+    const sort_side ktmp = {scratch, op->tmp_keys / kb};
+    const sort_side vin = c->pairs ? (sort_side){c->values, c->values_offset} : kin;
+    const sort_side vout = c->pairs ? (sort_side){c->values_out, c->values_out_offset} : kout;
+    const sort_side vtmp = vb ? (sort_side){scratch, op->tmp_values / vb} : ktmp;
+    clscan_status s = clscan__enqueue_zero(l, scratch, 0, (size_t)op->zeroed_bytes);
+    if (s != CLSCAN_SUCCESS) return s;
+    cl_kernel k = prog->kernels[CLSCAN__K_SORT_OS_HIST];
+    clscan__kernel_args a = clscan__args_begin(k, 0);
+    CLSCAN__ARG(a, kin.mem);
+    CLSCAN__ARG(a, kin.off);
+    CLSCAN__ARG(a, n);
+    CLSCAN__ARG(a, scratch);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_os_histogram)");
+    cl_ulong groups = p->max_groups ? p->max_groups : (cl_ulong)p->compute_units * p->groups_per_cu;
+    const cl_ulong per_group = (cl_ulong)cfg->wg_size * cfg->items;
+    if (groups > (n + per_group - 1) / per_group) groups = (n + per_group - 1) / per_group;
+    if (groups < 1) groups = 1;
+    s = clscan__enqueue(l, k, (size_t)groups, cfg->wg_size, "enqueue sort_os_histogram");
+    k = prog->kernels[CLSCAN__K_SORT_OS_PASS];
+    for (cl_uint pass = 0; pass < op->passes && s == CLSCAN_SUCCESS; ++pass) {
+        const sort_side from = pass == 0 ? kin : (pass & 1) ? ktmp : kout;
+        const sort_side to = (pass & 1) ? kout : ktmp;
+        const sort_side vfrom = pass == 0 ? vin : (pass & 1) ? vtmp : vout;
+        const sort_side vto = (pass & 1) ? vout : vtmp;
+        const cl_uint shift = pass * SORT_BITS;
+        const cl_ulong hist = op->hist + (cl_ulong)pass * SORT_RADIX;
+        const cl_ulong ticket = op->tickets + pass;
+        const cl_ulong st = op->status[pass & 1], st_next = op->status[(pass + 1) & 1];
+        const cl_uint clear_next = pass + 1 < op->passes, spins = p->lb_spins;
+        a = clscan__args_begin(k, 0);
+        CLSCAN__ARG(a, from.mem);
+        CLSCAN__ARG(a, from.off);
+        CLSCAN__ARG(a, to.mem);
+        CLSCAN__ARG(a, to.off);
+        CLSCAN__ARG(a, vfrom.mem);
+        CLSCAN__ARG(a, vfrom.off);
+        CLSCAN__ARG(a, vto.mem);
+        CLSCAN__ARG(a, vto.off);
+        CLSCAN__ARG(a, n);
+        CLSCAN__ARG(a, shift);
+        CLSCAN__ARG(a, scratch);
+        CLSCAN__ARG(a, hist);
+        CLSCAN__ARG(a, ticket);
+        CLSCAN__ARG(a, st);
+        CLSCAN__ARG(a, st_next);
+        CLSCAN__ARG(a, clear_next);
+        CLSCAN__ARG(a, spins);
+        if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_os_pass)");
+        s = clscan__enqueue(l, k, (size_t)op->tiles, cfg->wg_size, "enqueue sort_os_pass");
+    }
+    return s;
+}
+
 static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sort_call *c,
                           cl_uint nwait, const cl_event *wait, cl_event *event)
 {
@@ -277,8 +416,30 @@ static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sor
     const cl_uint vb = c->pairs ? (cl_uint)clscan_type_size(c->value_type) : 0;
     clscan__scan_config cfg, scan_cfg;
     clscan__program *prog, *scan_prog;
-    if ((s = sort_config_choose(ctx, c->key_type, vb, count_type, &cfg)) != CLSCAN_SUCCESS ||
-        (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS ||
+    if ((s = sort_config_choose(ctx, c->key_type, vb, count_type, &cfg)) != CLSCAN_SUCCESS)
+        return s;
+    onesweep_shape(&ctx->target.profile, c->n, &cfg);
+    if (cfg.sort_onesweep) {
+        if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
+        const onesweep_plan op = onesweep_plan_make(&prog->config, c);
+        CLSCAN__RETURN_IF(ctx, op.bytes > ctx->target.profile.max_alloc || op.bytes > (cl_ulong)SIZE_MAX,
+                          CLSCAN_ERROR_OUT_OF_RESOURCES,
+                          "the sort's temporaries (%zu keys%s, digit counts and status words) "
+                          "need %llu bytes, more than the device's largest allocation "
+                          "(CL_DEVICE_MAX_MEM_ALLOC_SIZE) of %llu bytes",
+                          c->n, c->pairs ? " and values" : "", (unsigned long long)op.bytes,
+                          (unsigned long long)ctx->target.profile.max_alloc);
+        clscan__launch l;
+        if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, (size_t)op.bytes)) !=
+            CLSCAN_SUCCESS)
+            return s;
+        l.scratch->lb_clean = 0; /* counts and keys overwrite status words */
+        pthread_mutex_lock(&prog->lock);
+        s = enqueue_onesweep(&l, prog, c, &op);
+        pthread_mutex_unlock(&prog->lock);
+        return clscan__launch_end(&l, s, event);
+    }
+    if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS ||
         (s = clscan__scan_config_choose(ctx, &ctx->target.profile, CLSCAN__SCAN_MULTI_LEVEL,
                                         count_type, CLSCAN_OP_ADD, &scan_cfg)) !=
             CLSCAN_SUCCESS ||

@@ -59,6 +59,13 @@ typedef enum clscan__scan_algo {
     CLSCAN__SCAN_SINGLE_PASS = 1,
     CLSCAN__SCAN_ALGO_COUNT
 } clscan__scan_algo;
+/* The radix sort: per digit a histogram, a scan of the counts and a scatter (three
+ * launches), or one launch per digit whose tiles look back (cl/clscan_sort_onesweep.cl). */
+typedef enum clscan__sort_algo {
+    CLSCAN__SORT_THREE_STEP = 0,
+    CLSCAN__SORT_ONESWEEP = 1,
+    CLSCAN__SORT_ALGO_COUNT
+} clscan__sort_algo;
 typedef enum clscan__lb_atomics {
     CLSCAN__LB_CL12 = 0, /* OpenCL C 1.2 read-modify-write atomics */
     CLSCAN__LB_C11 = 1,  /* OpenCL C 2.0/3.0 acquire/release at device scope */
@@ -141,6 +148,8 @@ typedef struct clscan__profile {
     cl_uint lb_word_bits;       /* 64 with 64-bit atomics, else 32 */
     cl_uint lb_spins;           /* fruitless look-back reads before the fallback */
     clscan__lb_test lb_test;    /* a test mode of cl/clscan_lookback.cl, or off */
+    clscan__sort_algo sort_algo; /* the radix sort's */
+    const char *sort_algo_source;
 } clscan__profile;
 
 /* Reads the device's facts into p (zeroing it first): the fields above the bank probe's.

@@ -31,6 +31,7 @@ static const struct {
     {"clscan_select.cl", F_SELECT, 0},
     {"clscan_general.cl", F_GENERAL, 0},
     {"clscan_sort.cl", F_SORT, 0},
+    {"clscan_sort_onesweep.cl", F_SORT, 0},
 };
 
 /* The F_* bit of the files cfg's program is made of. */
@@ -62,6 +63,8 @@ static const struct {
     [CLSCAN__K_GEN_SINGLE] = {"clscan_gen_single", 1},
     [CLSCAN__K_SORT_HIST] = {"clscan_sort_histogram", 1},
     [CLSCAN__K_SORT_SCATTER] = {"clscan_sort_scatter", 1},
+    [CLSCAN__K_SORT_OS_HIST] = {"clscan_sort_os_histogram", 1},
+    [CLSCAN__K_SORT_OS_PASS] = {"clscan_sort_os_pass", 1},
 };
 
 /* The definition of a compaction's predicate, appended after the kernels (which
@@ -228,7 +231,8 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan__target
     wanted[CLSCAN__K_SEL_SINGLE] = single && cfg->select;
     wanted[CLSCAN__K_GEN_REDUCE] = wanted[CLSCAN__K_GEN_SCAN] = general;
     wanted[CLSCAN__K_GEN_SINGLE] = general && single;
-    wanted[CLSCAN__K_SORT_HIST] = wanted[CLSCAN__K_SORT_SCATTER] = sort;
+    wanted[CLSCAN__K_SORT_HIST] = wanted[CLSCAN__K_SORT_SCATTER] = sort && !cfg->sort_onesweep;
+    wanted[CLSCAN__K_SORT_OS_HIST] = wanted[CLSCAN__K_SORT_OS_PASS] = sort && cfg->sort_onesweep;
     *max_wg = cfg->wg_size;
     clscan_status s = CLSCAN_SUCCESS;
     for (int k = 0; k < CLSCAN__KERNEL_COUNT && s == CLSCAN_SUCCESS; ++k) {

@@ -81,6 +81,9 @@ typedef struct clscan__scan_config {
     /* Sort programs: type and op are the count type (as for compaction) and ADD, the
      * keys are of elem_type, and each value has value_bytes (4 or 8; 0: keys only). */
     cl_uint value_bytes;
+    /* Sort programs: 1 for the one-sweep kernels (cl/clscan_sort_onesweep.cl), 0 for the
+     * histogram, scan and scatter of each digit (cl/clscan_sort.cl). */
+    cl_uint sort_onesweep;
 } clscan__scan_config;
 
 /* The kernels a program may hold, as indices into clscan__program.kernels (each one's
@@ -99,7 +102,9 @@ typedef enum clscan__kernel_id {
     CLSCAN__K_GEN_SCAN,      /* clscan_gen_scan_tiles, */
     CLSCAN__K_GEN_SINGLE,    /* and, single-pass, clscan_gen_single */
     CLSCAN__K_SORT_HIST,     /* sort programs: clscan_sort_histogram, */
-    CLSCAN__K_SORT_SCATTER,  /* clscan_sort_scatter */
+    CLSCAN__K_SORT_SCATTER,  /* clscan_sort_scatter; one-sweep sort programs: */
+    CLSCAN__K_SORT_OS_HIST,  /* clscan_sort_os_histogram, */
+    CLSCAN__K_SORT_OS_PASS,  /* clscan_sort_os_pass */
     CLSCAN__KERNEL_COUNT
 } clscan__kernel_id;
 

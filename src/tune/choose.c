@@ -128,6 +128,17 @@ static void choose_device_scan(clscan__profile *p)
      * microsecond each) is stalled, not slow; CPUs run a started group to its end. */
     p->lb_spins = 256;
     p->lb_test = CLSCAN__LB_TEST_OFF;
+    /* The one-sweep sort ranks keys by warp match in inline PTX on NVIDIA's OpenCL (and
+     * through local memory elsewhere, much slower); its look-back waits in loops. */
+    if (p->nvidia_platform && !p->max_loop_iterations) {
+        p->sort_algo = CLSCAN__SORT_ONESWEEP;
+        p->sort_algo_source = "NVIDIA: warp match ranks the keys";
+    } else {
+        p->sort_algo = CLSCAN__SORT_THREE_STEP;
+        p->sort_algo_source = p->max_loop_iterations
+                                  ? "a work-item's loop iterations are limited"
+                                  : "default off NVIDIA";
+    }
 }
 
 /* After the overrides: checks a forced atomics mode and picks the status word width
@@ -240,6 +251,7 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile 
     }
     if (getenv_fn && getenv_fn("CLSCAN_WG_SCAN", user)) p->wg_algo_source = "CLSCAN_WG_SCAN";
     if (getenv_fn && getenv_fn("CLSCAN_SCAN_ALGO", user)) p->scan_algo_source = "CLSCAN_SCAN_ALGO";
+    if (getenv_fn && getenv_fn("CLSCAN_SORT_ALGO", user)) p->sort_algo_source = "CLSCAN_SORT_ALGO";
     s = finish_lookback(ctx, p, getenv_fn && getenv_fn("CLSCAN_LOOKBACK_ATOMICS", user));
     if (s != CLSCAN_SUCCESS) return s;
     if (getenv_fn && getenv_fn("CLSCAN_LOCAL_MEM_BANKS", user))

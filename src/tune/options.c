@@ -13,6 +13,7 @@ static const char *const wg_scan_names[] = {NULL, "blelloch", "subgroup"};
 static const char *const algorithm_names[] = {NULL, "multi-level", "single-pass"};
 static const char *const atomics_names[] = {NULL, "cl12", "c11", "ptx"};
 static const char *const test_names[] = {NULL, "delay", "silent"};
+static const char *const sort_names[] = {NULL, "three-step", "onesweep"};
 
 /* Column legend: the variable, the field's offset and size, how it is written, and for
  * OPT_ENUM the names of values 1, 2, ... (value 0 is the default). */
@@ -64,6 +65,7 @@ static const struct option_field {
     F("CLSCAN_DISK_CACHE", disk_cache, OPT_SWITCH),
     F("CLSCAN_CACHE_DIR", cache_dir, OPT_STRING),
     F("CLSCAN_KERNEL_INCLUDE_DIR", kernel_include_dir, OPT_STRING),
+    E("CLSCAN_SORT_ALGO", sort_algorithm, sort_names),
 #undef E
 #undef F
 };

@@ -14,6 +14,7 @@ static const char *const scan_algo_names[CLSCAN__SCAN_ALGO_COUNT] = {"multi-leve
                                                                     "single-pass"};
 static const char *const lb_atomics_names[CLSCAN__LB_ATOMICS_COUNT] = {"cl12", "c11", "ptx"};
 static const char *const lb_test_names[] = {"off", "delay", "silent"};
+static const char *const sort_algo_names[CLSCAN__SORT_ALGO_COUNT] = {"three-step", "onesweep"};
 
 typedef enum { KIND_UINT, KIND_SIZE, KIND_ULONG, KIND_BOOL, KIND_VENDOR, KIND_DEVTYPE,
                KIND_MEMTYPE, KIND_VERSION, KIND_STRING, KIND_NAME } override_kind;
@@ -66,6 +67,7 @@ static const struct override {
      NAMES(lb_atomics_names)},
     {"CLSCAN_LOOKBACK_SPINS", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(lb_spins), 0, 1u << 30, NULL},
     {"CLSCAN_LOOKBACK_TEST", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(lb_test), NAMES(lb_test_names)},
+    {"CLSCAN_SORT_ALGO", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(sort_algo), NAMES(sort_algo_names)},
 #undef NAMES
 #undef FIELD
 };
@@ -176,6 +178,11 @@ const char *clscan__sg_impl_name(clscan__sg_impl impl)
 const char *clscan__wg_algo_name(clscan__wg_algo algo)
 {
     return (unsigned)algo < CLSCAN__WG_ALGO_COUNT ? wg_algo_names[algo] : "invalid";
+}
+
+const char *clscan__sort_algo_name(clscan__sort_algo algo)
+{
+    return (unsigned)algo < CLSCAN__SORT_ALGO_COUNT ? sort_algo_names[algo] : "invalid";
 }
 
 const char *clscan__scan_algo_name(clscan__scan_algo algo)

@@ -49,6 +49,7 @@ clscan_status clscan__apply_overrides(const clscan_context *ctx, clscan__profile
 const char *clscan__sg_impl_name(clscan__sg_impl impl);
 const char *clscan__wg_algo_name(clscan__wg_algo algo);
 const char *clscan__scan_algo_name(clscan__scan_algo algo);
+const char *clscan__sort_algo_name(clscan__sort_algo algo);
 const char *clscan__lb_atomics_name(clscan__lb_atomics a);
 const char *clscan__lb_test_name(clscan__lb_test mode);
 

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# gpu-sort.sh - the radix sort on the lent GPU machine, in one call: build (release),
+# the sort tests on the GPU with the device's default sort and with the one-sweep
+# look-back's test modes, then clscan-bench of sort-keys and sort-pairs (uint32 keys,
+# int64 and float keys) with each sort algorithm, and CUB's SortKeys and SortPairs
+# (.gpu-kit/anchors/cub_anchor.cu) in the same call. Logs under $OUT, a table last.
+#   source .gpu-kit/env.sh && bash tools/gpu-sort.sh [sizes] [test]
+# sizes: log2 of n, comma-separated (default 20,24,27); "test" runs the tests too.
+set -uo pipefail
+sizes=${1:-20,24,27}
+OUT=${OUT:-/tmp/clscan-out}
+mkdir -p "$OUT"
+b=build-gpu
+{ meson setup $b --buildtype=release && meson compile -C $b; } >"$OUT/build.log" 2>&1 ||
+    { tail -40 "$OUT/build.log"; exit 1; }
+nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/cub_anchor .gpu-kit/anchors/cub_anchor.cu \
+    >"$OUT/nvcc.log" 2>&1 || tail -20 "$OUT/nvcc.log"
+if [ "${2:-}" = test ]; then
+    for v in "default -" "silent CLSCAN_LOOKBACK_TEST=silent" \
+             "delay CLSCAN_LOOKBACK_TEST=delay,CLSCAN_LOOKBACK_SPINS=8" \
+             "three-step CLSCAN_SORT_ALGO=three-step"; do
+        set -- $v
+        env=$( [ "$2" = - ] || echo "$2" | tr ',' ' ')
+        if env CK_DEFAULT_TIMEOUT=580 $env $b/tests/test_sort >"$OUT/test-$1.log" 2>&1; then
+            echo "test_sort $1: OK"
+        else
+            echo "test_sort $1: FAILED"; grep -v "^  sort" "$OUT/test-$1.log" | tail -15
+        fi
+    done
+fi
+[ "${3:-}" = nobench ] && exit 0
+ns=$(echo "$sizes" | tr ',' '\n' | sed 's/^/2^/' | paste -sd,)
+: >"$OUT/bench.log"
+for algo in onesweep three-step; do
+    for t in "uint32 sort-keys,sort-pairs" "int64 sort-keys" "float sort-keys"; do
+        set -- $t
+        echo "== $algo $1 $2" >>"$OUT/bench.log"
+        CLSCAN_SORT_ALGO=$algo $b/clscan-bench --type "$1" --call "$2" --sizes "$ns" \
+            --repeats 10 --warmup 2 >>"$OUT/bench.log" 2>&1
+    done
+done
+for op in sortk sortp; do
+    /tmp/cub_anchor $op $(echo "$sizes" | tr ',' ' ') >>"$OUT/bench.log" 2>&1
+done
+grep -E "^(==|uint32|int64|float) .*sort|^cub_" "$OUT/bench.log" |
+    awk '/^==/ {print; next} /^cub_/ {print; next} {printf "%-7s %-11s %10s %8s %8s %s\n", $1, $2, $4, $6, $7, $NF}'
