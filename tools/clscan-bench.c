@@ -5,7 +5,8 @@
  * CSV columns (JSON rows carry the same keys): platform, device, driver; then
  *   type, op, mode, algo     op and mode empty for a compaction or sort; a general scan's
  *                            own types come from its case (tools/verify_general.c)
- *   n, elem_bytes            elements per call, bytes per element
+ *   n, elem_bytes            elements per call, bytes per element (a general scan: of
+ *                            its output, its case's size)
  *   bytes_moved              the least the call must move: a scan reads and writes n
  *                            elements; a compaction reads n elements (select-flagged: and
  *                            n flag bytes), writes the kept ones (partition: all n) and
@@ -1371,7 +1372,14 @@ static double moved_bytes(const row *r)
     return n * e + (r->call == CALL_SELECT_FLAGGED ? n : 0) +
            (r->call == CALL_PARTITION ? n : (double)r->kept) * e + 8;
 }
-static double copy_bytes(const row *r) { return 2.0 * (double)r->n * clscan_type_size(r->type); }
+/* Bytes per element of r's output, which the copy moves: a general scan's own (its case's,
+ * whatever --type said), else the row's type's. */
+static size_t elem_bytes(const row *r)
+{
+    const int g = general_case(r->call);
+    return g >= 0 ? clscan_verify_gen_case_get(g).out_size : clscan_type_size(r->type);
+}
+static double copy_bytes(const row *r) { return 2.0 * (double)r->n * (double)elem_bytes(r); }
 static double per_ns(double amount, double ns) { return ns > 0 ? amount / ns : 0; }
 static double call_gbps(const row *r) { return per_ns(moved_bytes(r), r->dev.med); }
 static double copy_gbps(const row *r) { return per_ns(copy_bytes(r), r->copy.med); }
@@ -1531,7 +1539,7 @@ static int write_file(const char *path, const bench *b, const options *o, const 
     for (size_t i = 0; i < count; i++) {
         const row *r = &rows[i];
         int scan = takes_op(r->call);
-        double v[NF] = {[NUMS] = (double)r->n, (double)clscan_type_size(r->type),
+        double v[NF] = {[NUMS] = (double)r->n, (double)elem_bytes(r),
                         moved_bytes(r), (double)r->k, o->warmup, r->repeats, r->kernels,
                         r->clock_ok, r->dev.min / 1e3, r->dev.med / 1e3, r->dev.max / 1e3,
                         r->wall.min / 1e3, r->wall.med / 1e3, r->wall.max / 1e3, call_gbps(r),
