@@ -1,11 +1,13 @@
 /* clscan-bench.c - times libclscan's scans, stream compactions, general scans and sorts
- * (device time of the kernels each call enqueued, and wall time per call) against a
- * buffer copy of the same size; checks every result on the host; prints a table, CSV, JSON.
+ * (device time of the kernels each call enqueued, wall time per call, and wall time per
+ * call in batches of calls back to back) against a buffer copy of the same size, timed the
+ * same ways; checks every result on the host; prints a table, CSV, JSON.
  *
  * CSV columns (JSON rows carry the same keys): platform, device, driver; then
  *   type, op, mode, algo     op and mode empty for a compaction or sort; a general scan's
  *                            own types come from its case (tools/verify_general.c)
- *   n, elem_bytes            elements per call, bytes per element
+ *   n, elem_bytes            elements per call, bytes per element (a general scan: of
+ *                            its output, its case's size)
  *   bytes_moved              the least the call must move: a scan reads and writes n
  *                            elements; a compaction reads n elements (select-flagged: and
  *                            n flag bytes), writes the kept ones (partition: all n) and
@@ -39,6 +41,21 @@
  *   stream_h2d_pct           host-stream: stream_gbps / h2d_gbps, in %
  *   host_memory              host-stream: pinned (a mapped CL_MEM_ALLOC_HOST_PTR buffer)
  *                            or pageable (malloc, where no pinned buffer could be had)
+ *   batch_calls              batched wall (empty with --no-batched and for host-stream): K,
+ *                            the calls of a batch, 2 GiB / (2*n*elem_bytes) in [3, 2000]
+ *                            (as shared/anchors/cub_anchor.cu counts them)
+ *   batched_{min,median,max}_us      over 5 batches, each of K calls back to back on one
+ *                            in-order queue without profiling, no event asked for, inputs
+ *                            rotating as in the timed calls, then one clFinish: the
+ *                            batch's wall time / K
+ *   copy_batched_{min,median,max}_us the same for K clEnqueueCopyBuffer of the copy's bytes,
+ *                            in the same batches (each batch: the K calls, then the K copies)
+ *   batched_ratio            batched_median_us / copy_batched_median_us: how many copies'
+ *                            time one call costs
+ *
+ * The batched wall times are taken after a row's checked call (its output is already read)
+ * and its per-call copies; --no-batched leaves them out. host-stream rows have none: their
+ * commands span two queues and host memory, and their yardstick is the transfers.
  *
  * --call host-stream times clscan_scan_host over n elements of pinned host memory into
  * pinned host memory, on two in-order queues, in chunks of --chunk elements (a list;
@@ -71,6 +88,12 @@
 #define TIMED_BYTES_CAP (32ull << 30)    /* scan traffic per row; repeats shrink to fit */
 #define MIN_REPEATS 3                    /* ... but never below this */
 #define TRACE_CAP 64                     /* kernel events traced per call */
+#define BATCH_BYTES (2ull << 30)         /* batched wall: K calls copy this much ... */
+#define BATCH_MIN_CALLS 3                /* ... K clamped to [3, 2000] */
+#define BATCH_MAX_CALLS 2000
+#define BATCHES 5                        /* batched wall: median of this many batches */
+#define LATE_NS 1e6     /* a batch's clFinish returned early: a marker after it waited more */
+#define LATE_SHARE 0.05 /* than this and than this share of the batch */
 
 /* What a row times: a scan, or one of the compactions. */
 enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
@@ -101,6 +124,7 @@ typedef struct options {
     const char *predicate; /* NULL: the default for the row's type */
     double keep;           /* --keep-fraction */
     int first_call;        /* --first-call: 0 no, 1 calls, 2 warm */
+    int batched;           /* batched wall times (default on; --no-batched) */
 } options;
 
 typedef struct stats {
@@ -123,6 +147,9 @@ typedef struct row {
     unsigned long long fallbacks; /* single-pass fallback reductions, all timed calls */
     unsigned repeats, kernels; /* kernels: most events traced in one call */
     stats dev, wall, copy, copy_wall;
+    size_t batch_k;            /* batched wall: calls per batch; 0 not measured */
+    unsigned late_batches;     /* batches whose clFinish returned before their commands ran */
+    stats batched, copy_batched; /* batched wall per call and per copy, over BATCHES */
     int clock_ok;              /* device timestamps advance from command to command */
     const char *check;         /* PASS, FAIL, SKIP, ERROR or UNCHECKED */
     char note[512];
@@ -132,7 +159,8 @@ typedef struct bench {
     cl_platform_id platform;
     cl_device_id device;
     cl_context cl_ctx;
-    cl_command_queue queue;
+    cl_command_queue queue;  /* in order, profiling: the per-call timings */
+    cl_command_queue plain;  /* in order, no profiling: the batched wall times */
     clscan_context *ctx;
     char platform_name[256], device_name[256], driver[128], version[128];
     cl_ulong global_mem, max_alloc;
@@ -185,6 +213,10 @@ static void usage(FILE *f)
           "  --repeats R               timed calls per row (default 50; fewer where their scan\n"
           "                            traffic would pass 32 GiB, never fewer than 3)\n"
           "  --warmup W                untimed calls first (default 5)\n"
+          "  --no-batched              leave out the batched wall times (each row's K calls\n"
+          "                            back to back, then one clFinish, 5 times, and as many\n"
+          "                            buffer copies: K = 2 GiB / (2*n*size), in [3, 2000]);\n"
+          "                            they are on by default, and lengthen slow rows most\n"
           "  --csv FILE, --json FILE   write every row, with min/median/max, to FILE\n"
           "  --first-call calls|warm   instead of the table: the wall time, in this process,\n"
           "                            of clscan_context_create, the first exclusive add scan\n"
@@ -301,6 +333,9 @@ static int parse_args(options *o, int argc, char **argv)
             exit(0);
         } else if (!strcmp(a, "--list")) {
             o->list = 1;
+            continue;
+        } else if (!strcmp(a, "--no-batched")) {
+            o->batched = 0;
             continue;
         }
         static const char *const valued[] = {"--platform", "--device", "--type", "--op",
@@ -453,6 +488,7 @@ static int open_bench(bench *b)
         return -1;
     }
     b->queue = clCreateCommandQueue(b->cl_ctx, b->device, CL_QUEUE_PROFILING_ENABLE, &err);
+    if (err == CL_SUCCESS) b->plain = clCreateCommandQueue(b->cl_ctx, b->device, 0, &err);
     if (err != CL_SUCCESS) {
         fprintf(stderr, "clscan-bench: clCreateCommandQueue: %s\n", clscan_status_string(err));
         return -1;
@@ -480,6 +516,7 @@ static void close_bench(bench *b)
     clscan_context_release(b->ctx);
     if (b->stats) clReleaseMemObject(b->stats);
     if (b->queue) clReleaseCommandQueue(b->queue);
+    if (b->plain) clReleaseCommandQueue(b->plain);
     if (b->cl_ctx) clReleaseContext(b->cl_ctx);
     free(b->describe);
 }
@@ -815,16 +852,17 @@ static cl_mem upload(bench *b, const void *host, size_t bytes, cl_int *err)
     return m;
 }
 
-/* Enqueues r's call: src (and flags) to out, the count (compactions) to count; a sort of
- * pairs takes its values from flags and writes them to count. */
-static clscan_status enqueue_call(bench *b, const row *r, cl_mem src, cl_mem flags, cl_mem out,
-                                  cl_mem count, cl_event *done)
+/* Enqueues r's call on queue q: src (and flags) to out, the count (compactions) to count;
+ * a sort of pairs takes its values from flags and writes them to count. done may be NULL
+ * (no event asked for). */
+static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl_mem src,
+                                  cl_mem flags, cl_mem out, cl_mem count, cl_event *done)
 {
     switch (r->call) {
     case CALL_SORT_KEYS:
-        return clscan_sort_keys(b->ctx, b->queue, src, 0, out, 0, r->n, r->type, 0, NULL, done);
+        return clscan_sort_keys(b->ctx, q, src, 0, out, 0, r->n, r->type, 0, NULL, done);
     case CALL_SORT_PAIRS:
-        return clscan_sort_pairs(b->ctx, b->queue, src, 0, flags, 0, out, 0, count, 0, r->n,
+        return clscan_sort_pairs(b->ctx, q, src, 0, flags, 0, out, 0, count, 0, r->n,
                                  r->type, CLSCAN_UINT32, 0, NULL, done);
     case CALL_SEG_ADD:
     case CALL_SEG_KEYS_MIN:
@@ -832,23 +870,23 @@ static clscan_status enqueue_call(bench *b, const row *r, cl_mem src, cl_mem fla
     case CALL_MAT2:
     case CALL_TRANSFORM_COUNT: {
         const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
-        return clscan_scan(b->ctx, b->queue, &g.desc, r->inclusive, src, 0,
+        return clscan_scan(b->ctx, q, &g.desc, r->inclusive, src, 0,
                            g.desc.segments ? flags : NULL, 0, out, 0, r->n, 0, NULL, done);
     }
     case CALL_SCAN:
         return (r->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
-            b->ctx, b->queue, src, 0, out, 0, r->n, r->type, r->op, 0, NULL, done);
+            b->ctx, q, src, 0, out, 0, r->n, r->type, r->op, 0, NULL, done);
     case CALL_SELECT_IF:
-        return clscan_select_if(b->ctx, b->queue, src, 0, out, 0, count, r->n, r->type,
+        return clscan_select_if(b->ctx, q, src, 0, out, 0, count, r->n, r->type,
                                 r->predicate, 0, NULL, done);
     case CALL_SELECT_FLAGGED:
-        return clscan_select_flagged(b->ctx, b->queue, src, 0, flags, 0, out, 0, count, r->n,
+        return clscan_select_flagged(b->ctx, q, src, 0, flags, 0, out, 0, count, r->n,
                                      r->type, 0, NULL, done);
     case CALL_PARTITION:
-        return clscan_partition_if(b->ctx, b->queue, src, 0, out, 0, count, r->n, r->type,
+        return clscan_partition_if(b->ctx, q, src, 0, out, 0, count, r->n, r->type,
                                    r->predicate, 0, NULL, done);
     default:
-        return clscan_unique(b->ctx, b->queue, src, 0, out, 0, count, r->n, r->type, 0, NULL,
+        return clscan_unique(b->ctx, q, src, 0, out, 0, count, r->n, r->type, 0, NULL,
                              done);
     }
 }
@@ -1030,7 +1068,8 @@ static int row_time_calls(bench *b, const options *o, row *r, row_run *d)
         size_t traced = 0;
         double t0 = now_ns(), span;
         clscan_ext_trace_events(trace, TRACE_CAP, &traced);
-        clscan_status s = enqueue_call(b, r, d->in[rot], d->flags[rot], d->out, d->count, &done);
+        clscan_status s = enqueue_call(b, b->queue, r, d->in[rot], d->flags[rot], d->out,
+                                       d->count, &done);
         clscan_ext_trace_events(NULL, 0, NULL);
         clscan_ext_lookback_stats(NULL);
         if (s == CLSCAN_SUCCESS) err = clWaitForEvents(1, &done);
@@ -1156,6 +1195,98 @@ static int row_time_copies(bench *b, const options *o, row *r, row_run *d)
     return 0;
 }
 
+/* Calls per batch for the batched wall times of a call whose copy moves copy_bytes:
+ * BATCH_BYTES of copies, at least BATCH_MIN_CALLS, at most BATCH_MAX_CALLS (as
+ * shared/anchors/cub_anchor.cu counts them, so the figures compare with CUB's). */
+static size_t batch_calls(double copy_bytes)
+{
+    const double k = copy_bytes > 0 ? floor((double)BATCH_BYTES / copy_bytes) : BATCH_MAX_CALLS;
+    return k < BATCH_MIN_CALLS ? BATCH_MIN_CALLS : k > BATCH_MAX_CALLS ? BATCH_MAX_CALLS
+                                                                       : (size_t)k;
+}
+
+/* Enqueues `count` calls of row r (copy: buffer copies of the same bytes instead) back to
+ * back on the bench's plain queue, asking for no event, the j-th reading
+ * in[(first + j) mod k], then waits for them with one clFinish; *ns: the wall time from
+ * the first enqueue to the end of the clFinish. Untimed, a marker enqueued after the
+ * clFinish is waited for: where that takes longer than LATE_NS and LATE_SHARE of the
+ * batch, the clFinish returned before the commands had run (rusticl 22.3 does so after a
+ * clFlush), and *ns runs to the marker's completion instead, *late set. 0, or -1 with
+ * r->check and r->note set. */
+static int run_batch(bench *b, row *r, row_run *d, int copy, size_t first, size_t count,
+                     double *ns, int *late)
+{
+    clscan_status s = CLSCAN_SUCCESS;
+    cl_int err = CL_SUCCESS;
+    char label[32];
+    const double t0 = now_ns();
+    for (size_t j = 0; j < count && s == CLSCAN_SUCCESS && err == CL_SUCCESS; j++) {
+        const size_t rot = (first + j) % d->k;
+        if (copy)
+            err = clEnqueueCopyBuffer(b->plain, d->in[rot], d->out, 0, 0, d->bytes, 0, NULL,
+                                      NULL);
+        else
+            s = enqueue_call(b, b->plain, r, d->in[rot], d->flags[rot], d->out, d->count, NULL);
+    }
+    const cl_int fin = clFinish(b->plain); /* (after a failure too: nothing left running) */
+    const double t1 = now_ns();
+    cl_event marker = NULL;
+    cl_int mark = clEnqueueMarkerWithWaitList(b->plain, 0, NULL, &marker);
+    if (mark == CL_SUCCESS) mark = clWaitForEvents(1, &marker);
+    if (marker) clReleaseEvent(marker);
+    const double t2 = now_ns();
+    *late = t2 - t1 > LATE_NS && t2 - t1 > LATE_SHARE * (t1 - t0);
+    *ns = (*late ? t2 : t1) - t0;
+    if (s != CLSCAN_SUCCESS)
+        return row_fail(r, "ERROR", "batched calls: %s: %s: %s",
+                        row_label(r, label, sizeof label), clscan_status_string(s),
+                        clscan_context_last_error(b->ctx));
+    if (err != CL_SUCCESS)
+        return row_fail(r, "ERROR", "batched buffer copies: clEnqueueCopyBuffer: %s",
+                        clscan_status_string(err));
+    if (fin != CL_SUCCESS || mark != CL_SUCCESS)
+        return row_fail(r, "ERROR", "batched %s: %s: %s", copy ? "buffer copies" : "calls",
+                        fin != CL_SUCCESS ? "clFinish" : "waiting for a marker after clFinish",
+                        clscan_status_string(fin != CL_SUCCESS ? fin : mark));
+    return 0;
+}
+
+/* The batched wall times of row r, after its checked call and its copies (the output they
+ * overwrite has been read): BATCHES batches, each K calls back to back then K buffer
+ * copies of the same bytes, each set ended by one clFinish (run_batch), the inputs
+ * rotating as in the timed calls; per call and per copy the batch's wall time / K, in
+ * r->batched and r->copy_batched, and K in r->batch_k; r->note says how many batches
+ * ran to a marker because their clFinish returned early. One untimed call and copy first
+ * (the first use of the plain queue). 0, or -1 with r->check and r->note set. */
+static int row_time_batched(bench *b, row *r, row_run *d)
+{
+    const size_t K = batch_calls(2.0 * (double)d->bytes);
+    double calls[BATCHES], copies[BATCHES], ns;
+    size_t first = 0;
+    int late[2];
+    cl_int err = clFinish(b->queue); /* the profiling queue's commands come first */
+    if (err != CL_SUCCESS)
+        return row_fail(r, "ERROR", "clFinish: %s", clscan_status_string(err));
+    if (run_batch(b, r, d, 0, 0, 1, &ns, &late[0]) || run_batch(b, r, d, 1, 0, 1, &ns, &late[1]))
+        return -1;
+    for (int i = 0; i < BATCHES; i++, first += K) {
+        if (run_batch(b, r, d, 0, first, K, &calls[i], &late[0])) return -1;
+        if (run_batch(b, r, d, 1, first, K, &copies[i], &late[1])) return -1;
+        r->late_batches += (unsigned)(late[0] + late[1]);
+        calls[i] /= (double)K;
+        copies[i] /= (double)K;
+    }
+    r->batched = summarise(calls, BATCHES);
+    r->copy_batched = summarise(copies, BATCHES);
+    r->batch_k = K;
+    if (r->late_batches) /* (no commas: tools/gpu-run.sh splits the CSV at every one) */
+        snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+                 "%sclFinish returned before the commands of %u of %d batches had run: those "
+                 "were timed until a marker after them completed", r->note[0] ? "; " : "",
+                 r->late_batches, 2 * BATCHES);
+    return 0;
+}
+
 static void row_release(row_run *d)
 {
     if (d->out) clReleaseMemObject(d->out);
@@ -1180,7 +1311,7 @@ static int run_row(bench *b, const options *o, row *r)
     if (!row_plan(b, o, r, &d)) {
         row_fill(r, &d);
         if (!row_upload(b, r, &d) && !row_time_calls(b, o, r, &d) && !row_check(b, r, &d) &&
-            !row_time_copies(b, o, r, &d)) {
+            !row_time_copies(b, o, r, &d) && (!o->batched || !row_time_batched(b, r, &d))) {
             r->dev = summarise(d.dev, r->repeats);
             r->wall = summarise(d.wall, r->repeats);
             r->copy = summarise(d.copy, r->repeats);
@@ -1371,13 +1502,25 @@ static double moved_bytes(const row *r)
     return n * e + (r->call == CALL_SELECT_FLAGGED ? n : 0) +
            (r->call == CALL_PARTITION ? n : (double)r->kept) * e + 8;
 }
-static double copy_bytes(const row *r) { return 2.0 * (double)r->n * clscan_type_size(r->type); }
+/* Bytes per element of r's output, which the copy moves: a general scan's own (its case's,
+ * whatever --type said), else the row's type's. */
+static size_t elem_bytes(const row *r)
+{
+    const int g = general_case(r->call);
+    return g >= 0 ? clscan_verify_gen_case_get(g).out_size : clscan_type_size(r->type);
+}
+static double copy_bytes(const row *r) { return 2.0 * (double)r->n * (double)elem_bytes(r); }
 static double per_ns(double amount, double ns) { return ns > 0 ? amount / ns : 0; }
 static double call_gbps(const row *r) { return per_ns(moved_bytes(r), r->dev.med); }
 static double copy_gbps(const row *r) { return per_ns(copy_bytes(r), r->copy.med); }
 static double ratio_pct(const row *r) /* call GB/s / copy GB/s, in % */
 {
     return copy_gbps(r) > 0 ? 100 * call_gbps(r) / copy_gbps(r) : 0;
+}
+/* Batched wall per call over batched wall per copy: how many copies' time one call costs. */
+static double batched_ratio(const row *r)
+{
+    return r->copy_batched.med > 0 ? r->batched.med / r->copy_batched.med : 0;
 }
 /* host-stream: GB/s of the stream (n elements per wall time) and of the transfers, and
  * the stream's share of the host-to-device rate, in %. */
@@ -1409,39 +1552,55 @@ static void print_table(const bench *b, const row *rows, size_t count)
            "copy: clEnqueueCopyBuffer of n*size bytes, as\nmany reps. ratio: GB/s / copy GB/s. "
            "call: a scan's operator and mode, or the compaction\n(with its predicate or keep "
            "fraction last). Inputs rotate over min(64, 256 MiB / (n*size))\nbuffers (at least "
-           "1, as memory allows), all into one output buffer.\nstream rows (host-stream): "
+           "1, as memory allows), all into one output buffer.\n"
+           "batch us: batched wall, K calls back to back on one in-order queue (no profiling, "
+           "no events\nasked for), then one clFinish: wall time / K, median of %d batches; "
+           "K = 2 GiB / (2*n*size)\nin [%d, %d], inputs rotating as above. copy batch: "
+           "clEnqueueCopyBuffer of the same bytes\ntimed the same way, in the same batches. "
+           "x copy: batch us / copy batch, how many copies'\ntime one call costs. "
+           "(--no-batched: not measured.)\nstream rows (host-stream): "
            "clscan_scan_host, pinned host memory to pinned host memory on two\nqueues; no "
            "device time (its commands span both queues): wall us, GB/s = n*size / wall us,\n"
            "Gel/s = n / wall us; copy: clEnqueueWriteBuffer of the same n*size bytes (H2D), "
-           "ratio: stream\nGB/s / H2D GB/s; the chunk and the D2H rate last.\n",
-           b->device_name, b->platform_name, b->driver);
-    printf("%-7s %-14s %-11s %10s %4s %10s %10s %9s %7s %10s %9s %7s %10s %6s  %s\n", "type",
-           "call", "algo", "n", "reps", "dev us", "wall us", "GB/s", "Gel/s", "copy us",
-           "copy GB/s", "ratio %", "kept", "fb", "check");
+           "ratio: stream\nGB/s / H2D GB/s; the chunk and the D2H rate last; not batched.\n",
+           b->device_name, b->platform_name, b->driver, BATCHES, BATCH_MIN_CALLS,
+           BATCH_MAX_CALLS);
+    printf("%-7s %-14s %-11s %10s %4s %10s %10s %9s %7s %10s %9s %7s %10s %10s %6s %10s %6s  "
+           "%s\n", "type", "call", "algo", "n", "reps", "dev us", "wall us", "GB/s", "Gel/s",
+           "copy us", "copy GB/s", "ratio %", "batch us", "copy batch", "x copy", "kept", "fb",
+           "check");
     for (size_t i = 0; i < count; i++) {
         const row *r = &rows[i];
-        char n[32], call[32], kept[32] = "-";
+        const int m = measured(r), stream = r->call == CALL_HOST_STREAM;
+        char n[32], call[32], kept[32] = "-", fb[32] = "-";
         size_text(r->n, n, sizeof n);
-        if (is_compaction(r->call) && measured(r))
-            snprintf(kept, sizeof kept, "%llu", r->kept);
+        if (is_compaction(r->call) && m) snprintf(kept, sizeof kept, "%llu", r->kept);
+        if (m && !stream) snprintf(fb, sizeof fb, "%llu", r->fallbacks);
         printf("%-7s %-14s %-11s %10s ", clscan_type_name(r->type), row_label(r, call, sizeof call),
                clscan_ext_algorithm_name(r->algo), n);
-        if (measured(r) && r->call == CALL_HOST_STREAM)
-            printf("%4u %10s %10.1f %9.2f %7.3f %10.1f %9.2f %7.1f %10s %6s  %s  chunk %zu, "
-                   "D2H %.2f GB/s, %s", r->repeats, "n/a", r->wall.med / 1e3, stream_gbps(r),
-                   per_ns(r->n, r->wall.med), r->h2d.med / 1e3, h2d_gbps(r), stream_pct(r),
-                   "-", "-", r->check, r->chunk_used, d2h_gbps(r), r->host_memory);
-        else if (measured(r) && r->clock_ok)
-            printf("%4u %10.1f %10.1f %9.1f %7.3f %10.1f %9.1f %7.1f %10s %6llu  %s", r->repeats,
+        if (m && stream)
+            printf("%4u %10s %10.1f %9.2f %7.3f %10.1f %9.2f %7.1f", r->repeats, "n/a",
+                   r->wall.med / 1e3, stream_gbps(r), per_ns(r->n, r->wall.med),
+                   r->h2d.med / 1e3, h2d_gbps(r), stream_pct(r));
+        else if (m && r->clock_ok)
+            printf("%4u %10.1f %10.1f %9.1f %7.3f %10.1f %9.1f %7.1f", r->repeats,
                    r->dev.med / 1e3, r->wall.med / 1e3, call_gbps(r), per_ns(r->n, r->dev.med),
-                   r->copy.med / 1e3, copy_gbps(r), ratio_pct(r), kept, r->fallbacks, r->check);
-        else if (measured(r)) /* wall time only */
-            printf("%4u %10s %10.1f %9s %7s %10s %9s %7s %10s %6llu  %s (no device times)",
-                   r->repeats, "n/a", r->wall.med / 1e3, "n/a", "n/a", "n/a", "n/a", "n/a", kept,
-                   r->fallbacks, r->check);
+                   r->copy.med / 1e3, copy_gbps(r), ratio_pct(r));
+        else if (m) /* wall time only */
+            printf("%4u %10s %10.1f %9s %7s %10s %9s %7s", r->repeats, "n/a", r->wall.med / 1e3,
+                   "n/a", "n/a", "n/a", "n/a", "n/a");
         else
-            printf("%4s %10s %10s %9s %7s %10s %9s %7s %10s %6s  %s", "-", "-", "-", "-", "-",
-                   "-", "-", "-", "-", "-", r->check);
+            printf("%4s %10s %10s %9s %7s %10s %9s %7s", "-", "-", "-", "-", "-", "-", "-", "-");
+        if (m && r->batch_k)
+            printf(" %10.1f %10.1f %6.2f", r->batched.med / 1e3, r->copy_batched.med / 1e3,
+                   batched_ratio(r));
+        else
+            printf(" %10s %10s %6s", "-", "-", "-");
+        printf(" %10s %6s  %s", kept, fb, r->check);
+        if (m && stream)
+            printf("  chunk %zu, D2H %.2f GB/s, %s", r->chunk_used, d2h_gbps(r), r->host_memory);
+        else if (m && !r->clock_ok)
+            fputs(" (no device times)", stdout);
         if (r->predicate) printf("  if %s", r->predicate);
         if (takes_fraction(r->call)) printf("  keep %g", r->keep);
         putchar('\n');
@@ -1474,6 +1633,7 @@ static int has_number(char k, const row *r)
     case 'k': return m && r->call != CALL_HOST_STREAM;
     case 'h': return m && r->call == CALL_HOST_STREAM;
     case 's': return r->call == CALL_HOST_STREAM;
+    case 'w': return m && r->batch_k > 0;
     default: return m && is_compaction(r->call); /* 'c' */
     }
 }
@@ -1490,18 +1650,24 @@ static int write_file(const char *path, const bench *b, const options *o, const 
         "copy_wall_max_us", "copy_gbps", "ratio_pct", "fallbacks", "check", "note", "call",
         "predicate", "keep_fraction", "kept", "gelem_per_s", "chunk", "chunk_used",
         "h2d_median_us", "h2d_gbps", "d2h_median_us", "d2h_gbps", "stream_gbps",
-        "stream_h2d_pct", "host_memory"};
+        "stream_h2d_pct", "host_memory", "batch_calls", "batched_min_us", "batched_median_us",
+        "batched_max_us", "copy_batched_min_us", "copy_batched_median_us",
+        "copy_batched_max_us", "batched_ratio"};
     /* Each field: t text (NULL: empty in CSV, null in JSON), a number, b a number for a
      * scan or a measured compaction (bytes_moved counts the kept elements), m a number if
      * measured, d a number if measured with usable device times, k a number if measured
      * and not host-stream, f a number for a call with a keep fraction, c a number for a
-     * measured compaction, s a number for host-stream, h one for a measured host-stream
-     * (else empty in CSV, null in JSON). New fields go last, so that older CSVs keep
-     * their column numbers. */
+     * measured compaction, s a number for host-stream, h one for a measured host-stream,
+     * w one for a measured row with batched wall times (else empty in CSV, null in JSON).
+     * New fields go last, so that older CSVs keep their column numbers. */
     static const char kind[] = "tttt" "aab" "mmmkm" "ddd" "mmm" "d" "ddd" "kkk" "dd" "k"
-                               "tttt" "fcd" "shhhhhhh" "t";
-    enum { NF = sizeof fields / sizeof *fields, NUMS = 4, TEXTS = 28 }; /* where they start */
+                               "tttt" "fcd" "shhhhhhh" "t" "wwwwwwww";
+    /* where they start: numbers, the texts from check on, host_memory, the batched times */
+    enum { NF = sizeof fields / sizeof *fields, NUMS = 4, TEXTS = 28, HOST_MEMORY = 43,
+           BATCHED = 44 };
     _Static_assert(sizeof kind - 1 == NF, "one kind per field");
+    _Static_assert(HOST_MEMORY + 1 == BATCHED && BATCHED + 8 == NF,
+                   "host_memory, then the eight batched fields, last");
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "clscan-bench: cannot write %s\n", path);
@@ -1522,16 +1688,17 @@ static int write_file(const char *path, const bench *b, const options *o, const 
         put_string(f, b->version, 0);
         fputs(", \"describe\": ", f);
         put_string(f, b->describe, 0);
-        fprintf(f, ", \"repeats_asked\": %u, \"warmup\": %u,\n\"bytes_moved_per_call\": "
+        fprintf(f, ", \"repeats_asked\": %u, \"warmup\": %u, \"batched\": %s, \"batches\": %d,\n"
+                "\"bytes_moved_per_call\": "
                 "\"the least the call moves: a scan 2*n*elem_bytes (one read, one write); a "
                 "compaction n*elem_bytes read, n flag bytes read (select-flagged), "
                 "kept*elem_bytes written (partition: n*elem_bytes), 8 for the count\",\n"
-                "\"rows\": [", o->repeats, o->warmup);
+                "\"rows\": [", o->repeats, o->warmup, o->batched ? "true" : "false", BATCHES);
     }
     for (size_t i = 0; i < count; i++) {
         const row *r = &rows[i];
         int scan = takes_op(r->call);
-        double v[NF] = {[NUMS] = (double)r->n, (double)clscan_type_size(r->type),
+        double v[NF] = {[NUMS] = (double)r->n, (double)elem_bytes(r),
                         moved_bytes(r), (double)r->k, o->warmup, r->repeats, r->kernels,
                         r->clock_ok, r->dev.min / 1e3, r->dev.med / 1e3, r->dev.max / 1e3,
                         r->wall.min / 1e3, r->wall.med / 1e3, r->wall.max / 1e3, call_gbps(r),
@@ -1541,12 +1708,16 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                         (double)r->fallbacks, [TEXTS + 4] = r->keep, (double)r->kept,
                         per_ns((double)r->n, r->dev.med), (double)r->chunk,
                         (double)r->chunk_used, r->h2d.med / 1e3, h2d_gbps(r),
-                        r->d2h.med / 1e3, d2h_gbps(r), stream_gbps(r), stream_pct(r)};
+                        r->d2h.med / 1e3, d2h_gbps(r), stream_gbps(r), stream_pct(r),
+                        [BATCHED] = (double)r->batch_k, r->batched.min / 1e3,
+                        r->batched.med / 1e3, r->batched.max / 1e3, r->copy_batched.min / 1e3,
+                        r->copy_batched.med / 1e3, r->copy_batched.max / 1e3,
+                        batched_ratio(r)};
         const char *text[NF] = {clscan_type_name(r->type), scan ? clscan_op_name(r->op) : NULL,
                                 scan ? mode_name(r->inclusive) : NULL,
                                 clscan_ext_algorithm_name(r->algo),
                                 [TEXTS] = r->check, r->note, call_name(r->call), r->predicate,
-                                [NF - 1] = r->host_memory};
+                                [HOST_MEMORY] = r->host_memory};
         if (csv) {
             put_string(f, b->platform_name, 1);
             fputc(',', f);
@@ -1689,7 +1860,8 @@ done:
 
 int main(int argc, char **argv)
 {
-    options o = {.platform = -1, .device = -1, .repeats = 50, .warmup = 5, .keep = 0.5};
+    options o = {.platform = -1, .device = -1, .repeats = 50, .warmup = 5, .keep = 0.5,
+                 .batched = 1};
     if (parse_args(&o, argc, argv)) return 2;
     if (o.first_call && !o.list) return first_call(&o);
     if (!o.ntypes) o.types[o.ntypes++] = CLSCAN_INT32;
@@ -1764,6 +1936,10 @@ int main(int argc, char **argv)
                                 r->clock_ok ? "device" : "wall times: call",
                                 (r->clock_ok ? r->dev : r->wall).med / 1e3,
                                 (r->clock_ok ? r->copy : r->copy_wall).med / 1e3);
+                    if (measured(r) && r->batch_k)
+                        fprintf(stderr, ", batched %.1f us (copy %.1f us, x%.2f; K %zu)",
+                                r->batched.med / 1e3, r->copy_batched.med / 1e3,
+                                batched_ratio(r), r->batch_k);
                     if (measured(r) && r->call && !streamed)
                         fprintf(stderr, ", kept %llu", r->kept);
                     fprintf(stderr, "%s%s\n", r->note[0] ? ": " : "", r->note);

@@ -3,8 +3,10 @@
 # earlier tree (a `git archive` unpacked at $1) and CUB, in one run on one device, for
 # "before and after" figures: int32 exclusive scan, select-if keep-even and uint32 sort
 # of keys at the sizes given ($2, default 2^24,2^28; $3 the sort's, default 2^24: at 2^28
-# its host check takes minutes), two rounds alternating the trees, then CUB. Logs under
-# $OUT; the table last. Run as
+# its host check takes minutes), two rounds alternating the trees, then CUB. This tree's
+# rows also carry batched wall times (batch us, copy batch, x copy), taken as cub_anchor
+# takes CUB's (K calls, one wait, median of 5; the same K), for a like-for-like column;
+# a base tree older than them prints none. Logs under $OUT; the table last. Run as
 #   source .gpu-kit/env.sh && bash tools/gpu-compare.sh .gpu-kit/base
 set -uo pipefail
 base=$1

@@ -26,7 +26,9 @@
 # logs under $OUT, a short table last. Run from the repository root as
 #   source .gpu-kit/env.sh && bash tools/gpu-run.sh check,tune,bench
 # The device tool brings back at most 8 files: logs travel as one logs.tgz, and the
-# benchmark rows as one bench.csv with the variant name first.
+# benchmark rows as one bench.csv with the variant name first. Every clscan-bench row but
+# host-stream also takes its batched wall times (K calls back to back, one clFinish; the
+# bench's --no-batched); the summary shows them in braces, call/copy, in us.
 set -uo pipefail
 modes=${1:-check,bench}
 has() { [[ ",$modes," == *",$1,"* ]]; }
@@ -158,10 +160,11 @@ fi
 [ -s "$OUT/first-call.txt" ] && cat "$OUT/first-call.txt"
 [ -s "$OUT/sizes.txt" ] && cat "$OUT/sizes.txt"
 if [ -s "$OUT/bench.csv" ]; then
-    echo "algo n:median device us/median wall us(copy us)fallbacks check[kept], by variant (bench.csv):"
+    echo "algo n:median device us/median wall us(copy us)fallbacks check[kept]{batched wall us/copy's}, by variant (bench.csv):"
     awk -F, 'NR>1 { key = $1 " " $8; if (key != last) { printf "\n%-24s", key; last = key }
-                    printf " %s:%s/%s(%s)%s%s%s", $9, $18, $21, $25, $32, $33,
-                           $38 == "" ? "" : "[" $38 "]" } END { print "" }' \
+                    printf " %s:%s/%s(%s)%s%s%s%s", $9, $18, $21, $25, $32, $33,
+                           $38 == "" ? "" : "[" $38 "]",
+                           $51 == "" ? "" : sprintf("{%.1f/%.1f}", $51, $54) } END { print "" }' \
         "$OUT/bench.csv"
     grep "exit [1-9]" <(tar xzf "$OUT/logs.tgz" -O bench.log) || true
     grep -q '"host-stream"' "$OUT/bench.csv" &&
