@@ -340,7 +340,7 @@ static onesweep_plan onesweep_plan_make(const clscan__scan_config *cfg, const so
     return op;
 }
 
-/* Enqueues the one-sweep sort (the program's lock held): the zeroing, the histograms of
+/* Enqueues the one-sweep sort (the program's lock held): the clearing, the histograms of
  * every digit, then a pass per digit, reading and writing as enqueue_passes does. */
 static clscan_status enqueue_onesweep(clscan__launch *l, clscan__program *prog,
                                       const sort_call *c, const onesweep_plan *op)
@@ -354,16 +354,24 @@ static clscan_status enqueue_onesweep(clscan__launch *l, clscan__program *prog,
     const sort_side vin = c->pairs ? (sort_side){c->values, c->values_offset} : kin;
     const sort_side vout = c->pairs ? (sort_side){c->values_out, c->values_out_offset} : kout;
     const sort_side vtmp = vb ? (sort_side){scratch, op->tmp_values / vb} : ktmp;
-    clscan_status s = clscan__enqueue_zero(l, scratch, 0, (size_t)op->zeroed_bytes);
-    if (s != CLSCAN_SUCCESS) return s;
-    cl_kernel k = prog->kernels[CLSCAN__K_SORT_OS_HIST];
+    cl_ulong groups = p->max_groups ? p->max_groups : (cl_ulong)p->compute_units * p->groups_per_cu;
+    const cl_ulong words = op->zeroed_bytes / 4;
+    cl_ulong clear_groups = (words + cfg->wg_size - 1) / cfg->wg_size;
+    if (clear_groups > groups) clear_groups = groups;
+    cl_kernel k = prog->kernels[CLSCAN__K_SORT_OS_CLEAR];
     clscan__kernel_args a = clscan__args_begin(k, 0);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, words);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_os_clear)");
+    clscan_status s = clscan__enqueue(l, k, (size_t)clear_groups, cfg->wg_size, "enqueue sort_os_clear");
+    if (s != CLSCAN_SUCCESS) return s;
+    k = prog->kernels[CLSCAN__K_SORT_OS_HIST];
+    a = clscan__args_begin(k, 0);
     CLSCAN__ARG(a, kin.mem);
     CLSCAN__ARG(a, kin.off);
     CLSCAN__ARG(a, n);
     CLSCAN__ARG(a, scratch);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_os_histogram)");
-    cl_ulong groups = p->max_groups ? p->max_groups : (cl_ulong)p->compute_units * p->groups_per_cu;
     const cl_ulong per_group = (cl_ulong)cfg->wg_size * cfg->items;
     if (groups > (n + per_group - 1) / per_group) groups = (n + per_group - 1) / per_group;
     if (groups < 1) groups = 1;

@@ -63,6 +63,7 @@ static const struct {
     [CLSCAN__K_GEN_SINGLE] = {"clscan_gen_single", 1},
     [CLSCAN__K_SORT_HIST] = {"clscan_sort_histogram", 1},
     [CLSCAN__K_SORT_SCATTER] = {"clscan_sort_scatter", 1},
+    [CLSCAN__K_SORT_OS_CLEAR] = {"clscan_sort_os_clear", 1},
     [CLSCAN__K_SORT_OS_HIST] = {"clscan_sort_os_histogram", 1},
     [CLSCAN__K_SORT_OS_PASS] = {"clscan_sort_os_pass", 1},
 };
@@ -232,7 +233,8 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan__target
     wanted[CLSCAN__K_GEN_REDUCE] = wanted[CLSCAN__K_GEN_SCAN] = general;
     wanted[CLSCAN__K_GEN_SINGLE] = general && single;
     wanted[CLSCAN__K_SORT_HIST] = wanted[CLSCAN__K_SORT_SCATTER] = sort && !cfg->sort_onesweep;
-    wanted[CLSCAN__K_SORT_OS_HIST] = wanted[CLSCAN__K_SORT_OS_PASS] = sort && cfg->sort_onesweep;
+    wanted[CLSCAN__K_SORT_OS_CLEAR] = wanted[CLSCAN__K_SORT_OS_HIST] =
+        wanted[CLSCAN__K_SORT_OS_PASS] = sort && cfg->sort_onesweep;
     *max_wg = cfg->wg_size;
     clscan_status s = CLSCAN_SUCCESS;
     for (int k = 0; k < CLSCAN__KERNEL_COUNT && s == CLSCAN_SUCCESS; ++k) {

@@ -103,6 +103,7 @@ typedef enum clscan__kernel_id {
     CLSCAN__K_GEN_SINGLE,    /* and, single-pass, clscan_gen_single */
     CLSCAN__K_SORT_HIST,     /* sort programs: clscan_sort_histogram, */
     CLSCAN__K_SORT_SCATTER,  /* clscan_sort_scatter; one-sweep sort programs: */
+    CLSCAN__K_SORT_OS_CLEAR, /* clscan_sort_os_clear, */
     CLSCAN__K_SORT_OS_HIST,  /* clscan_sort_os_histogram, */
     CLSCAN__K_SORT_OS_PASS,  /* clscan_sort_os_pass */
     CLSCAN__KERNEL_COUNT

@@ -117,17 +117,6 @@ clscan_status clscan__enqueue_copy_input(clscan__launch *l, cl_mem src, size_t o
     return CLSCAN_SUCCESS;
 }
 
-clscan_status clscan__enqueue_zero(clscan__launch *l, cl_mem buf, size_t offset, size_t bytes)
-{
-    const cl_uint zero = 0;
-    cl_event ev = NULL;
-    cl_int err = clEnqueueFillBuffer(l->queue, buf, &zero, sizeof zero, offset, bytes, l->nwait,
-                                     l->wait, &ev);
-    if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clEnqueueFillBuffer");
-    clscan__launch_chain(l, ev);
-    return CLSCAN_SUCCESS;
-}
-
 clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
                                      cl_uint nwait, const cl_event *wait, cl_event *event)
 {

@@ -155,9 +155,6 @@ void clscan__launch_chain(clscan__launch *l, cl_event ev);
  * call's input, where tiles would otherwise read what others overwrite. */
 clscan_status clscan__enqueue_copy_input(clscan__launch *l, cl_mem src, size_t offset,
                                          size_t bytes, cl_mem *copy);
-/* Sets bytes [offset, +bytes) of buf to zero (offset and bytes multiples of 4), as the
- * launch's next command. */
-clscan_status clscan__enqueue_zero(clscan__launch *l, cl_mem buf, size_t offset, size_t bytes);
 /* An empty call: a marker after the wait list, if an event or a wait list asks for it. */
 clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
                                      cl_uint nwait, const cl_event *wait, cl_event *event);
