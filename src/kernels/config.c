@@ -180,3 +180,30 @@ const char *clscan__select_mode_name(clscan__select_mode mode)
                                         "unique"};
     return (unsigned)mode < sizeof names / sizeof names[0] ? names[mode] : "invalid";
 }
+
+/* (A field added to clscan__scan_config must be added here too: the size check below
+ * fails until it is, since a field left out would let two shapes share a program.) */
+_Static_assert(sizeof(clscan__scan_config) == 104,
+               "clscan__scan_config changed: update clscan__config_fingerprint");
+void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_config *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = cfg->kind;
+    out->type = cfg->type;
+    out->op = cfg->op;
+    out->wg_size = cfg->wg_size;
+    out->items = cfg->items;
+    out->log_banks = cfg->log_banks;
+    out->wg_algo = cfg->wg_algo;
+    out->sg_impl = cfg->sg_impl;
+    out->sg_width = cfg->sg_width;
+    out->algo = cfg->algo;
+    out->lb_atomics = cfg->lb_atomics;
+    out->lb_word_bits = cfg->lb_word_bits;
+    out->lb_test = cfg->lb_test;
+    out->select = cfg->select;
+    out->elem_type = cfg->elem_type;
+    out->elem_bytes = cfg->elem_bytes;
+    out->value_bytes = cfg->value_bytes;
+    out->sort_onesweep = cfg->sort_onesweep;
+}

@@ -119,8 +119,17 @@ typedef struct clscan__program {
     cl_kernel kernels[CLSCAN__KERNEL_COUNT]; /* by clscan__kernel_id; NULL where the kind has none */
     char *predicate;            /* owned copy of config.predicate */
     char *prelude;              /* owned copy of config.prelude */
+    /* The shape it was asked for, as clscan__config_fingerprint writes it (the per-context
+     * cache finds a program by it without formatting the key; runtime/programs.c). */
+    clscan__scan_config asked;
     pthread_mutex_t lock;
 } clscan__program;
+
+/* Writes into *out the fields of cfg that specialise a program, every byte of *out
+ * defined (padding zeroed) so that two fingerprints compare with memcmp; the predicate
+ * and prelude pointers are left out (compare their texts). Within one context (one
+ * profile), equal fingerprints and texts give equal program keys. */
+void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_config *out);
 
 /* The two forms of a program's specialisation: the #define block prepended to the
  * embedded sources (with a compaction's predicate, the program cache key), or

@@ -10,9 +10,32 @@
 static clscan_status program_find_or_build(clscan_context *ctx, const clscan__scan_config *cfg,
                                            const char *key, clscan__program **out);
 
+/* Whether prog was asked for with fingerprint fp and these texts. */
+static bool program_matches(const clscan__program *prog, const clscan__scan_config *fp,
+                            const clscan__scan_config *cfg)
+{
+    return memcmp(&prog->asked, fp, sizeof *fp) == 0 &&
+           (cfg->predicate ? prog->predicate && strcmp(prog->predicate, cfg->predicate) == 0
+                           : !prog->predicate) &&
+           (cfg->prelude ? prog->prelude && strcmp(prog->prelude, cfg->prelude) == 0
+                         : !prog->prelude);
+}
+
 clscan_status clscan__program_get(clscan_context *ctx, const clscan__scan_config *cfg,
                                   clscan__program **out)
 {
+    /* First by the shape asked for, without formatting the key (every call comes here:
+     * the key's formatting cost more host time than the enqueue itself). */
+    clscan__scan_config fp;
+    clscan__config_fingerprint(cfg, &fp);
+    pthread_mutex_lock(&ctx->lock);
+    for (clscan__program *p = ctx->programs; p; p = p->next)
+        if (program_matches(p, &fp, cfg)) {
+            pthread_mutex_unlock(&ctx->lock);
+            *out = p;
+            return CLSCAN_SUCCESS;
+        }
+    pthread_mutex_unlock(&ctx->lock);
     /* The key: the #define block, then a compaction's predicate and a general scan's
      * prelude, each after a newline. */
     char defines[2048];
@@ -54,6 +77,7 @@ static clscan_status program_find_or_build(clscan_context *ctx, const clscan__sc
     clscan__program *built;
     const clscan_status s = clscan__program_build(ctx, &ctx->target, cfg, key, &built);
     if (s != CLSCAN_SUCCESS) return s;
+    clscan__config_fingerprint(cfg, &built->asked);
     pthread_mutex_lock(&ctx->lock);
     for (clscan__program *p = ctx->programs; p; p = p->next)
         if (strcmp(p->key, key) == 0) {
