@@ -84,6 +84,9 @@ typedef struct clscan__profile {
     char device_version[64];    /* "OpenCL 3.0 CUDA" */
     char c_version[64];         /* "OpenCL C 1.2 ..." */
     char *extensions;           /* owned; space-separated tokens */
+    char *identity;             /* owned: the platform, device and driver lines that key the
+                                   disk cache (names and versions in full, the vendor id);
+                                   NULL where one of them could not be queried */
     clscan__vendor vendor;       /* normalised from vendor id and name */
     cl_uint vendor_id;
     cl_device_type device_type;

@@ -182,10 +182,10 @@ void clscan__programs_free(clscan__program *list);
 /* Settles p from getenv_fn: CLSCAN_DISK_CACHE (0 or 1, else
  * CLSCAN_ERROR_INVALID_ENVIRONMENT), CLSCAN_CACHE_DIR (not empty; relative to the working
  * directory), else $XDG_CACHE_HOME/clscan (if absolute), else $HOME/.cache/clscan, else
- * off. Queries device for the key's identity lines; a failed query turns the cache off.
- * Creates nothing on disk. */
-clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id device,
-                                         const char *platform_name,
+ * off. The key's identity lines are the device profile's (its platform decides the
+ * default; an unknown identity turns the cache off). Creates nothing on disk. */
+clscan_status clscan__diskcache_settings(const clscan_context *ctx,
+                                         const clscan__profile *profile,
                                          clscan__getenv_fn getenv_fn, void *user,
                                          clscan__diskcache_config *p);
 

@@ -59,8 +59,8 @@ static clscan_status context_settle(clscan_context *ctx, clscan__getenv_fn geten
     clscan_status s = clscan__profile_probe(NULL, ctx->target.cl_ctx, ctx->target.device,
                                             getenv_fn, user, &ctx->target.profile);
     if (s != CLSCAN_SUCCESS) return s;
-    s = clscan__diskcache_settings(NULL, ctx->target.device, ctx->target.profile.platform_name,
-                                   getenv_fn, user, &ctx->target.cache);
+    s = clscan__diskcache_settings(NULL, &ctx->target.profile, getenv_fn, user,
+                                   &ctx->target.cache);
     if (s != CLSCAN_SUCCESS) return s;
     const char *dir = getenv_fn("CLSCAN_KERNEL_INCLUDE_DIR", user);
     if (dir && *dir && !(ctx->kernel_include_dir = strdup(dir)))
