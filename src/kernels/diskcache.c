@@ -1,10 +1,12 @@
 /* diskcache.c - the disk cache of built programs: where it lives (CLSCAN_DISK_CACHE,
  * CLSCAN_CACHE_DIR, settled at context creation), the key that identifies a program
  * (device, driver, library version, build options, a digest of the full source text),
- * and loading and storing a program through the files of kernels/diskcache_file.c.
+ * and loading and storing a program through the files of kernels/diskcache_file.c; and
+ * the small records kept beside the programs (the bank probe's result).
  * Nothing here ever fails a call: a cache that cannot be read or written is simply not
- * used. A file is <cache dir>/clscan-<32 hex digits>.bin, the digits two independent
- * 64-bit hashes of the key text. */
+ * used. A program's file is <cache dir>/clscan-<32 hex digits>.bin, a record's
+ * clscan-<name>-<32 hex digits>.bin, the digits two independent 64-bit hashes of the key
+ * text. */
 #include "kernels/kernels.h"
 
 #include <errno.h>
@@ -176,7 +178,69 @@ bool clscan__diskcache_key(const clscan__diskcache_config *p, const char *const 
     return true;
 }
 
-/* ------------------------------------------------------------------- files -- */
+/* ----------------------------------------------------------------- records -- */
+
+bool clscan__diskcache_record_key(const clscan__diskcache_config *p, const char *name,
+                                  const char *key, char **path, char **text)
+{
+    *path = *text = NULL;
+    if (!p->disk_cache || !p->cache_dir || !p->cache_identity) return false;
+    const char *fmt = "%srecord: %s\n%s";
+    int len = snprintf(NULL, 0, fmt, p->cache_identity, name, key);
+    if (len <= 0 || (size_t)len > CLSCAN__DISKCACHE_MAX_KEY_BYTES ||
+        !(*text = malloc((size_t)len + 1)))
+        return false;
+    snprintf(*text, (size_t)len + 1, fmt, p->cache_identity, name, key);
+    char file[96];
+    snprintf(file, sizeof file, "/clscan-%.24s-%016llx%016llx.bin", name,
+             (unsigned long long)clscan__hash_fnv1a64(FNV_OFFSET, *text, (size_t)len),
+             (unsigned long long)clscan__hash_mix64(SEED_NAME, *text, (size_t)len));
+    if (!(*path = join(p->cache_dir, file))) {
+        free(*text);
+        *text = NULL;
+        return false;
+    }
+    return true;
+}
+
+bool clscan__diskcache_record_load(const clscan__diskcache_config *p, const char *name,
+                                   const char *key, unsigned char **payload, size_t *length,
+                                   const char **why)
+{
+    *payload = NULL;
+    *length = 0;
+    char *path, *text;
+    if (!clscan__diskcache_record_key(p, name, key, &path, &text)) {
+        *why = p->disk_cache ? "out of host memory" : "the disk cache is off";
+        return false;
+    }
+    clscan__diskcache_file f;
+    const clscan__file_read r = clscan__diskcache_read_file(path, &f);
+    if (r != CLSCAN__FILE_VALID) *why = clscan__diskcache_last_reason();
+    else if (f.key_length != strlen(text) || memcmp(f.key, text, f.key_length) != 0)
+        *why = "the key text differs (another device, driver, version or probe)";
+    else if (!(*payload = malloc(f.payload_length)))
+        *why = "out of host memory";
+    else {
+        memcpy(*payload, f.payload, f.payload_length);
+        *length = f.payload_length;
+    }
+    if (r == CLSCAN__FILE_VALID) clscan__diskcache_file_free(&f);
+    free(path);
+    free(text);
+    return *payload != NULL;
+}
+
+bool clscan__diskcache_record_store(const clscan__diskcache_config *p, const char *name,
+                                    const char *key, const void *payload, size_t length)
+{
+    char *path, *text;
+    if (!clscan__diskcache_record_key(p, name, key, &path, &text)) return false;
+    const bool ok = clscan__diskcache_write_file(path, text, strlen(text), payload, length);
+    free(path);
+    free(text);
+    return ok;
+}
 
 /* ---------------------------------------------------------------- programs -- */
 
