@@ -191,6 +191,12 @@ static void pc_child_create(pc_report *r)
         clscan_context_describe(ctx, text, sizeof text);
         const char *at = strstr(text, "bank probe:");
         if (at) snprintf(r->line, sizeof r->line, "%.*s", (int)strcspn(at, "\n"), at);
+        /* Tools find the disk cache's line by its text: no other line may hold it. */
+        int lines = 0;
+        for (const char *t = text; (t = strstr(t, "disk cache:")) != NULL; ++t) lines++;
+        if (lines != 1)
+            snprintf(r->error, sizeof r->error, "describe holds \"disk cache:\" %d times:\n%.400s",
+                     lines, text);
     }
     clscan_context_release(ctx);
     clReleaseContext(cl_ctx);
@@ -259,7 +265,7 @@ static void pc_expect_remeasured(const char *what, const char *dir, const char *
     ck_assert_msg(r.how == CLSCAN__PROBE_MEASURED, "%s: origin %d, not measured", what, r.how);
     ck_assert_msg(strstr(r.why, why) != NULL, "%s: why \"%s\", expected \"%s\"", what, r.why,
                   why);
-    ck_assert_msg(strstr(r.line, "measured now (probe file: ") != NULL, "%s: %s", what, r.line);
+    ck_assert_msg(strstr(r.line, "(measured now; probe file: ") != NULL, "%s: %s", what, r.line);
     char path[PATH_MAX], *text;
     clscan__bank_result kept;
     pc_read_probe_file(dir, path, &kept, &text);
@@ -286,7 +292,7 @@ START_TEST(test_probe_second_process)
     pc_report first = pc_child("first context");
     ck_assert_int_eq(first.how, CLSCAN__PROBE_MEASURED);
     ck_assert_str_eq(first.why, "no file");
-    ck_assert(strstr(first.line, "measured now (probe file: no file)") != NULL);
+    ck_assert(strstr(first.line, "(measured now; probe file: no file): ") != NULL);
     clscan__bank_result stored;
     pc_read_probe_file(dir, path, &stored, NULL);
     pc_same("the file written", &stored, &first.result);
@@ -295,7 +301,7 @@ START_TEST(test_probe_second_process)
 
     pc_report second = pc_child("second context");
     ck_assert_int_eq(second.how, CLSCAN__PROBE_LOADED);
-    ck_assert(strstr(second.line, "loaded from the disk cache") != NULL);
+    ck_assert(strstr(second.line, "(loaded from the disk cache): ") != NULL);
     pc_same("the second context", &second.result, &first.result);
     size_t len2;
     unsigned char *bytes2 = pc_slurp(path, &len2);
@@ -307,7 +313,7 @@ START_TEST(test_probe_second_process)
     pc_report off = pc_child("disk cache off");
     ck_assert_int_eq(off.how, CLSCAN__PROBE_MEASURED);
     ck_assert_str_eq(off.why, "");
-    ck_assert(strstr(off.line, "measured now (the disk cache is off)") != NULL);
+    ck_assert(strstr(off.line, "(measured now; the disk cache is off): ") != NULL);
     bytes2 = pc_slurp(path, &len2);
     ck_assert_msg(len2 == len && !memcmp(bytes, bytes2, len), "the cache off wrote the file");
     ck_assert_int_eq(pc_probe_files(dir, path), 1);

@@ -1667,7 +1667,7 @@ done:
             if (bp) snprintf(probe, sizeof probe, "%.*s", (int)strcspn(bp, "\n"), bp);
             bank_probe = !bp                                          ? "unknown"
                          : strstr(probe, "loaded from the disk cache") ? "loaded"
-                         : strstr(probe, "found earlier in this")      ? "remembered"
+                         : strstr(probe, "earlier in this process")    ? "remembered"
                          : strstr(probe, "measured now")               ? "measured"
                          : strstr(probe, "not run")                    ? "not-run"
                                                                        : "unknown";

@@ -42,7 +42,7 @@ typedef struct clscan__bank_result {
 typedef enum clscan__probe_origin {
     CLSCAN__PROBE_NOT_RUN = 0,
     CLSCAN__PROBE_MEASURED,   /* measured by this call */
-    CLSCAN__PROBE_REMEMBERED, /* found earlier in this process (measured or loaded) */
+    CLSCAN__PROBE_REMEMBERED, /* from earlier in this process (measured or loaded) */
     CLSCAN__PROBE_LOADED      /* loaded from the probe store: the disk cache */
 } clscan__probe_origin;
 typedef struct clscan__bank_origin {

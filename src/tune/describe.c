@@ -34,14 +34,16 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
         if (o->how == CLSCAN__PROBE_LOADED)
             snprintf(from, sizeof from, "loaded from the disk cache");
         else if (o->how == CLSCAN__PROBE_REMEMBERED)
-            snprintf(from, sizeof from, "found earlier in this process");
+            snprintf(from, sizeof from, "from earlier in this process");
         else if (o->how == CLSCAN__PROBE_MEASURED && o->why)
-            snprintf(from, sizeof from, "measured now (probe file: %s)", o->why);
+            snprintf(from, sizeof from, "measured now; probe file: %s", o->why);
         else if (o->how == CLSCAN__PROBE_MEASURED)
-            snprintf(from, sizeof from, "measured now (the disk cache is off)");
+            snprintf(from, sizeof from, "measured now; the disk cache is off");
         else
             snprintf(from, sizeof from, "not measured");
-        clscan__append(buf, size, &len, "bank probe:    %s, %s: %s\n",
+        /* (In parentheses: the context's "disk cache:" line must be the only one that
+         * holds that text.) */
+        clscan__append(buf, size, &len, "bank probe:    %s (%s): %s\n",
                p->bank_probe.measured ? "found" : "no result", from, p->bank_probe.detail);
     } else
         clscan__append(buf, size, &len, "bank probe:    not run (%s)\n",
