@@ -112,7 +112,9 @@ CLSCAN_API const char *clscan_op_name(clscan_op op);
  * variables that override each value). On a GPU with on-chip local memory the first
  * context for a device also runs the local-memory bank probe, a timed kernel that
  * blocks the call (about 32 ms on an H100; once per device per process;
- * CLSCAN_BANK_PROBE=0 skips it). Kernels are built on first use and cached in the
+ * CLSCAN_BANK_PROBE=0 skips it); its result is kept in the disk cache, so that later
+ * processes with the same device and driver read it instead of measuring (see "Disk
+ * cache and warming" below). Kernels are built on first use and cached in the
  * context, so the first call with a new type and operator pays a program build; built
  * programs are also kept on disk (see "Disk cache and warming" below), so that a later
  * process loads them instead of compiling, and clscan_context_warm builds them all up
@@ -868,7 +870,18 @@ CLSCAN_API clscan_status clscan_sort_pairs(clscan_context *ctx, cl_command_queue
  * same time. The cache never makes a call fail: one that cannot be read or written (a
  * read-only or full disk, no home directory) is simply not used, and a call builds from
  * source as it would without it. The cache is looked up only where a program is built,
- * on a context's first use of it; nothing is read from disk at context creation.
+ * on a context's first use of it.
+ *
+ * The bank probe's result (see Context above) is kept there too, in a small file
+ * clscan-probe-<digits>.bin, keyed like a program by the platform, device, driver and
+ * library version, and also by the probe's own version, the digest of its kernel's
+ * source and the device limits it is sized by. clscan_context_create, where it would run
+ * the probe, first reads that file and uses what it holds (the result exactly as measured
+ * then, including a measurement that found no bank pattern); where there is none, or it
+ * is truncated, corrupt, of another format or keyed otherwise, it measures and writes the
+ * file anew. Only the first context for a device in a process reads or writes it; a
+ * probe that failed (an OpenCL error) is not written. Removing the file makes the next
+ * process measure again. With the cache off, the probe runs as without it.
  *
  * The environment, read once by clscan_context_create (a context keeps its settings for
  * its life; clscan_context_describe shows them on its "disk cache:" line):

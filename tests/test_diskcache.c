@@ -261,7 +261,9 @@ static dc_stats dc_fresh_scan(dc_dev *d, size_t n, uint64_t seed)
 /* What a cache directory holds. */
 enum { DC_MAX_FILES = 160 };
 typedef struct dc_listing {
-    int files;  /* clscan-*.bin */
+    int files;  /* clscan-*.bin: programs */
+    int probes; /* clscan-probe-*.bin: the bank probe's record, where the probe runs (GPUs;
+                   test_probecache.c tests it) */
     int temps;  /* hidden files: temporaries */
     int others; /* anything else */
     char paths[DC_MAX_FILES][DC_DIR_MAX + 64];
@@ -277,6 +279,7 @@ static void dc_list(const char *dir, dc_listing *out)
         if (!strcmp(n, ".") || !strcmp(n, "..")) continue;
         const size_t len = strlen(n);
         if (n[0] == '.') out->temps++;
+        else if (!strncmp(n, "clscan-probe-", 13)) out->probes++;
         else if (!strncmp(n, "clscan-", 7) && len > 4 && !strcmp(n + len - 4, ".bin")) {
             if (out->files < DC_MAX_FILES)
                 snprintf(out->paths[out->files], sizeof out->paths[0], "%s/%.56s", dir, n);

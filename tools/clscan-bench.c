@@ -67,7 +67,9 @@
  * --first-call measures instead what a fresh process pays before its first results: the
  * wall time of clscan_context_create, of the first scan and the first select-if (the call
  * alone, and with clFinish), and with --first-call warm of clscan_context_warm before
- * them; tools/first-call.sh runs it with the disk cache off, cold and warm. */
+ * them; its line also says where the bank probe's result came from (bank_probe=measured,
+ * loaded from the disk cache, remembered in the process, or not-run).
+ * tools/first-call.sh runs it with the disk cache off, cold and warm. */
 #include <clscan.h>
 #include <clscan_ext.h>
 
@@ -1823,12 +1825,23 @@ done:
     if (err != CL_SUCCESS || s != CLSCAN_SUCCESS)
         snprintf(msg, sizeof msg, "%s: %s%s%s", what, clscan_status_string(err ? err : s),
                  s ? ": " : "", s ? clscan_context_last_error(b.ctx) : "");
+    const char *bank_probe = "unknown";
     if (b.ctx) {
         char line[512] = "", *text = malloc(clscan_context_describe(b.ctx, NULL, 0) + 1);
         if (text) {
             clscan_context_describe(b.ctx, text, clscan_context_describe(b.ctx, NULL, 0) + 1);
             const char *at = strstr(text, "disk cache:");
             if (at) snprintf(line, sizeof line, "%.*s", (int)strcspn(at, "\n"), at);
+            /* Where the bank probe's result came from (describe's "bank probe:" line). */
+            char probe[160] = "";
+            const char *bp = strstr(text, "bank probe:");
+            if (bp) snprintf(probe, sizeof probe, "%.*s", (int)strcspn(bp, "\n"), bp);
+            bank_probe = !bp                                          ? "unknown"
+                         : strstr(probe, "loaded from the disk cache") ? "loaded"
+                         : strstr(probe, "earlier in this process")    ? "remembered"
+                         : strstr(probe, "measured now")               ? "measured"
+                         : strstr(probe, "not run")                    ? "not-run"
+                                                                       : "unknown";
         }
         info_string(0, b.platform, CL_PLATFORM_NAME, b.platform_name, sizeof b.platform_name);
         info_string(1, b.device, CL_DEVICE_NAME, b.device_name, sizeof b.device_name);
@@ -1846,7 +1859,7 @@ done:
     for (int i = 0; i < CLSCAN_EXT_CACHE_STAT_COUNT; i++)
         printf(" %s=%lu", clscan_ext_cache_stat_name((clscan_ext_cache_counter)i),
                clscan_ext_cache_stat((clscan_ext_cache_counter)i) - before[i]);
-    printf(" check=%s%s%s\n", check, msg[0] ? " note=" : "", msg);
+    printf(" bank_probe=%s check=%s%s%s\n", bank_probe, check, msg[0] ? " note=" : "", msg);
     if (src) clReleaseMemObject(src);
     if (dst) clReleaseMemObject(dst);
     if (count) clReleaseMemObject(count);

@@ -107,6 +107,7 @@ function median(list,   n, a, i, j, t) {
         c[row] = c[row] " " val("create_ms"); s1[row] = s1[row] " " val("scan_call_ms")
         s2[row] = s2[row] " " val("scan_total_ms"); q[row] = q[row] " " val("select_total_ms")
         b[row] = val("source_builds") "/" val("loaded"); n[row]++
+        bp[row] = val("bank_probe")
     } else {
         w[row] = w[row] " " val("warm_ms"); ws[row] = ws[row] " " val("scan_total_ms")
         wq[row] = wq[row] " " val("select_total_ms"); wb[row] = val("programs") "/" val("source_builds") "/" val("loaded")
@@ -114,16 +115,18 @@ function median(list,   n, a, i, j, t) {
     }
 }
 END {
-    printf "%-8s %-6s | %8s %9s %10s %10s %9s | %10s %10s %10s %12s\n", "driver", "disk",
+    printf "%-8s %-6s | %8s %9s %10s %10s %9s | %10s %10s %10s %12s | %s\n", "driver", "disk",
         "create", "scan call", "scan+fin", "select+fin", "built/ld", "warm", "scan+fin",
-        "select+fin", "prog/blt/ld"
+        "select+fin", "prog/blt/ld", "bank probe"
     for (r = 1; r <= rows; r++) {
         k = order[r]; split(k, p, " ")
-        printf "%-8s %-6s | %8.1f %9.1f %10.1f %10.1f %9s | %10.1f %10.1f %10.1f %12s\n",
+        printf "%-8s %-6s | %8.1f %9.1f %10.1f %10.1f %9s | %10.1f %10.1f %10.1f %12s | %s\n",
             p[1], p[2], median(c[k]), median(s1[k]), median(s2[k]), median(q[k]), b[k],
-            median(w[k]), median(ws[k]), median(wq[k]), wb[k]
+            median(w[k]), median(ws[k]), median(wq[k]), wb[k], bp[k]
     }
 }' "$lines"
 echo "(ms, wall clock; medians of $runs processes for the first calls and $warm_runs for the warm call;"
 echo " built/ld: programs built from source / loaded from the disk cache by the first calls;"
-echo " prog/blt/ld: the same for the warm process, with the programs it made in all)"
+echo " prog/blt/ld: the same for the warm process, with the programs it made in all;"
+echo " bank probe: where the last first-call process of the row had the bank probe's result:"
+echo " measured, loaded from the disk cache, or not-run where the probe does not run)"

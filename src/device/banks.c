@@ -1,6 +1,8 @@
 /* banks.c - the local-memory bank probe: times cl/clscan_banks.cl at strides of 1, 2,
  * 4, ... words, infers the bank count and width from where the times start to double
- * and where they stop, and caches the result (or the failure) per device for the process. */
+ * and where they stop, and caches the result (or the failure) per device for the process;
+ * a result is also kept between processes as a record in a probe store (the disk cache,
+ * handed in by the runtime layer), loaded instead of measuring where its key matches. */
 #include "device/device.h"
 
 #include <pthread.h>
@@ -320,6 +322,93 @@ done:
     return status;
 }
 
+/* ------------------------------------------------------------------- record -- */
+
+/* The record's version, part of its key: raise it whenever this file or
+ * cl/clscan_banks.cl changes what the probe finds for a device, or the layout below. */
+#define BANK_RECORD_VERSION 1u
+/* The layout: measured, banks, width and the detail's length as 32-bit little-endian
+ * words, then the detail's bytes (no NUL). */
+#define BANK_RECORD_HEADER 16u
+#define SEED_BANKS 0x62616e6b73303031ull /* "banks001" */
+
+char *clscan__bank_record_key(size_t max_wg_size, cl_ulong local_mem_size)
+{
+    size_t len = 0;
+    const char *src = clscan__embedded_source("clscan_banks.cl", &len);
+    if (!src) return NULL;
+    const char *fmt = "bank probe: record %u; clscan_banks.cl %zu bytes, mix64 %016llx; "
+                      "max work-group %zu; local memory %llu bytes\n";
+    const unsigned long long digest = clscan__hash_mix64(SEED_BANKS, src, len);
+    int n = snprintf(NULL, 0, fmt, BANK_RECORD_VERSION, len, digest, max_wg_size,
+                     (unsigned long long)local_mem_size);
+    char *key = n > 0 ? malloc((size_t)n + 1) : NULL;
+    if (key)
+        snprintf(key, (size_t)n + 1, fmt, BANK_RECORD_VERSION, len, digest, max_wg_size,
+                 (unsigned long long)local_mem_size);
+    return key;
+}
+
+size_t clscan__bank_record_encode(const clscan__bank_result *r, unsigned char *buf, size_t size)
+{
+    const size_t detail = strnlen(r->detail, sizeof r->detail - 1);
+    const size_t need = BANK_RECORD_HEADER + detail;
+    if (size < need) return need;
+    clscan__store_le32(buf, (uint32_t)r->measured);
+    clscan__store_le32(buf + 4, r->banks);
+    clscan__store_le32(buf + 8, r->width);
+    clscan__store_le32(buf + 12, (uint32_t)detail);
+    memcpy(buf + BANK_RECORD_HEADER, r->detail, detail);
+    return need;
+}
+
+static bool is_pow2(uint32_t x) { return x && !(x & (x - 1)); }
+
+bool clscan__bank_record_decode(const unsigned char *buf, size_t length, clscan__bank_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!buf || length < BANK_RECORD_HEADER) return false;
+    const uint32_t measured = clscan__load_le32(buf), banks = clscan__load_le32(buf + 4),
+                   width = clscan__load_le32(buf + 8), detail = clscan__load_le32(buf + 12);
+    /* Only what the probe can give: a pattern (clscan__bank_infer: 4 to 128 banks of 4 to
+     * 32 bytes) or none (zeros), and a detail that fits, without NULs. */
+    const bool shape = measured == 1 ? is_pow2(banks) && banks >= 4 && banks <= 128 &&
+                                           is_pow2(width) && width >= 4 && width <= 32
+                                     : measured == 0 && banks == 0 && width == 0;
+    if (!shape || detail >= sizeof out->detail || length != BANK_RECORD_HEADER + detail ||
+        memchr(buf + BANK_RECORD_HEADER, '\0', detail) != NULL)
+        return false;
+    out->measured = (int)measured;
+    out->banks = banks;
+    out->width = width;
+    memcpy(out->detail, buf + BANK_RECORD_HEADER, detail);
+    return true;
+}
+
+/* The result kept in store under key, if there is a usable one; else *why says why not. */
+static bool record_load(const clscan__probe_store *store, const char *key,
+                        clscan__bank_result *out, const char **why)
+{
+    unsigned char *payload = NULL;
+    size_t length = 0;
+    if (!store->load(store->user, key, &payload, &length, why)) return false;
+    const bool ok = clscan__bank_record_decode(payload, length, out);
+    free(payload);
+    if (!ok) {
+        memset(out, 0, sizeof *out);
+        *why = "the record is not a bank probe result";
+    }
+    return ok;
+}
+
+static void record_save(const clscan__probe_store *store, const char *key,
+                        const clscan__bank_result *r)
+{
+    unsigned char buf[BANK_RECORD_HEADER + sizeof r->detail];
+    const size_t length = clscan__bank_record_encode(r, buf, sizeof buf);
+    store->save(store->user, key, buf, length);
+}
+
 /* -------------------------------------------------------------------- cache -- */
 
 /* One entry per device probed in this process; never freed (a handful of devices). */
@@ -336,11 +425,16 @@ static pthread_cond_t bank_cond = PTHREAD_COND_INITIALIZER;
 static bank_entry *bank_cache;
 
 /* A failed probe is cached like a measured one: later calls return the same status,
- * record the same message as the last error and fill *out with the same result. */
+ * record the same message as the last error and fill *out with the same result. Only a
+ * result (measured or not) goes to the store, never a failure: the next process tries
+ * again. */
 clscan_status clscan__bank_probe(const clscan_context *ctx, cl_context cl_ctx, cl_device_id device,
                                  size_t max_wg_size, cl_ulong local_mem_size,
-                                 clscan__bank_result *out)
+                                 const clscan__probe_store *store, clscan__bank_result *out,
+                                 clscan__bank_origin *origin)
 {
+    clscan__bank_origin how = {CLSCAN__PROBE_NOT_RUN, NULL};
+    if (origin) *origin = how;
     CLSCAN__RETURN_IF(ctx, !out || !cl_ctx || !device, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "clscan__bank_probe: out, cl_ctx and device must not be NULL");
     memset(out, 0, sizeof *out);
@@ -353,6 +447,8 @@ clscan_status clscan__bank_probe(const clscan_context *ctx, cl_context cl_ctx, c
         *out = e->result;
         clscan_status s = e->status;
         pthread_mutex_unlock(&bank_lock);
+        how.how = CLSCAN__PROBE_REMEMBERED;
+        if (origin) *origin = how;
         if (s != CLSCAN_SUCCESS) clscan__fail(ctx, s, "bank probe: %s", out->detail);
         return s;
     }
@@ -366,10 +462,21 @@ clscan_status clscan__bank_probe(const clscan_context *ctx, cl_context cl_ctx, c
     bank_cache = e;
     pthread_mutex_unlock(&bank_lock);
 
-    /* Probe without the lock; callers for the same device wait on bank_cond. */
+    /* Load or probe without the lock; callers for the same device wait on bank_cond. */
     clscan__bank_result res;
     memset(&res, 0, sizeof res);
-    clscan_status s = probe(ctx, cl_ctx, device, max_wg_size, local_mem_size, &res);
+    clscan_status s = CLSCAN_SUCCESS;
+    char *key = store ? clscan__bank_record_key(max_wg_size, local_mem_size) : NULL;
+    how.how = CLSCAN__PROBE_MEASURED;
+    how.why = store && !key ? "out of host memory" : NULL;
+    if (key && record_load(store, key, &res, &how.why)) {
+        how.how = CLSCAN__PROBE_LOADED;
+        how.why = NULL;
+    } else {
+        s = probe(ctx, cl_ctx, device, max_wg_size, local_mem_size, &res);
+        if (s == CLSCAN_SUCCESS && key) record_save(store, key, &res);
+    }
+    free(key);
 
     pthread_mutex_lock(&bank_lock);
     e->result = res;
@@ -378,5 +485,6 @@ clscan_status clscan__bank_probe(const clscan_context *ctx, cl_context cl_ctx, c
     pthread_cond_broadcast(&bank_cond);
     pthread_mutex_unlock(&bank_lock);
     *out = res;
+    if (origin) *origin = how;
     return s;
 }

@@ -38,6 +38,19 @@ typedef struct clscan__bank_result {
                                was concluded ("timings show no bank pattern", an OpenCL error) */
 } clscan__bank_result;
 
+/* Where a profile's bank probe result came from. */
+typedef enum clscan__probe_origin {
+    CLSCAN__PROBE_NOT_RUN = 0,
+    CLSCAN__PROBE_MEASURED,   /* measured by this call */
+    CLSCAN__PROBE_REMEMBERED, /* from earlier in this process (measured or loaded) */
+    CLSCAN__PROBE_LOADED      /* loaded from the probe store: the disk cache */
+} clscan__probe_origin;
+typedef struct clscan__bank_origin {
+    clscan__probe_origin how;
+    const char *why;          /* MEASURED: why nothing was loaded (a static text), or NULL
+                                 where there was no store to load from */
+} clscan__bank_origin;
+
 /* Sub-group implementations and work-group scans; the numbers are the CLSCAN_SG_IMPL_*
  * and CLSCAN_WG_ALGO_* values of cl/clscan_subgroup.cl and cl/clscan_workgroup.cl. */
 typedef enum clscan__sg_impl {
@@ -91,6 +104,9 @@ typedef struct clscan__profile {
     char device_version[64];    /* "OpenCL 3.0 CUDA" */
     char c_version[64];         /* "OpenCL C 1.2 ..." */
     char *extensions;           /* owned; space-separated tokens */
+    char *identity;             /* owned: the platform, device and driver lines that key the
+                                   disk cache (names and versions in full, the vendor id);
+                                   NULL where one of them could not be queried */
     clscan__vendor vendor;       /* normalised from vendor id and name */
     cl_uint vendor_id;
     cl_device_type device_type;
@@ -120,6 +136,7 @@ typedef struct clscan__profile {
      * from the vendor table. */
     int bank_probe_ran;         /* bank_probe holds a result */
     clscan__bank_result bank_probe;
+    clscan__bank_origin bank_probe_origin; /* measured, or kept from before (NOT_RUN: no result) */
     cl_uint local_banks;        /* 0: no banks to avoid (or unknown) */
     cl_uint bank_width;         /* bytes per bank */
     const char *banks_source;
@@ -153,8 +170,9 @@ typedef struct clscan__profile {
 } clscan__profile;
 
 /* Reads the device's facts into p (zeroing it first): the fields above the bank probe's.
- * The tune layer (clscan__profile_probe) runs it, then the bank probe and the tables. On
- * failure p holds nothing that needs freeing. */
+ * Context creation (runtime/context.c) runs it, then the tune layer's
+ * clscan__profile_complete the bank probe and the tables. On failure p holds nothing that
+ * needs freeing. */
 clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id device,
                                    clscan__profile *p);
 void clscan__profile_free(clscan__profile *p);
@@ -165,12 +183,41 @@ const char *clscan__vendor_name(clscan__vendor v);
 bool clscan__vendor_from_name(const char *name, clscan__vendor *out);
 
 /* ---------------------------------------------------------------- banks ----- */
-/* Runs the probe on `device` in `cl_ctx` (its own in-order profiling queue, released
- * after), or returns the process-wide cached result for that device (a mutex-guarded
- * cache keyed by the cl_device_id). Blocks until the probe's kernels finish. */
+/* Where bank probe results are kept between processes. The device layer reads and writes
+ * no files: the runtime layer hands in one backed by the disk cache (runtime/context.c).
+ * A record is kept under a key text that names what the result depends on besides the
+ * device and its driver (clscan__bank_record_key; the store adds those) and holds
+ * clscan__bank_record_encode's bytes. */
+typedef struct clscan__probe_store {
+    /* True and a malloc'd payload for the record kept under exactly `key`; false and *why
+     * (a static text: "no file", a damaged file, another key) where there is none. */
+    bool (*load)(void *user, const char *key, unsigned char **payload, size_t *length,
+                 const char **why);
+    /* Keeps payload under key; a failure is not reported (the next process measures). */
+    void (*save)(void *user, const char *key, const unsigned char *payload, size_t length);
+    void *user;
+} clscan__probe_store;
+
+/* Returns the process-wide cached result for `device` (a mutex-guarded cache keyed by the
+ * cl_device_id); else the record in store (NULL: none) whose key matches; else runs the
+ * probe on `device` in `cl_ctx` (its own in-order profiling queue, released after),
+ * blocking until its kernels finish, and keeps its result in store. *origin (NULL: not
+ * wanted) says which. */
 clscan_status clscan__bank_probe(const clscan_context *ctx, cl_context cl_ctx, cl_device_id device,
                                  size_t max_wg_size, cl_ulong local_mem_size,
-                                 clscan__bank_result *out);
+                                 const clscan__probe_store *store, clscan__bank_result *out,
+                                 clscan__bank_origin *origin);
+/* The key of a record of the probe on a device with these limits (malloc'd; NULL if out of
+ * memory): the record's version, a digest of cl/clscan_banks.cl and the limits the probe
+ * sizes itself by. */
+char *clscan__bank_record_key(size_t max_wg_size, cl_ulong local_mem_size);
+/* A result as a record's bytes: writes them into buf if size allows; returns how many
+ * there are (at most 16 + sizeof detail). */
+size_t clscan__bank_record_encode(const clscan__bank_result *r, unsigned char *buf, size_t size);
+/* A record's bytes back into the result they were made from (*out zeroed first); false
+ * for bytes the probe cannot have given (a length that does not add up, an impossible
+ * bank shape, a NUL in the detail). */
+bool clscan__bank_record_decode(const unsigned char *buf, size_t length, clscan__bank_result *out);
 /* Pure inference, for unit tests: times[i] is the time at stride 1 << i words (i < count).
  * Returns 1 and sets banks and width when the times show a pattern, else 0. */
 bool clscan__bank_infer(const double *times, int count, cl_uint *banks, cl_uint *width);

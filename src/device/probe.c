@@ -86,27 +86,35 @@ bool clscan__vendor_from_name(const char *name, clscan__vendor *out)
 
 /* ------------------------------------------------------------------- probing -- */
 
-static cl_int device_string(cl_device_id d, cl_device_info what, char *buf, size_t size)
+/* A malloc'd copy of a platform or device string query, in full (a buffer too small makes
+ * a query fail without writing anything: PoCL's device version is 66 bytes); NULL when
+ * the query fails (*err says why) or memory runs out. */
+static char *info_text(bool is_device, void *obj, cl_uint what, cl_int *err)
 {
-    /* A buffer too small makes the query fail without writing anything (PoCL's device
-     * version is 66 bytes), so ask for the length first and keep what fits. */
-    size_t need = 0;
-    cl_int err = clGetDeviceInfo(d, what, 0, NULL, &need);
-    buf[0] = '\0';
-    if (err == CL_SUCCESS && need > size) {
-        char *full = malloc(need);
-        if (!full) return CL_OUT_OF_HOST_MEMORY;
-        err = clGetDeviceInfo(d, what, need, full, NULL);
-        if (err == CL_SUCCESS) memcpy(buf, full, size - 1);
-        free(full);
-    } else if (err == CL_SUCCESS) {
-        err = clGetDeviceInfo(d, what, size, buf, NULL);
-        if (err != CL_SUCCESS) buf[0] = '\0';
+    size_t len = 0;
+    *err = is_device ? clGetDeviceInfo((cl_device_id)obj, what, 0, NULL, &len)
+                     : clGetPlatformInfo((cl_platform_id)obj, what, 0, NULL, &len);
+    if (*err != CL_SUCCESS) return NULL;
+    char *text = calloc(len + 1, 1);
+    if (!text) {
+        *err = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
     }
-    buf[size - 1] = '\0';
-    /* Drop trailing spaces some drivers add. */
+    *err = is_device ? clGetDeviceInfo((cl_device_id)obj, what, len, text, NULL)
+                     : clGetPlatformInfo((cl_platform_id)obj, what, len, text, NULL);
+    if (*err != CL_SUCCESS) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Copies what of text fits into buf (size bytes; "" for NULL), without the trailing
+ * spaces some drivers add. */
+static void copy_trimmed(char *buf, size_t size, const char *text)
+{
+    snprintf(buf, size, "%s", text ? text : "");
     for (size_t n = strlen(buf); n && isspace((unsigned char)buf[n - 1]); --n) buf[n - 1] = 0;
-    return err;
 }
 
 static clscan_status probe_features(cl_device_id d, clscan__profile *p)
@@ -191,26 +199,61 @@ clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, cl
     CLSCAN__FORWARD_CL(ctx, clGetDeviceInfo(d, CL_DEVICE_PLATFORM, sizeof platform, &platform,
                                            NULL),
                       "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
-    size_t got;
-    if (clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof p->platform_name,
-                          p->platform_name, &got) != CL_SUCCESS)
-        p->platform_name[0] = '\0';
-    p->platform_name[sizeof p->platform_name - 1] = '\0';
-    CLSCAN__FORWARD_CL(ctx, device_string(d, CL_DEVICE_NAME, p->device_name,
-                                         sizeof p->device_name),
-                      "clGetDeviceInfo(CL_DEVICE_NAME)");
-    device_string(d, CL_DEVICE_VENDOR, p->vendor_name, sizeof p->vendor_name);
-    device_string(d, CL_DRIVER_VERSION, p->driver_version, sizeof p->driver_version);
-    device_string(d, CL_DEVICE_VERSION, p->device_version, sizeof p->device_version);
-    device_string(d, CL_DEVICE_OPENCL_C_VERSION, p->c_version, sizeof p->c_version);
+    CLSCAN__FORWARD_CL(ctx, clGetDeviceInfo(d, CL_DEVICE_VENDOR_ID, sizeof p->vendor_id,
+                                           &p->vendor_id, NULL),
+                      "clGetDeviceInfo(CL_DEVICE_VENDOR_ID)");
+    /* Each name and version is asked once, in full: the identity keeps it whole, the
+     * profile's fields what fits. Only the device name must answer. */
+    enum { PLATFORM_NAME, PLATFORM_VERSION, DEVICE_NAME, VENDOR, DEVICE_VERSION, DRIVER, C_VERSION,
+           TEXTS };
+    static const struct {
+        bool is_device;
+        cl_uint what;
+    } queries[TEXTS] = {
+        {false, CL_PLATFORM_NAME}, {false, CL_PLATFORM_VERSION}, {true, CL_DEVICE_NAME},
+        {true, CL_DEVICE_VENDOR},  {true, CL_DEVICE_VERSION},    {true, CL_DRIVER_VERSION},
+        {true, CL_DEVICE_OPENCL_C_VERSION},
+    };
+    char *texts[TEXTS];
+    cl_int name_err = CL_SUCCESS;
+    for (int i = 0; i < TEXTS; ++i) {
+        cl_int err;
+        void *obj = queries[i].is_device ? (void *)d : (void *)platform;
+        texts[i] = info_text(queries[i].is_device, obj, queries[i].what, &err);
+        if (i == DEVICE_NAME) name_err = err;
+    }
+    copy_trimmed(p->platform_name, sizeof p->platform_name, texts[PLATFORM_NAME]);
+    copy_trimmed(p->device_name, sizeof p->device_name, texts[DEVICE_NAME]);
+    copy_trimmed(p->vendor_name, sizeof p->vendor_name, texts[VENDOR]);
+    copy_trimmed(p->driver_version, sizeof p->driver_version, texts[DRIVER]);
+    copy_trimmed(p->device_version, sizeof p->device_version, texts[DEVICE_VERSION]);
+    copy_trimmed(p->c_version, sizeof p->c_version, texts[C_VERSION]);
+    bool complete = true;
+    for (int i = 0; i < DRIVER + 1; ++i) complete &= texts[i] != NULL;
+    if (complete) {
+        const char *fmt = "platform: %s; %s\ndevice: %s; vendor %s (0x%x); %s\ndriver: %s\n";
+        int len = snprintf(NULL, 0, fmt, texts[PLATFORM_NAME], texts[PLATFORM_VERSION],
+                           texts[DEVICE_NAME], texts[VENDOR], p->vendor_id, texts[DEVICE_VERSION],
+                           texts[DRIVER]);
+        if (len > 0 && (p->identity = malloc((size_t)len + 1)) != NULL)
+            snprintf(p->identity, (size_t)len + 1, fmt, texts[PLATFORM_NAME],
+                     texts[PLATFORM_VERSION], texts[DEVICE_NAME], texts[VENDOR], p->vendor_id,
+                     texts[DEVICE_VERSION], texts[DRIVER]);
+    }
+    for (int i = 0; i < TEXTS; ++i) free(texts[i]);
+    if (name_err != CL_SUCCESS) {
+        clscan__profile_free(p);
+        return clscan__fail_cl(ctx, name_err, "clGetDeviceInfo(CL_DEVICE_NAME)");
+    }
 
     size_t ext_len = 0;
-    CLSCAN__FORWARD_CL(ctx, clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len),
-                      "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
-    p->extensions = calloc(ext_len + 1, 1);
-    if (!p->extensions)
+    cl_int err = clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len);
+    if (err == CL_SUCCESS && !(p->extensions = calloc(ext_len + 1, 1))) {
+        clscan__profile_free(p);
         return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
-    cl_int err = clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, ext_len, p->extensions, NULL);
+    }
+    if (err == CL_SUCCESS)
+        err = clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, ext_len, p->extensions, NULL);
     clscan_status s = CLSCAN_SUCCESS;
 #define QUERY(what, field)                                                            \
     if (err == CL_SUCCESS) {                                                          \
@@ -220,7 +263,6 @@ clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, cl
     if (err != CL_SUCCESS) s = clscan__fail_cl(ctx, err, "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)");
     cl_device_local_mem_type mem_type = CL_LOCAL;
     cl_device_fp_config fp64_config = 0;
-    QUERY(CL_DEVICE_VENDOR_ID, p->vendor_id);
     QUERY(CL_DEVICE_TYPE, p->device_type);
     QUERY(CL_DEVICE_LOCAL_MEM_SIZE, p->local_mem_size);
     QUERY(CL_DEVICE_LOCAL_MEM_TYPE, mem_type);
@@ -270,5 +312,6 @@ clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, cl
 void clscan__profile_free(clscan__profile *p)
 {
     free(p->extensions);
-    p->extensions = NULL;
+    free(p->identity);
+    p->extensions = p->identity = NULL;
 }

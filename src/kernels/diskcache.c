@@ -1,10 +1,12 @@
 /* diskcache.c - the disk cache of built programs: where it lives (CLSCAN_DISK_CACHE,
  * CLSCAN_CACHE_DIR, settled at context creation), the key that identifies a program
  * (device, driver, library version, build options, a digest of the full source text),
- * and loading and storing a program through the files of kernels/diskcache_file.c.
+ * and loading and storing a program through the files of kernels/diskcache_file.c; and
+ * the small records kept beside the programs (the bank probe's result).
  * Nothing here ever fails a call: a cache that cannot be read or written is simply not
- * used. A file is <cache dir>/clscan-<32 hex digits>.bin, the digits two independent
- * 64-bit hashes of the key text. */
+ * used. A program's file is <cache dir>/clscan-<32 hex digits>.bin, a record's
+ * clscan-<name>-<32 hex digits>.bin, the digits two independent 64-bit hashes of the key
+ * text. */
 #include "kernels/kernels.h"
 
 #include <errno.h>
@@ -24,56 +26,19 @@
 
 /* ---------------------------------------------------------------- settings -- */
 
-/* A malloc'd copy of a platform or device string query, or NULL. */
-static char *info_text(int is_device, void *obj, cl_uint param)
-{
-    size_t len = 0;
-    cl_int err = is_device ? clGetDeviceInfo((cl_device_id)obj, param, 0, NULL, &len)
-                           : clGetPlatformInfo((cl_platform_id)obj, param, 0, NULL, &len);
-    if (err != CL_SUCCESS) return NULL;
-    char *text = calloc(len + 1, 1);
-    if (!text) return NULL;
-    err = is_device ? clGetDeviceInfo((cl_device_id)obj, param, len, text, NULL)
-                    : clGetPlatformInfo((cl_platform_id)obj, param, len, text, NULL);
-    if (err != CL_SUCCESS) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 /* The lines every key of this device starts with: library and format version, then
- * what the device and its driver say they are, queried in full (the profile keeps
- * truncated copies). NULL when a query fails or memory runs out. */
-static char *device_identity(cl_device_id device)
+ * what the device and its driver say they are (the profile's identity, queried once by
+ * device/probe.c). NULL when the identity is unknown or memory runs out. */
+static char *cache_identity(const char *device_lines)
 {
-    cl_platform_id platform = NULL;
-    cl_uint vendor_id = 0;
-    if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) !=
-            CL_SUCCESS ||
-        clGetDeviceInfo(device, CL_DEVICE_VENDOR_ID, sizeof vendor_id, &vendor_id, NULL) !=
-            CL_SUCCESS)
-        return NULL;
-    char *texts[6] = {
-        info_text(0, platform, CL_PLATFORM_NAME),  info_text(0, platform, CL_PLATFORM_VERSION),
-        info_text(1, device, CL_DEVICE_NAME),      info_text(1, device, CL_DEVICE_VENDOR),
-        info_text(1, device, CL_DEVICE_VERSION),   info_text(1, device, CL_DRIVER_VERSION),
-    };
-    char *out = NULL;
-    int complete = 1;
-    for (int i = 0; i < 6; ++i) complete &= texts[i] != NULL;
-    if (complete) {
-        const char *fmt = "libclscan %d.%d.%d, disk cache format %u\nplatform: %s; %s\n"
-                          "device: %s; vendor %s (0x%x); %s\ndriver: %s\n";
-        int len = snprintf(NULL, 0, fmt, CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR,
-                           CLSCAN_VERSION_PATCH, CLSCAN__DISKCACHE_FORMAT, texts[0], texts[1],
-                           texts[2], texts[3], vendor_id, texts[4], texts[5]);
-        if (len > 0 && (out = malloc((size_t)len + 1)) != NULL)
-            snprintf(out, (size_t)len + 1, fmt, CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR,
-                     CLSCAN_VERSION_PATCH, CLSCAN__DISKCACHE_FORMAT, texts[0], texts[1],
-                     texts[2], texts[3], vendor_id, texts[4], texts[5]);
-    }
-    for (int i = 0; i < 6; ++i) free(texts[i]);
+    if (!device_lines) return NULL;
+    const char *fmt = "libclscan %d.%d.%d, disk cache format %u\n%s";
+    int len = snprintf(NULL, 0, fmt, CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR,
+                       CLSCAN_VERSION_PATCH, CLSCAN__DISKCACHE_FORMAT, device_lines);
+    char *out = len > 0 ? malloc((size_t)len + 1) : NULL;
+    if (out)
+        snprintf(out, (size_t)len + 1, fmt, CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR,
+                 CLSCAN_VERSION_PATCH, CLSCAN__DISKCACHE_FORMAT, device_lines);
     return out;
 }
 
@@ -88,8 +53,8 @@ static char *join(const char *dir, const char *suffix)
     return out;
 }
 
-clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id device,
-                                         const char *platform_name,
+clscan_status clscan__diskcache_settings(const clscan_context *ctx,
+                                         const clscan__profile *profile,
                                          clscan__getenv_fn getenv_fn, void *user,
                                          clscan__diskcache_config *p)
 {
@@ -117,7 +82,7 @@ clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id
      * for a binary makes it compile every kernel of the program at once: on 2 cores a
      * cold first scan took 2.0 s instead of 0.7 s, and saved 21 ms once both caches were
      * warm (docs/PERFORMANCE.md). There the cache is on only when asked for. */
-    if (!sw && strstr(platform_name, "Portable Computing Language")) {
+    if (!sw && strstr(profile->platform_name, "Portable Computing Language")) {
         p->cache_source = "off by default on PoCL, which caches programs itself "
                           "(CLSCAN_DISK_CACHE=1 turns it on)";
         return CLSCAN_SUCCESS;
@@ -152,7 +117,7 @@ clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id
     if (!dir) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     /* "a/b/" and "a/b" are one directory: drop trailing slashes (but keep "/"). */
     for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; --n) dir[n - 1] = '\0';
-    if (!device || !(p->cache_identity = device_identity(device))) {
+    if (!(p->cache_identity = cache_identity(profile->identity))) {
         free(dir);
         p->cache_source = "off: the device's identity could not be queried";
         return CLSCAN_SUCCESS;
@@ -213,7 +178,69 @@ bool clscan__diskcache_key(const clscan__diskcache_config *p, const char *const 
     return true;
 }
 
-/* ------------------------------------------------------------------- files -- */
+/* ----------------------------------------------------------------- records -- */
+
+bool clscan__diskcache_record_key(const clscan__diskcache_config *p, const char *name,
+                                  const char *key, char **path, char **text)
+{
+    *path = *text = NULL;
+    if (!p->disk_cache || !p->cache_dir || !p->cache_identity) return false;
+    const char *fmt = "%srecord: %s\n%s";
+    int len = snprintf(NULL, 0, fmt, p->cache_identity, name, key);
+    if (len <= 0 || (size_t)len > CLSCAN__DISKCACHE_MAX_KEY_BYTES ||
+        !(*text = malloc((size_t)len + 1)))
+        return false;
+    snprintf(*text, (size_t)len + 1, fmt, p->cache_identity, name, key);
+    char file[96];
+    snprintf(file, sizeof file, "/clscan-%.24s-%016llx%016llx.bin", name,
+             (unsigned long long)clscan__hash_fnv1a64(FNV_OFFSET, *text, (size_t)len),
+             (unsigned long long)clscan__hash_mix64(SEED_NAME, *text, (size_t)len));
+    if (!(*path = join(p->cache_dir, file))) {
+        free(*text);
+        *text = NULL;
+        return false;
+    }
+    return true;
+}
+
+bool clscan__diskcache_record_load(const clscan__diskcache_config *p, const char *name,
+                                   const char *key, unsigned char **payload, size_t *length,
+                                   const char **why)
+{
+    *payload = NULL;
+    *length = 0;
+    char *path, *text;
+    if (!clscan__diskcache_record_key(p, name, key, &path, &text)) {
+        *why = p->disk_cache ? "out of host memory" : "the disk cache is off";
+        return false;
+    }
+    clscan__diskcache_file f;
+    const clscan__file_read r = clscan__diskcache_read_file(path, &f);
+    if (r != CLSCAN__FILE_VALID) *why = clscan__diskcache_last_reason();
+    else if (f.key_length != strlen(text) || memcmp(f.key, text, f.key_length) != 0)
+        *why = "the key text differs (another device, driver, version or probe)";
+    else if (!(*payload = malloc(f.payload_length)))
+        *why = "out of host memory";
+    else {
+        memcpy(*payload, f.payload, f.payload_length);
+        *length = f.payload_length;
+    }
+    if (r == CLSCAN__FILE_VALID) clscan__diskcache_file_free(&f);
+    free(path);
+    free(text);
+    return *payload != NULL;
+}
+
+bool clscan__diskcache_record_store(const clscan__diskcache_config *p, const char *name,
+                                    const char *key, const void *payload, size_t length)
+{
+    char *path, *text;
+    if (!clscan__diskcache_record_key(p, name, key, &path, &text)) return false;
+    const bool ok = clscan__diskcache_write_file(path, text, strlen(text), payload, length);
+    free(path);
+    free(text);
+    return ok;
+}
 
 /* ---------------------------------------------------------------- programs -- */
 

@@ -1,7 +1,7 @@
 /* kernels.h - the kernels layer: what a program is specialised on (kernels/config.c), the
  * #define block that specialises it (kernels/defines.c), building one program and its
- * kernels (kernels/build.c), and the disk cache of built programs (kernels/diskcache.c,
- * its file format in kernels/diskcache_file.c).
+ * kernels (kernels/build.c), and the disk cache of built programs and of the bank
+ * probe's records (kernels/diskcache.c, its file format in kernels/diskcache_file.c).
  * Builds on tune/ (docs/ARCHITECTURE.md). The per-context cache of programs is the
  * runtime layer's. */
 #ifndef CLSCAN_KERNELS_H
@@ -197,10 +197,10 @@ void clscan__programs_free(clscan__program *list);
 /* Settles p from getenv_fn: CLSCAN_DISK_CACHE (0 or 1, else
  * CLSCAN_ERROR_INVALID_ENVIRONMENT), CLSCAN_CACHE_DIR (not empty; relative to the working
  * directory), else $XDG_CACHE_HOME/clscan (if absolute), else $HOME/.cache/clscan, else
- * off. Queries device for the key's identity lines; a failed query turns the cache off.
- * Creates nothing on disk. */
-clscan_status clscan__diskcache_settings(const clscan_context *ctx, cl_device_id device,
-                                         const char *platform_name,
+ * off. The key's identity lines are the device profile's (its platform decides the
+ * default; an unknown identity turns the cache off). Creates nothing on disk. */
+clscan_status clscan__diskcache_settings(const clscan_context *ctx,
+                                         const clscan__profile *profile,
                                          clscan__getenv_fn getenv_fn, void *user,
                                          clscan__diskcache_config *p);
 
@@ -227,6 +227,23 @@ cl_program clscan__diskcache_load(const clscan__target *t, const clscan__cache_k
  * Failures are counted, never reported. */
 void clscan__diskcache_store(const clscan__target *t, const clscan__cache_key *key,
                              cl_program program);
+
+/* Small records of the library's own kept beside the programs (the bank probe's result,
+ * device/banks.c): the file <cache dir>/clscan-<name>-<32 hex digits>.bin, in the format
+ * of kernels/diskcache_file.c, whose key text is the cache identity (library, format,
+ * platform, device, driver), a line naming the record, then `key`. Load returns true and a
+ * malloc'd copy of the payload only for a valid file whose key text is exactly that;
+ * else false and *why (a static text). Store writes atomically, as for programs, and
+ * returns false where it could not. Neither is counted in the program counters. */
+bool clscan__diskcache_record_load(const clscan__diskcache_config *p, const char *name,
+                                   const char *key, unsigned char **payload, size_t *length,
+                                   const char **why);
+bool clscan__diskcache_record_store(const clscan__diskcache_config *p, const char *name,
+                                    const char *key, const void *payload, size_t length);
+/* The record's file and full key text (malloc'd into *path and *text; false when the cache
+ * is off or memory ran out). For load, store and tests. */
+bool clscan__diskcache_record_key(const clscan__diskcache_config *p, const char *name,
+                                  const char *key, char **path, char **text);
 
 /* A cache file read back and checked (magic, format version, lengths, both checksums);
  * its key text is not compared here. key and payload point into data. */

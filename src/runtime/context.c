@@ -1,5 +1,6 @@
 /* context.c - clscan_context: creation from options over the environment (device
- * probe, tuning, disk cache settings), description and release. */
+ * probe, disk cache settings, the bank probe through the disk cache, tuning), description
+ * and release. */
 #include "runtime/runtime.h"
 
 #include <stdlib.h>
@@ -50,23 +51,41 @@ static void context_free(clscan_context *ctx)
     free(ctx);
 }
 
+/* The bank probe's results in the disk cache: device/banks.c reads and writes them
+ * through a clscan__probe_store, since the device layer may not call up into kernels/. */
+static bool probe_record_load(void *user, const char *key, unsigned char **payload,
+                              size_t *length, const char **why)
+{
+    return clscan__diskcache_record_load(user, "probe", key, payload, length, why);
+}
+static void probe_record_save(void *user, const char *key, const unsigned char *payload,
+                              size_t length)
+{
+    clscan__diskcache_record_store(user, "probe", key, payload, length);
+}
+
 /* Settles everything a context reads from its settings (options over the environment):
- * the profile, where its programs go on disk (read once here, so that they go to one
- * place all its life) and the kernel include directory. Errors are reported against no
- * context: the caller never sees this one. */
+ * the device's facts, where its programs go on disk (read once here, so that they go to
+ * one place all its life), the bank probe's result (from the disk cache where it holds
+ * one for this device and driver, else measured and written there), the tuning, and the
+ * kernel include directory. Errors are reported against no context: the caller never
+ * sees this one. */
 static clscan_status context_settle(clscan_context *ctx, clscan__getenv_fn getenv_fn, void *user)
 {
-    clscan_status s = clscan__profile_probe(NULL, ctx->target.cl_ctx, ctx->target.device,
-                                            getenv_fn, user, &ctx->target.profile);
+    clscan__target *t = &ctx->target;
+    clscan_status s = clscan__device_probe(NULL, t->device, &t->profile);
+    if (s == CLSCAN_SUCCESS)
+        s = clscan__diskcache_settings(NULL, &t->profile, getenv_fn, user, &t->cache);
     if (s != CLSCAN_SUCCESS) return s;
-    s = clscan__diskcache_settings(NULL, ctx->target.device, ctx->target.profile.platform_name,
-                                   getenv_fn, user, &ctx->target.cache);
+    const clscan__probe_store disk = {probe_record_load, probe_record_save, &t->cache};
+    s = clscan__profile_complete(NULL, t->cl_ctx, t->device, getenv_fn, user,
+                                 t->cache.disk_cache ? &disk : NULL, &t->profile);
     if (s != CLSCAN_SUCCESS) return s;
     const char *dir = getenv_fn("CLSCAN_KERNEL_INCLUDE_DIR", user);
     if (dir && *dir && !(ctx->kernel_include_dir = strdup(dir)))
         return clscan__fail(NULL, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
-    ctx->created_scan_algo = ctx->target.profile.scan_algo;
-    ctx->created_scan_algo_source = ctx->target.profile.scan_algo_source;
+    ctx->created_scan_algo = t->profile.scan_algo;
+    ctx->created_scan_algo_source = t->profile.scan_algo_source;
     return CLSCAN_SUCCESS;
 }
 

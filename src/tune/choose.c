@@ -275,11 +275,12 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile 
 /* Runs the bank probe where it can tell something: by default on GPUs whose local
  * memory is on-chip (a CPU's timings show no banks, and the probe would only cost
  * time); CLSCAN_BANK_PROBE=1 runs it anywhere, 0 never. Uses the device's own facts,
- * before overrides: it measures the hardware, not the emulated profile. A probe that
- * fails leaves the vendor table in charge; its reason shows in the description. */
+ * before overrides: it measures the hardware, not the emulated profile. A result kept in
+ * store is loaded instead of measured. A probe that fails leaves the vendor table in
+ * charge; its reason shows in the description. */
 static clscan_status run_bank_probe(const clscan_context *ctx, cl_context cl_ctx,
                                     cl_device_id d, clscan__getenv_fn getenv_fn, void *user,
-                                    clscan__profile *p)
+                                    const clscan__probe_store *store, clscan__profile *p)
 {
     const char *mode = getenv_fn("CLSCAN_BANK_PROBE", user);
     if (mode && strcmp(mode, "0") != 0 && strcmp(mode, "1") != 0)
@@ -289,20 +290,18 @@ static clscan_status run_bank_probe(const clscan_context *ctx, cl_context cl_ctx
                    : p->device_type == CL_DEVICE_TYPE_GPU && !p->local_mem_is_global;
     if (!run || !cl_ctx) return CLSCAN_SUCCESS;
     clscan_status s = clscan__bank_probe(ctx, cl_ctx, d, p->max_wg_size, p->local_mem_size,
-                                         &p->bank_probe);
+                                         store, &p->bank_probe, &p->bank_probe_origin);
     p->bank_probe_ran = 1;
     if (s != CLSCAN_SUCCESS) p->bank_probe.measured = 0; /* the detail says why */
     return CLSCAN_SUCCESS;
 }
 
-clscan_status clscan__profile_probe(const clscan_context *ctx, cl_context cl_ctx,
-                                    cl_device_id d, clscan__getenv_fn getenv_fn, void *user,
-                                    clscan__profile *p)
+clscan_status clscan__profile_complete(const clscan_context *ctx, cl_context cl_ctx,
+                                       cl_device_id d, clscan__getenv_fn getenv_fn, void *user,
+                                       const clscan__probe_store *store, clscan__profile *p)
 {
     if (!getenv_fn) getenv_fn = clscan__env_getter;
-    clscan_status s = clscan__device_probe(ctx, d, p);
-    if (s != CLSCAN_SUCCESS) return s;
-    s = run_bank_probe(ctx, cl_ctx, d, getenv_fn, user, p);
+    clscan_status s = run_bank_probe(ctx, cl_ctx, d, getenv_fn, user, store, p);
     if (s == CLSCAN_SUCCESS) s = clscan__profile_finish(ctx, p, getenv_fn, user);
     if (s != CLSCAN_SUCCESS) clscan__profile_free(p);
     return s;

@@ -1,5 +1,6 @@
-/* describe.c - clscan_context_describe's text: the device's facts and every tuning
- * choice with its reason. */
+/* describe.c - clscan_context_describe's text: the device's facts (the bank probe's with
+ * where they came from: measured now, earlier in this process, or the disk cache) and
+ * every tuning choice with its reason. */
 #include "tune/tune.h"
 
 #include <stdarg.h>
@@ -27,10 +28,24 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
            (unsigned long long)(p->local_mem_size / 1024),
            p->local_mem_is_global ? "global (no padding)" : "on-chip", p->local_banks,
            p->bank_width, p->banks_source);
-    if (p->bank_probe_ran)
-        clscan__append(buf, size, &len, "bank probe:    %s: %s\n",
-               p->bank_probe.measured ? "found" : "no result", p->bank_probe.detail);
-    else
+    if (p->bank_probe_ran) {
+        const clscan__bank_origin *o = &p->bank_probe_origin;
+        char from[160];
+        if (o->how == CLSCAN__PROBE_LOADED)
+            snprintf(from, sizeof from, "loaded from the disk cache");
+        else if (o->how == CLSCAN__PROBE_REMEMBERED)
+            snprintf(from, sizeof from, "from earlier in this process");
+        else if (o->how == CLSCAN__PROBE_MEASURED && o->why)
+            snprintf(from, sizeof from, "measured now; probe file: %s", o->why);
+        else if (o->how == CLSCAN__PROBE_MEASURED)
+            snprintf(from, sizeof from, "measured now; the disk cache is off");
+        else
+            snprintf(from, sizeof from, "not measured");
+        /* (In parentheses: the context's "disk cache:" line must be the only one that
+         * holds that text.) */
+        clscan__append(buf, size, &len, "bank probe:    %s (%s): %s\n",
+               p->bank_probe.measured ? "found" : "no result", from, p->bank_probe.detail);
+    } else
         clscan__append(buf, size, &len, "bank probe:    not run (%s)\n",
                p->local_mem_is_global ? "local memory is global memory"
                                       : "runs on GPUs only; CLSCAN_BANK_PROBE=1 forces it");

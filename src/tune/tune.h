@@ -70,12 +70,14 @@ const char *clscan__options_getenv(const char *name, void *user);
 
 /* ---------------------------------------------------------------- choose ---- */
 
-/* Probes the device (device layer), runs the bank probe where it can tell something
- * (CLSCAN_BANK_PROBE), then clscan__profile_finish. getenv_fn NULL: the environment.
- * On failure the profile holds nothing that needs freeing. */
-clscan_status clscan__profile_probe(const clscan_context *ctx, cl_context cl_ctx,
-                                    cl_device_id device, clscan__getenv_fn getenv_fn,
-                                    void *user, clscan__profile *out);
+/* Completes a profile that clscan__device_probe filled: runs the bank probe where it can
+ * tell something (CLSCAN_BANK_PROBE), or loads its result from store (NULL: none; the
+ * runtime layer passes the disk cache's), then clscan__profile_finish. getenv_fn NULL:
+ * the environment. On failure the profile holds nothing that needs freeing. */
+clscan_status clscan__profile_complete(const clscan_context *ctx, cl_context cl_ctx,
+                                       cl_device_id device, clscan__getenv_fn getenv_fn,
+                                       void *user, const clscan__probe_store *store,
+                                       clscan__profile *p);
 /* Fills banks and tuning from the tables for the device facts already in p, then
  * applies the overrides from getenv_fn (both phases) and records each choice's reason.
  * Split out for tests. */
