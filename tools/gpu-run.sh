@@ -38,7 +38,8 @@ b=build-gpu
 step() { echo "== $*" >&2; }
 
 step build
-{ meson setup $b --buildtype=release && meson compile -C $b; } >"$OUT/build.log" 2>&1 ||
+{ { [ -f $b/build.ninja ] || meson setup $b --buildtype=release; } && meson compile -C $b; } \
+    >"$OUT/build.log" 2>&1 ||
     { tail -40 "$OUT/build.log"; exit 1; }
 { clinfo -l; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; } \
     >"$OUT/clinfo.log" 2>&1
