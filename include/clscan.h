@@ -816,15 +816,21 @@ CLSCAN_API clscan_status clscan_unique(clscan_context *ctx, cl_command_queue que
  * they are the outputs.
  *
  * The sort is least-significant digit first, with 8-bit digits: 4 passes over 32-bit
- * keys, 8 over 64-bit ones, each a histogram of every work-group's digits, a scan of
- * those counts (the library's multi-level scan) and a stable scatter, so a call is
- * 3 to 5 kernels per pass (docs/ALGORITHMS.md). The passes alternate between the
- * output and a temporary of n keys (and n values) in the context's scratch memory, which
- * the context keeps for later calls and frees when it is released; a temporary that
- * would exceed the device's largest allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE) is
- * refused with CLSCAN_ERROR_OUT_OF_RESOURCES. The first call for a (key type, value
- * size) builds the sort's program, and the scan's program for the counts if no call
- * built it yet; clscan_context_warm does not build the sort programs.
+ * keys, 8 over 64-bit ones, in one of two forms (CLSCAN_SORT_ALGO, or the options'
+ * sort_algorithm; docs/ALGORITHMS.md). One-sweep, the default on NVIDIA's platform for
+ * fewer than 2^30 keys: one kernel clears its counters, one counts the digits of every
+ * pass, then one kernel per pass whose tiles find their places by look-back (with a
+ * bounded wait, as the single-pass scan). Three-step, the default elsewhere: per pass a
+ * histogram of every work-group's digits, a scan of those counts (the library's
+ * multi-level scan) and a stable scatter, 3 to 5 kernels. The passes alternate between
+ * the output and a temporary of n keys (and n values) in the context's scratch memory,
+ * with the counts (one-sweep: and 2 x 1 KiB of status words per tile of a few thousand
+ * keys), which the context keeps for later calls and frees when it is released; a
+ * scratch that would exceed the device's largest allocation
+ * (CL_DEVICE_MAX_MEM_ALLOC_SIZE) is refused with CLSCAN_ERROR_OUT_OF_RESOURCES. The
+ * first call for a (key type, value size) builds the sort's program (three-step: and
+ * the scan's program for the counts if no call built it yet); clscan_context_warm does
+ * not build the sort programs.
  *
  * Events, wait lists, queues and threads as for the scans: the call returns once the
  * work is enqueued, never blocks, and *event (if not NULL) completes when the outputs
