@@ -71,6 +71,16 @@ uint clscan_sort_digit(CLSCAN_SORT_K k, uint shift)
     return (uint)(clscan_sort_ordered(k) >> shift) & (CLSCAN_SORT_RADIX - 1u);
 }
 
+/* A pass kernel's keys and values in and out, from its arguments src, dst, vsrc, vdst
+ * and their offsets (the values unused when keys are sorted alone). */
+#define CLSCAN_SORT_POINTERS()                                  \
+    __global const CLSCAN_SORT_K *in = src + src_off;           \
+    __global CLSCAN_SORT_K *out = dst + dst_off;                \
+    __global const CLSCAN_SORT_V *vin = vsrc + vsrc_off;        \
+    __global CLSCAN_SORT_V *vout = vdst + vdst_off;             \
+    (void)vin;                                                  \
+    (void)vout
+
 /* Tiles [first, end) of this group, where the group owns tiles_per_group tiles. */
 #define CLSCAN_SORT_GROUP_TILES(n, tiles_per_group, first, end)               \
     const ulong first = (ulong)get_group_id(0) * (tiles_per_group);           \
@@ -150,12 +160,7 @@ void clscan_sort_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
 {
     const uint lid = get_local_id(0);
     const ulong groups = get_num_groups(0), g = get_group_id(0);
-    __global const CLSCAN_SORT_K *in = src + src_off;
-    __global CLSCAN_SORT_K *out = dst + dst_off;
-    __global const CLSCAN_SORT_V *vin = vsrc + vsrc_off;
-    __global CLSCAN_SORT_V *vout = vdst + vdst_off;
-    (void)vin;
-    (void)vout;
+    CLSCAN_SORT_POINTERS();
     CLSCAN_SORT_GROUP_TILES(n, tiles_per_group, first, end);
     /* Where the group's next key of each digit goes. */
     __local CLSCAN_T next[CLSCAN_SORT_RADIX];

@@ -39,30 +39,11 @@
 #define CLSCAN_OS_KIND 0xc0000000u
 #define CLSCAN_OS_VALUE 0x3fffffffu
 /* Reads and writes of status words: OpenCL 1.2 atomics, coherent at device scope on
- * every implementation, or on NVIDIA relaxed loads and stores at GPU scope in PTX
- * (CLSCAN_OS_PTX_LOADS; the values are self-contained, so no ordering is needed). The
- * PTX form measured 6% faster on the H100 (docs/PERFORMANCE.md) but has not yet been
- * through the sort tests there, so it stays off. */
-#ifndef CLSCAN_OS_PTX_LOADS
-#define CLSCAN_OS_PTX_LOADS 0
-#endif
-#if CLSCAN_OS_PTX_LOADS && CLSCAN_OS_WARP_PTX
-uint clscan_os_load_(__global uint *p)
-{
-    uint v;
-    asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-void clscan_os_store_(__global uint *p, uint v)
-{
-    asm volatile("st.relaxed.gpu.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
-}
-#define CLSCAN_OS_LOAD(p) clscan_os_load_(p)
-#define CLSCAN_OS_STORE(p, v) clscan_os_store_((p), (v))
-#else
+ * every implementation (the values are self-contained: no ordering is needed). PTX
+ * relaxed loads and stores measured 6% faster on the H100 (docs/PERFORMANCE.md), but
+ * are left out until they have been through the sort tests there. */
 #define CLSCAN_OS_LOAD(p) atomic_or((p), 0u)
 #define CLSCAN_OS_STORE(p, v) atomic_xchg((p), (v))
-#endif
 
 /* Test modes of the look-back, as for the scans (CLSCAN_LOOKBACK_TEST). */
 #ifndef CLSCAN_SORT_LB_TEST
@@ -233,12 +214,7 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
     const ulong t = tile_id;
     const ulong base = t * CLSCAN_TILE;
     const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
-    __global const CLSCAN_SORT_K *in = src + src_off;
-    __global CLSCAN_SORT_K *out = dst + dst_off;
-    __global const CLSCAN_SORT_V *vin = vsrc + vsrc_off;
-    __global CLSCAN_SORT_V *vout = vdst + vdst_off;
-    (void)vin;
-    (void)vout;
+    CLSCAN_SORT_POINTERS();
     if (clear_next)
         for (uint d = lid; d < CLSCAN_SORT_RADIX; d += CLSCAN_WG_SIZE)
             st_next[t * CLSCAN_SORT_RADIX + d] = 0;

@@ -12,6 +12,7 @@
  * directory in /tmp) and points the library's cache there, never at the user's. */
 #include "algo/algo.h"
 #include "verify.h"
+#include "test_cacheroot.h"
 
 #include <check.h>
 #include <ctype.h>
@@ -48,32 +49,12 @@ static uint64_t dc_seed(void)
     return seed;
 }
 
-/* Removes path and everything under it (without following links). */
-static void dc_remove_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0) return;
-    if (S_ISDIR(st.st_mode)) {
-        chmod(path, 0700);
-        DIR *dp = opendir(path);
-        for (struct dirent *e; dp && (e = readdir(dp)) != NULL;) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            char sub[PATH_MAX];
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            dc_remove_tree(sub);
-        }
-        if (dp) closedir(dp);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 /* A new, empty directory for the test `name` in out. */
 static void dc_test_dir(const char *name, char *out, size_t size)
 {
     snprintf(out, size, "%s/%s-%ld", dc_root, name, (long)getpid());
-    dc_remove_tree(out);
+    clscan_test_remove_tree(out);
     ck_assert_msg(mkdir(out, 0700) == 0, "mkdir %s: %s", out, strerror(errno));
 }
 
@@ -309,29 +290,7 @@ static void dc_check_dir(const char *dir, int min_files, dc_listing *l)
     }
 }
 
-/* The whole of a file; *len receives its length. */
-static unsigned char *dc_slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc(size > 0 ? (size_t)size : 1);
-    ck_assert(buf != NULL);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)size, f), (size_t)size);
-    fclose(f);
-    *len = (size_t)size;
-    return buf;
-}
 
-static void dc_spit(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-    ck_assert_int_eq(fclose(f), 0);
-}
 
 /* ------------------------------------------------------------ format -------- */
 
@@ -383,7 +342,7 @@ START_TEST(test_format)
     clscan__diskcache_file_free(&f);
 
     size_t len;
-    unsigned char *good = dc_slurp(path, &len);
+    unsigned char *good = clscan_test_slurp(path, &len);
     ck_assert_uint_eq(len, 40 + sizeof key - 1 + sizeof payload);
     const struct {
         const char *what;
@@ -408,7 +367,7 @@ START_TEST(test_format)
         unsigned char *bad = malloc(len + 1);
         memcpy(bad, good, len);
         if (damages[k].at != (size_t)-1) bad[damages[k].at] ^= 0x10;
-        dc_spit(path, bad, damages[k].keep);
+        clscan_test_spit(path, bad, damages[k].keep);
         free(bad);
         ck_assert_msg(clscan__diskcache_read_file(path, &f) == CLSCAN__FILE_INVALID, "%s: damaged file accepted",
                       damages[k].what);
@@ -420,7 +379,7 @@ START_TEST(test_format)
     unsigned char *longer = malloc(len + 1);
     memcpy(longer, good, len);
     longer[len] = 0;
-    dc_spit(path, longer, len + 1);
+    clscan_test_spit(path, longer, len + 1);
     free(longer);
     ck_assert_int_eq(clscan__diskcache_read_file(path, &f), CLSCAN__FILE_INVALID);
     snprintf(path, sizeof path, "%s/sub/absent.bin", dir);
@@ -430,7 +389,7 @@ START_TEST(test_format)
     snprintf(path, sizeof path, "%s/sub/clscan-test.bin/x/clscan-y.bin", dir);
     ck_assert(!clscan__diskcache_write_file(path, key, 3, payload, 10));
     free(good);
-    dc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -487,7 +446,7 @@ START_TEST(test_cold_then_loaded)
     ck_assert_uint_eq(dc_since(&s2, CLSCAN__CACHE_SOURCE_BUILDS), 0);
     dc_close(&d);
     dc_check_dir(dir, 1, &l);
-    dc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -556,7 +515,7 @@ START_TEST(test_second_process)
     }
     static dc_listing l;
     dc_check_dir(dir, 1, &l);
-    dc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -572,18 +531,18 @@ typedef struct dc_damage {
 static void dmg_empty(const char *p, const unsigned char *g, size_t len, size_t k, uint64_t s)
 {
     (void)g, (void)len, (void)k, (void)s;
-    dc_spit(p, "", 0);
+    clscan_test_spit(p, "", 0);
 }
 static void dmg_header(const char *p, const unsigned char *g, size_t len, size_t k, uint64_t s)
 {
     (void)len, (void)k, (void)s;
-    dc_spit(p, g, 20);
+    clscan_test_spit(p, g, 20);
 }
 static void dmg_truncated(const char *p, const unsigned char *g, size_t len, size_t k,
                           uint64_t s)
 {
     (void)s;
-    dc_spit(p, g, 40 + k + (len - 40 - k) / 2);
+    clscan_test_spit(p, g, 40 + k + (len - 40 - k) / 2);
 }
 static void dmg_longer(const char *p, const unsigned char *g, size_t len, size_t k, uint64_t s)
 {
@@ -591,7 +550,7 @@ static void dmg_longer(const char *p, const unsigned char *g, size_t len, size_t
     unsigned char *b = malloc(len + 100);
     memcpy(b, g, len);
     memset(b + len, 0x5a, 100);
-    dc_spit(p, b, len + 100);
+    clscan_test_spit(p, b, len + 100);
     free(b);
 }
 /* Flips one bit at `at`. */
@@ -600,7 +559,7 @@ static void dc_flip(const char *p, const unsigned char *g, size_t len, size_t at
     unsigned char *b = malloc(len);
     memcpy(b, g, len);
     b[at] ^= 0x04;
-    dc_spit(p, b, len);
+    clscan_test_spit(p, b, len);
     free(b);
 }
 static void dmg_payload(const char *p, const unsigned char *g, size_t len, size_t k, uint64_t s)
@@ -632,7 +591,7 @@ static void dmg_garbage(const char *p, const unsigned char *g, size_t len, size_
     unsigned char *b = malloc(len);
     clscan_verify_rng rng = {s};
     for (size_t i = 0; i < len; ++i) b[i] = (unsigned char)clscan_verify_rng_next(&rng);
-    dc_spit(p, b, len);
+    clscan_test_spit(p, b, len);
     free(b);
 }
 /* A valid file whose key text has `line` replaced by `with`. */
@@ -712,7 +671,7 @@ START_TEST(test_damaged_files)
     unsigned char *good[DC_MAX_FILES];
     size_t len[DC_MAX_FILES], key_len[DC_MAX_FILES];
     for (int f = 0; f < nfiles; ++f) {
-        good[f] = dc_slurp(l.paths[f], &len[f]);
+        good[f] = clscan_test_slurp(l.paths[f], &len[f]);
         key_len[f] = (size_t)good[f][12] | (size_t)good[f][13] << 8 | (size_t)good[f][14] << 16;
     }
 
@@ -763,7 +722,7 @@ START_TEST(test_damaged_files)
     for (int f = 0; f < nfiles; ++f) free(good[f]);
     dc_close(&d);
     dc_check_dir(dir, nfiles, &l);
-    dc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -826,7 +785,7 @@ START_TEST(test_switches)
     if (d.pocl) ck_assert(strstr(ctx->target.cache.cache_source, "PoCL") != NULL);
     clscan_context_release(ctx);
     dc_close(&d);
-    dc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -903,7 +862,7 @@ START_TEST(test_directories)
     ck_assert_int_eq(ctx->target.cache.disk_cache, 0);
     clscan_context_release(ctx);
     dc_close(&d);
-    dc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -917,7 +876,7 @@ START_TEST(test_unwritable)
     dc_open_or_fail(&d);
 
     snprintf(path, sizeof path, "%s/file", dir);
-    dc_spit(path, "x", 1);
+    clscan_test_spit(path, "x", 1);
     snprintf(path, sizeof path, "%s/file/sub", dir);
     dc_env(path, "1");
     dc_stats s0 = dc_fresh_scan(&d, 2222, clscan_verify_mix(seed, 50));
@@ -960,7 +919,7 @@ START_TEST(test_unwritable)
     dc_list(path, &after);
     ck_assert_msg(after.temps == 0, "%d temporary files left behind", after.temps);
     dc_close(&d);
-    dc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -1025,7 +984,7 @@ START_TEST(test_concurrent)
         dc_check_dir(dir, 3, &l);
         fprintf(stderr, "round %d: %d valid files, no temporary file\n", round, l.files);
     }
-    dc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -1119,7 +1078,7 @@ START_TEST(test_warm)
                         "tested here\n", d.name);
     }
     dc_close(&d);
-    dc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -1147,32 +1106,5 @@ static Suite *dc_suite(void)
 
 int main(void)
 {
-    const char *root = getenv("CLSCAN_CACHE_DIR");
-    if (root && strlen(root) >= DC_ROOT_MAX - 64) {
-        fprintf(stderr, "CLSCAN_CACHE_DIR is too long for these tests\n");
-        return EXIT_FAILURE;
-    }
-    if (root && *root) {
-        snprintf(dc_root, sizeof dc_root, "%s", root);
-        for (char *p = dc_root + 1; *p; ++p)
-            if (*p == '/') {
-                *p = '\0';
-                mkdir(dc_root, 0700);
-                *p = '/';
-            }
-        mkdir(dc_root, 0700);
-    } else {
-        snprintf(dc_root, sizeof dc_root, "/tmp/clscan-test-diskcache-XXXXXX");
-        if (!mkdtemp(dc_root)) {
-            perror("mkdtemp");
-            return EXIT_FAILURE;
-        }
-    }
-    fprintf(stderr, "test directories under %s\n", dc_root);
-    SRunner *sr = srunner_create(dc_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    if (!root || !*root) rmdir(dc_root);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return clscan_test_cache_main(dc_suite(), dc_root, sizeof dc_root, "diskcache");
 }

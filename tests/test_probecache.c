@@ -16,6 +16,7 @@
  * $CLSCAN_CACHE_DIR (tests/meson.build points it into the build tree; without it, a new
  * directory in /tmp). */
 #include "algo/algo.h"
+#include "test_cacheroot.h"
 
 #include <check.h>
 #include <ctype.h>
@@ -39,60 +40,19 @@ static char pc_root[PC_ROOT_MAX];
 
 /* ------------------------------------------------------------ files --------- */
 
-/* Removes path and everything under it (without following links). */
-static void pc_remove_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0) return;
-    if (S_ISDIR(st.st_mode)) {
-        DIR *dp = opendir(path);
-        for (struct dirent *e; dp && (e = readdir(dp)) != NULL;) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            char sub[PATH_MAX];
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            pc_remove_tree(sub);
-        }
-        if (dp) closedir(dp);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
 /* A new, empty cache directory for the test `name`, and the library's environment set
  * to use it with the probe and the disk cache on. */
 static void pc_start(const char *name, char dir[PC_DIR_MAX])
 {
     snprintf(dir, PC_DIR_MAX, "%s/%s-%ld", pc_root, name, (long)getpid());
-    pc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
     ck_assert_msg(mkdir(dir, 0700) == 0, "mkdir %s: %s", dir, strerror(errno));
     setenv("CLSCAN_CACHE_DIR", dir, 1);
     setenv("CLSCAN_DISK_CACHE", "1", 1);
     setenv("CLSCAN_BANK_PROBE", "1", 1);
 }
 
-static unsigned char *pc_slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc(size > 0 ? (size_t)size : 1);
-    ck_assert(buf != NULL);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)size, f), (size_t)size);
-    fclose(f);
-    *len = (size_t)size;
-    return buf;
-}
 
-static void pc_spit(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-    ck_assert_int_eq(fclose(f), 0);
-}
 
 /* How many clscan-probe-*.bin files dir holds; the last one's path in path. Fails on
  * anything else there but program files (no temporary file left behind). */
@@ -297,14 +257,14 @@ START_TEST(test_probe_second_process)
     pc_read_probe_file(dir, path, &stored, NULL);
     pc_same("the file written", &stored, &first.result);
     size_t len;
-    unsigned char *bytes = pc_slurp(path, &len);
+    unsigned char *bytes = clscan_test_slurp(path, &len);
 
     pc_report second = pc_child("second context");
     ck_assert_int_eq(second.how, CLSCAN__PROBE_LOADED);
     ck_assert(strstr(second.line, "(loaded from the disk cache): ") != NULL);
     pc_same("the second context", &second.result, &first.result);
     size_t len2;
-    unsigned char *bytes2 = pc_slurp(path, &len2);
+    unsigned char *bytes2 = clscan_test_slurp(path, &len2);
     ck_assert_msg(len2 == len && !memcmp(bytes, bytes2, len), "loading rewrote the file");
     free(bytes2);
     ck_assert_int_eq(pc_probe_files(dir, path), 1);
@@ -314,12 +274,12 @@ START_TEST(test_probe_second_process)
     ck_assert_int_eq(off.how, CLSCAN__PROBE_MEASURED);
     ck_assert_str_eq(off.why, "");
     ck_assert(strstr(off.line, "(measured now; the disk cache is off): ") != NULL);
-    bytes2 = pc_slurp(path, &len2);
+    bytes2 = clscan_test_slurp(path, &len2);
     ck_assert_msg(len2 == len && !memcmp(bytes, bytes2, len), "the cache off wrote the file");
     ck_assert_int_eq(pc_probe_files(dir, path), 1);
     free(bytes2);
     free(bytes);
-    pc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -332,7 +292,7 @@ START_TEST(test_probe_damaged_file)
     clscan__bank_result stored;
     pc_read_probe_file(dir, path, &stored, &key);
     size_t len;
-    unsigned char *good = pc_slurp(path, &len);
+    unsigned char *good = clscan_test_slurp(path, &len);
     const size_t k = strlen(key), payload = len - PC_HEADER - k;
     ck_assert(payload >= 16);
     unsigned char *bad = malloc(len + 100);
@@ -367,7 +327,7 @@ START_TEST(test_probe_damaged_file)
         default:
             for (size_t i = 0; i < len; ++i) bad[i] = (unsigned char)(i * 131 + 17);
         }
-        pc_spit(path, bad, n);
+        clscan_test_spit(path, bad, n);
         pc_expect_remeasured(damages[d].what, dir, key, damages[d].why);
     }
     /* A valid file with the right key whose payload the probe cannot have given (3 banks). */
@@ -378,7 +338,7 @@ START_TEST(test_probe_damaged_file)
     free(bad);
     free(good);
     free(key);
-    pc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -442,12 +402,12 @@ START_TEST(test_probe_key_mismatch)
     ck_assert(clscan__diskcache_write_file(other_path, other, strlen(other), payload, plen));
     unlink(path);
     size_t olen;
-    unsigned char *obytes = pc_slurp(other_path, &olen);
+    unsigned char *obytes = clscan_test_slurp(other_path, &olen);
     pc_report r = pc_child("only another driver's file");
     ck_assert_int_eq(r.how, CLSCAN__PROBE_MEASURED);
     ck_assert_str_eq(r.why, "no file");
     size_t olen2;
-    unsigned char *obytes2 = pc_slurp(other_path, &olen2);
+    unsigned char *obytes2 = clscan_test_slurp(other_path, &olen2);
     ck_assert_msg(olen2 == olen && !memcmp(obytes, obytes2, olen),
                   "another driver's file was touched");
     unlink(other_path); /* leaves this key's, newly written */
@@ -464,7 +424,7 @@ START_TEST(test_probe_key_mismatch)
     free(identity);
     free(other);
     free(key);
-    pc_remove_tree(dir);
+    clscan_test_remove_tree(dir);
 }
 END_TEST
 
@@ -482,32 +442,5 @@ static Suite *pc_suite(void)
 
 int main(void)
 {
-    const char *root = getenv("CLSCAN_CACHE_DIR");
-    if (root && strlen(root) >= PC_ROOT_MAX - 64) {
-        fprintf(stderr, "CLSCAN_CACHE_DIR is too long for these tests\n");
-        return EXIT_FAILURE;
-    }
-    if (root && *root) {
-        snprintf(pc_root, sizeof pc_root, "%s", root);
-        for (char *p = pc_root + 1; *p; ++p)
-            if (*p == '/') {
-                *p = '\0';
-                mkdir(pc_root, 0700);
-                *p = '/';
-            }
-        mkdir(pc_root, 0700);
-    } else {
-        snprintf(pc_root, sizeof pc_root, "/tmp/clscan-test-probecache-XXXXXX");
-        if (!mkdtemp(pc_root)) {
-            perror("mkdtemp");
-            return EXIT_FAILURE;
-        }
-    }
-    fprintf(stderr, "test directories under %s\n", pc_root);
-    SRunner *sr = srunner_create(pc_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    if (!root || !*root) rmdir(pc_root);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return clscan_test_cache_main(pc_suite(), pc_root, sizeof pc_root, "probecache");
 }

@@ -247,9 +247,47 @@ typedef struct sort_side {
     cl_ulong off;
 } sort_side;
 
-/* Enqueues the passes (both programs' locks held). Pass i reads the input (i == 0), the
- * temporary (i odd) or the output (i even) and writes the temporary (i even) or the
- * output (i odd); the passes are even in number, so the last writes the output. */
+/* Where pass `pass` reads and writes: the input (pass 0), the temporary (odd passes) or
+ * the output (even passes), writing the temporary (even) or the output (odd); the passes
+ * are even in number, so the last writes the output. Keys only: the value sides name the
+ * key buffers, and are never touched. */
+typedef struct sort_pass_sides {
+    sort_side from, to, vfrom, vto;
+} sort_pass_sides;
+
+static sort_pass_sides pass_sides(const sort_call *c, cl_mem scratch, cl_ulong tmp_keys,
+                                  cl_ulong tmp_values, cl_ulong vb, cl_uint pass)
+{
+    const cl_ulong kb = clscan_type_size(c->key_type);
+    const sort_side kin = {c->keys, c->keys_offset}, kout = {c->keys_out, c->keys_out_offset};
+    const sort_side ktmp = {scratch, tmp_keys / kb};
+    const sort_side vin = c->pairs ? (sort_side){c->values, c->values_offset} : kin;
+    const sort_side vout = c->pairs ? (sort_side){c->values_out, c->values_out_offset} : kout;
+    const sort_side vtmp = vb ? (sort_side){scratch, tmp_values / vb} : ktmp;
+    sort_pass_sides ps;
+    ps.from = pass == 0 ? kin : (pass & 1) ? ktmp : kout;
+    ps.to = (pass & 1) ? kout : ktmp;
+    ps.vfrom = pass == 0 ? vin : (pass & 1) ? vtmp : vout;
+    ps.vto = (pass & 1) ? vout : vtmp;
+    return ps;
+}
+
+/* Sets a pass kernel's first eight arguments: keys from, keys to, values from, values
+ * to, each a buffer and an element offset. */
+static void set_pass_sides(clscan__kernel_args *a, const sort_pass_sides *ps)
+{
+    CLSCAN__ARG(*a, ps->from.mem);
+    CLSCAN__ARG(*a, ps->from.off);
+    CLSCAN__ARG(*a, ps->to.mem);
+    CLSCAN__ARG(*a, ps->to.off);
+    CLSCAN__ARG(*a, ps->vfrom.mem);
+    CLSCAN__ARG(*a, ps->vfrom.off);
+    CLSCAN__ARG(*a, ps->vto.mem);
+    CLSCAN__ARG(*a, ps->vto.off);
+}
+
+/* Enqueues the passes (both programs' locks held), each reading and writing as
+ * pass_sides says. */
 static clscan_status enqueue_passes(clscan__launch *l, clscan__program *prog,
                                     clscan__program *scan_prog, const sort_call *c,
                                     sort_plan sp, cl_ulong counts_len, cl_ulong tmp_keys,
@@ -258,26 +296,17 @@ static clscan_status enqueue_passes(clscan__launch *l, clscan__program *prog,
     const clscan__scan_config *cfg = &prog->config;
     cl_mem scratch = l->scratch->buffer;
     const cl_ulong kb = clscan_type_size(c->key_type);
-    const cl_ulong vb = cfg->value_bytes;
-    const sort_side kin = {c->keys, c->keys_offset}, kout = {c->keys_out, c->keys_out_offset};
-    const sort_side ktmp = {scratch, tmp_keys / kb};
-    /* Keys only: the value arguments name the key buffers, and are never touched. */
-    const sort_side vin = c->pairs ? (sort_side){c->values, c->values_offset} : kin;
-    const sort_side vout = c->pairs ? (sort_side){c->values_out, c->values_out_offset} : kout;
-    const sort_side vtmp = vb ? (sort_side){scratch, tmp_values / vb} : ktmp;
     const cl_ulong n = c->n, zero = 0;
     const cl_uint passes = (cl_uint)(kb * 8 / SORT_BITS);
     clscan_status s = CLSCAN_SUCCESS;
     for (cl_uint pass = 0; pass < passes && s == CLSCAN_SUCCESS; ++pass) {
-        const sort_side from = pass == 0 ? kin : (pass & 1) ? ktmp : kout;
-        const sort_side to = (pass & 1) ? kout : ktmp;
-        const sort_side vfrom = pass == 0 ? vin : (pass & 1) ? vtmp : vout;
-        const sort_side vto = (pass & 1) ? vout : vtmp;
+        const sort_pass_sides ps =
+            pass_sides(c, scratch, tmp_keys, tmp_values, cfg->value_bytes, pass);
         const cl_uint shift = pass * SORT_BITS;
         cl_kernel k = prog->kernels[CLSCAN__K_SORT_HIST];
         clscan__kernel_args a = clscan__args_begin(k, 0);
-        CLSCAN__ARG(a, from.mem);
-        CLSCAN__ARG(a, from.off);
+        CLSCAN__ARG(a, ps.from.mem);
+        CLSCAN__ARG(a, ps.from.off);
         CLSCAN__ARG(a, n);
         CLSCAN__ARG(a, sp.per_group);
         CLSCAN__ARG(a, shift);
@@ -293,14 +322,7 @@ static clscan_status enqueue_passes(clscan__launch *l, clscan__program *prog,
         if (s != CLSCAN_SUCCESS) return s;
         k = prog->kernels[CLSCAN__K_SORT_SCATTER];
         a = clscan__args_begin(k, 0);
-        CLSCAN__ARG(a, from.mem);
-        CLSCAN__ARG(a, from.off);
-        CLSCAN__ARG(a, to.mem);
-        CLSCAN__ARG(a, to.off);
-        CLSCAN__ARG(a, vfrom.mem);
-        CLSCAN__ARG(a, vfrom.off);
-        CLSCAN__ARG(a, vto.mem);
-        CLSCAN__ARG(a, vto.off);
+        set_pass_sides(&a, &ps);
         CLSCAN__ARG(a, n);
         CLSCAN__ARG(a, sp.per_group);
         CLSCAN__ARG(a, shift);
@@ -348,12 +370,8 @@ static clscan_status enqueue_onesweep(clscan__launch *l, clscan__program *prog,
     const clscan__scan_config *cfg = &prog->config;
     const clscan__profile *p = &l->ctx->target.profile;
     cl_mem scratch = l->scratch->buffer;
-    const cl_ulong kb = clscan_type_size(c->key_type), vb = cfg->value_bytes, n = c->n;
-    const sort_side kin = {c->keys, c->keys_offset}, kout = {c->keys_out, c->keys_out_offset};
-    const sort_side ktmp = {scratch, op->tmp_keys / kb};
-    const sort_side vin = c->pairs ? (sort_side){c->values, c->values_offset} : kin;
-    const sort_side vout = c->pairs ? (sort_side){c->values_out, c->values_out_offset} : kout;
-    const sort_side vtmp = vb ? (sort_side){scratch, op->tmp_values / vb} : ktmp;
+    const cl_ulong n = c->n;
+    const sort_side kin = {c->keys, c->keys_offset};
     cl_ulong groups = p->max_groups ? p->max_groups : (cl_ulong)p->compute_units * p->groups_per_cu;
     const cl_ulong words = op->zeroed_bytes / 4;
     cl_ulong clear_groups = (words + cfg->wg_size - 1) / cfg->wg_size;
@@ -378,24 +396,15 @@ static clscan_status enqueue_onesweep(clscan__launch *l, clscan__program *prog,
     s = clscan__enqueue(l, k, (size_t)groups, cfg->wg_size, "enqueue sort_os_histogram");
     k = prog->kernels[CLSCAN__K_SORT_OS_PASS];
     for (cl_uint pass = 0; pass < op->passes && s == CLSCAN_SUCCESS; ++pass) {
-        const sort_side from = pass == 0 ? kin : (pass & 1) ? ktmp : kout;
-        const sort_side to = (pass & 1) ? kout : ktmp;
-        const sort_side vfrom = pass == 0 ? vin : (pass & 1) ? vtmp : vout;
-        const sort_side vto = (pass & 1) ? vout : vtmp;
+        const sort_pass_sides ps =
+            pass_sides(c, scratch, op->tmp_keys, op->tmp_values, cfg->value_bytes, pass);
         const cl_uint shift = pass * SORT_BITS;
         const cl_ulong hist = op->hist + (cl_ulong)pass * SORT_RADIX;
         const cl_ulong ticket = op->tickets + pass;
         const cl_ulong st = op->status[pass & 1], st_next = op->status[(pass + 1) & 1];
         const cl_uint clear_next = pass + 1 < op->passes, spins = p->lb_spins;
         a = clscan__args_begin(k, 0);
-        CLSCAN__ARG(a, from.mem);
-        CLSCAN__ARG(a, from.off);
-        CLSCAN__ARG(a, to.mem);
-        CLSCAN__ARG(a, to.off);
-        CLSCAN__ARG(a, vfrom.mem);
-        CLSCAN__ARG(a, vfrom.off);
-        CLSCAN__ARG(a, vto.mem);
-        CLSCAN__ARG(a, vto.off);
+        set_pass_sides(&a, &ps);
         CLSCAN__ARG(a, n);
         CLSCAN__ARG(a, shift);
         CLSCAN__ARG(a, scratch);
