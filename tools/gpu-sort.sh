@@ -6,7 +6,10 @@
 # 2^24), and CUB's SortKeys and SortPairs
 # (.gpu-kit/anchors/cub_anchor.cu) in the same call. Logs under $OUT, a table last.
 #   source .gpu-kit/env.sh && bash tools/gpu-sort.sh [sizes] [test]
-# sizes: log2 of n, comma-separated (default 20,24,27); "test" runs the tests too.
+# sizes: log2 of n, comma-separated (default 20,24,27); "test" runs the tests too. The
+# device tool brings back at most 8 files: the test logs travel as one sort-tests.tgz,
+# the benchmark as sort-bench.log (gpu-run.sh writes bench.log: run after it, or not in
+# the same $OUT), and the table goes to stdout as each part ends.
 set -uo pipefail
 sizes=${1:-20,24,27}
 OUT=${OUT:-/tmp/clscan-out}
@@ -21,30 +24,39 @@ if [ "${2:-}" = test ]; then
     for v in "default -" "silent CLSCAN_LOOKBACK_TEST=silent,CLSCAN_LOOKBACK_SPINS=8"; do
         set -- $v
         env=$( [ "$2" = - ] || echo "$2" | tr ',' ' ')
-        if env CK_DEFAULT_TIMEOUT=580 $env $b/tests/test_sort >"$OUT/test-$1.log" 2>&1; then
+        if env CK_DEFAULT_TIMEOUT=580 $env $b/tests/test_sort >"/tmp/test-$1.log" 2>&1; then
             echo "test_sort $1: OK"
         else
-            echo "test_sort $1: FAILED"; grep -v "^  sort" "$OUT/test-$1.log" | tail -15
+            echo "test_sort $1: FAILED"; grep -v "^  sort" "/tmp/test-$1.log" | tail -15
         fi
     done
+    tar -czf "$OUT/sort-tests.tgz" -C /tmp $(cd /tmp && ls test-*.log)
 fi
 [ "${3:-}" = nobench ] && exit 0
 ns=$(echo "$sizes" | tr ',' '\n' | sed 's/^/2^/' | paste -sd,)
 small=$(echo "$sizes" | tr ',' '\n' | awk '$1 <= 24' | sed 's/^/2^/' | paste -sd,)
-: >"$OUT/bench.log"
-bench() { # algo type calls sizes
-    echo "== $1 $2 $3" >>"$OUT/bench.log"
-    CLSCAN_SORT_ALGO=$1 $b/clscan-bench --type "$2" --call "$3" --sizes "$4" \
-        --repeats 10 --warmup 2 >>"$OUT/bench.log" 2>&1
+: >"$OUT/sort-bench.log"
+# The rows of a clscan-bench run (or cub_anchor's lines) as they come.
+row_table() {
+    grep --line-buffered -E "^(uint32|int64|float) .*sort|^cub_" |
+        awk '/^cub_/ {print; fflush(); next}
+             {printf "%-7s %-11s %6s dev %9s wall %9s batched %9s copy-batched %8s %s\n",
+                     $1, $2, $4, $6, $7, $13, $14, $NF; fflush()}'
 }
+bench() { # algo type calls sizes
+    echo "== $1 $2 $3" >>"$OUT/sort-bench.log"
+    echo "== $1 $2 $3"
+    CLSCAN_SORT_ALGO=$1 $b/clscan-bench --type "$2" --call "$3" --sizes "$4" \
+        --repeats 10 --warmup 2 2>&1 | tee -a "$OUT/sort-bench.log" | row_table
+}
+# CUB first: it is quick, and a timeout later keeps it.
+for op in sortk sortp; do
+    /tmp/cub_anchor $op $(echo "$sizes" | tr ',' ' ') 2>&1 | tee -a "$OUT/sort-bench.log" |
+        row_table
+done
 bench onesweep uint32 sort-keys,sort-pairs "$ns"
 bench onesweep int64 sort-keys "$ns"
 bench onesweep float sort-keys "$ns"
 # The three-step sort's host checks at 2^27 take minutes: up to 2^24 only.
 [ -n "$small" ] && bench three-step uint32 sort-keys,sort-pairs "$small"
-for op in sortk sortp; do
-    /tmp/cub_anchor $op $(echo "$sizes" | tr ',' ' ') >>"$OUT/bench.log" 2>&1
-done
-grep -E "^(==|uint32|int64|float) .*sort|^cub_" "$OUT/bench.log" |
-    awk '/^==/ {print; next} /^cub_/ {print; next}
-         {printf "%-7s %-11s %6s dev %9s wall %9s batched %9s copy-batched %8s %s\n", $1, $2, $4, $6, $7, $14, $15, $NF}'
+
