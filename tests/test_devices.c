@@ -26,6 +26,22 @@ int clscan_test_name_matches(const char *name, const char *part)
     return 0;
 }
 
+int clscan_test_type_wanted(clscan_type type, const char *what)
+{
+    const char *list = getenv("CLSCAN_TEST_TYPES");
+    if (!list || !*list) return 1;
+    const char *name = clscan_type_name(type);
+    const size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        const size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && strncmp(p, name, len) == 0) return 1;
+        p += n + (end != NULL);
+    }
+    fprintf(stderr, "%s %s: left out (CLSCAN_TEST_TYPES=%s)\n", what, name, list);
+    return 0;
+}
+
 /* Opens platform p's first device into d; 0 when the platform has none. */
 static int clscan_test_open(cl_platform_id p, const char *pname, clscan_test_dev *d)
 {

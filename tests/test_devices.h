@@ -31,6 +31,11 @@ extern int clscan_test_ndevs;
 /* 1 if `name` contains `part`, ignoring case. */
 int clscan_test_name_matches(const char *name, const char *part);
 
+/* Whether a matrix test runs `type`: every type, or those named in $CLSCAN_TEST_TYPES
+ * (comma-separated type names; meson's runs of extra settings, whose kernels differ by
+ * element size and type only). Prints "<what> <type>: left out" when not. */
+int clscan_test_type_wanted(clscan_type type, const char *what);
+
 /* Checked fixture: opens the first device of each matching platform, with a context, an
  * in-order queue and a clscan context, and fails when there is none; teardown releases
  * them. */

@@ -289,6 +289,7 @@ static const clscan_verify_size clscan_sel_sizes[] = {
 START_TEST(test_matrix)
 {
     const clscan_type type = (clscan_type)_i;
+    if (!clscan_test_type_wanted(type, "select")) return;
     const uint64_t seed = clscan_test_seed(20261123u);
     for (int di = 0; di < clscan_test_ndevs; di++) {
         clscan_test_dev *d = &clscan_test_devs[di];
