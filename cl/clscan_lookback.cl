@@ -664,12 +664,4 @@ ulong clscan_lb_ticket(__global clscan_lb_word *state, ulong ntiles, __local uin
     return (ulong)*ticket % ntiles;
 }
 
-/* Zeroes state[0, words): the tile counter and every status word (the host runs it
- * before a buffer's first single-pass call and when the epochs run out). A kernel, not
- * clEnqueueFillBuffer: Oclgrind 21.10 treats filled memory as uninitialised. */
-__kernel void clscan_lb_clear(__global uint *state, ulong words)
-{
-    for (ulong i = get_global_id(0); i < words; i += get_global_size(0)) state[i] = 0u;
-}
-
 #endif /* CLSCAN_LOOKBACK_CL */

@@ -50,15 +50,6 @@
 #define CLSCAN_SORT_LB_TEST 0
 #endif
 
-/* work[0, words) = 0: the counts, tickets and first status words before a sort (a
- * kernel rather than clEnqueueFillBuffer, which Oclgrind's --uninitialized check does
- * not see: docs/IMPLEMENTATION-ISSUES.md). Any number of work-groups. */
-__kernel CLSCAN_KERNEL_ATTRIBUTES
-void clscan_sort_os_clear(__global uint *work, ulong words)
-{
-    for (ulong i = get_global_id(0); i < words; i += get_global_size(0)) work[i] = 0;
-}
-
 #define CLSCAN_OS_HIST_LOADS 8
 /* hist[p * 256 + d] += how many keys of src[src_off, +n) have digit d in pass p, for
  * every pass p (the counts start at zero). Any number of work-groups. */

@@ -666,13 +666,17 @@ static char *read_file(const char *path)
     return text;
 }
 
-/* Each cl/ file builds alone with only -I cl/ (every knob has a default), on the first
- * device of each platform. */
+/* Each cl/ file builds alone with only -I cl/ (every knob has a default; the one-sweep
+ * sort's kernels are asked for), on the first device of each platform. */
 START_TEST(test_cl_files_compile_alone)
 {
-    static const char *const files[] = {"clscan_common.cl",      "clscan_subgroup.cl",
-                                        "clscan_workgroup.cl",   "clscan_scan.cl",
-                                        "clscan_select_tile.cl", "clscan_select.cl"};
+    static const struct {
+        const char *name, *options;
+    } files[] = {{"clscan_common.cl", ""},      {"clscan_subgroup.cl", ""},
+                 {"clscan_workgroup.cl", ""},   {"clscan_scan.cl", ""},
+                 {"clscan_select_tile.cl", ""}, {"clscan_select.cl", ""},
+                 {"clscan_clear.cl", ""},       {"clscan_sort.cl", ""},
+                 {"clscan_sort_onesweep.cl", " -D CLSCAN_SORT_ONESWEEP=1"}};
     /* Defaults, then the sub-group work-group scan for an 8-byte type and a bitwise op. */
     static const char *const variants[] = {"",
                                            " -D CLSCAN_WG_ALGO=1 -D CLSCAN_SG_WIDTH=8"
@@ -693,20 +697,21 @@ START_TEST(test_cl_files_compile_alone)
             const size_t i = k / 2;
             const char *variant = variants[k % 2];
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s", CLSCAN_CL_DIR, files[i]);
+            snprintf(path, sizeof path, "%s/%s", CLSCAN_CL_DIR, files[i].name);
             char *src = read_file(path);
             ck_assert_msg(src != NULL, "cannot read %s", path);
             const char *texts[] = {src};
             cl_program prog = clCreateProgramWithSource(ctx, 1, texts, NULL, &err);
             ck_assert_int_eq(err, CL_SUCCESS);
             char opts[4200];
-            snprintf(opts, sizeof opts, "-cl-std=CL1.2 -I %s%s", CLSCAN_CL_DIR, variant);
+            snprintf(opts, sizeof opts, "-cl-std=CL1.2 -I %s%s%s", CLSCAN_CL_DIR,
+                     files[i].options, variant);
             err = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
             if (err != CL_SUCCESS) {
                 char log[8192] = "";
                 clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
                 log[sizeof log - 1] = '\0';
-                ck_abort_msg("%s does not build alone with \"%s\": %s\n%s", files[i], opts,
+                ck_abort_msg("%s does not build alone with \"%s\": %s\n%s", files[i].name, opts,
                              clscan_status_string(err), log);
             }
             ++built;

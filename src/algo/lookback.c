@@ -29,16 +29,7 @@ clscan_status clscan__lookback_begin(clscan__launch *l, clscan__program *prog,
     const cl_uint max_epoch = (1u << (cfg->lb_word_bits / 2 - 2)) - 1;
     if (!slot->lb_clean || slot->lb_word_bits != cfg->lb_word_bits ||
         slot->lb_epoch >= max_epoch) {
-        /* A kernel of its own rather than a fill: see clscan_lb_clear. */
-        const cl_ulong words = slot->size / 4;
-        size_t groups = (size_t)((words + cfg->wg_size - 1) / cfg->wg_size);
-        if (groups > 1024) groups = 1024;
-        clscan__kernel_args a = clscan__args_begin(prog->kernels[CLSCAN__K_CLEAR], 0);
-        CLSCAN__ARG(a, slot->buffer);
-        CLSCAN__ARG(a, words);
-        if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(lb_clear)");
-        clscan_status s =
-            clscan__enqueue(l, prog->kernels[CLSCAN__K_CLEAR], groups, cfg->wg_size, "enqueue lb_clear");
+        clscan_status s = clscan__enqueue_clear(l, prog, slot->buffer, slot->size / 4);
         if (s != CLSCAN_SUCCESS) return s;
         slot->lb_clean = 1;
         slot->lb_word_bits = cfg->lb_word_bits;

@@ -128,8 +128,7 @@ static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan_
  * memory holds them. Leaves *cfg alone otherwise. */
 static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_config *cfg)
 {
-    if (p->sort_algo != CLSCAN__SORT_ONESWEEP || n >= ONESWEEP_MAX_N || p->max_loop_iterations)
-        return;
+    if (p->sort_algo != CLSCAN__SORT_ONESWEEP || n >= ONESWEEP_MAX_N) return;
     clscan__scan_config os = *cfg;
     os.sort_onesweep = 1;
     os.lb_test = p->lb_test;
@@ -372,19 +371,11 @@ static clscan_status enqueue_onesweep(clscan__launch *l, clscan__program *prog,
     cl_mem scratch = l->scratch->buffer;
     const cl_ulong n = c->n;
     const sort_side kin = {c->keys, c->keys_offset};
-    cl_ulong groups = p->max_groups ? p->max_groups : (cl_ulong)p->compute_units * p->groups_per_cu;
-    const cl_ulong words = op->zeroed_bytes / 4;
-    cl_ulong clear_groups = (words + cfg->wg_size - 1) / cfg->wg_size;
-    if (clear_groups > groups) clear_groups = groups;
-    cl_kernel k = prog->kernels[CLSCAN__K_SORT_OS_CLEAR];
-    clscan__kernel_args a = clscan__args_begin(k, 0);
-    CLSCAN__ARG(a, scratch);
-    CLSCAN__ARG(a, words);
-    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_os_clear)");
-    clscan_status s = clscan__enqueue(l, k, (size_t)clear_groups, cfg->wg_size, "enqueue sort_os_clear");
+    clscan_status s = clscan__enqueue_clear(l, prog, scratch, op->zeroed_bytes / 4);
     if (s != CLSCAN_SUCCESS) return s;
-    k = prog->kernels[CLSCAN__K_SORT_OS_HIST];
-    a = clscan__args_begin(k, 0);
+    cl_ulong groups = p->max_groups ? p->max_groups : (cl_ulong)p->compute_units * p->groups_per_cu;
+    cl_kernel k = prog->kernels[CLSCAN__K_SORT_OS_HIST];
+    clscan__kernel_args a = clscan__args_begin(k, 0);
     CLSCAN__ARG(a, kin.mem);
     CLSCAN__ARG(a, kin.off);
     CLSCAN__ARG(a, n);

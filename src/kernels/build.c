@@ -21,6 +21,7 @@ static const struct {
     int lookback;
 } program_files[] = {
     {"clscan_common.cl", F_ALL, 0},
+    {"clscan_clear.cl", F_ALL, 0},
     {"clscan_subgroup.cl", F_ALL, 0},
     {"clscan_workgroup.cl", F_ALL, 0},
     {"clscan_lookback.cl", F_SCAN, 1},
@@ -53,7 +54,7 @@ static const struct {
     [CLSCAN__K_PARTIALS] = {"clscan_scan_partials", 1},
     [CLSCAN__K_SCAN] = {"clscan_scan_tiles", 1},
     [CLSCAN__K_SINGLE] = {"clscan_scan_single", 1},
-    [CLSCAN__K_CLEAR] = {"clscan_lb_clear", 0},
+    [CLSCAN__K_CLEAR] = {"clscan_clear_words", 0},
     [CLSCAN__K_SEL_COUNT] = {"clscan_sel_count_tiles", 1},
     [CLSCAN__K_SEL_WRITE] = {"clscan_sel_write_tiles", 1},
     [CLSCAN__K_SEL_ZERO] = {"clscan_sel_count_zero", 0},
@@ -63,7 +64,6 @@ static const struct {
     [CLSCAN__K_GEN_SINGLE] = {"clscan_gen_single", 1},
     [CLSCAN__K_SORT_HIST] = {"clscan_sort_histogram", 1},
     [CLSCAN__K_SORT_SCATTER] = {"clscan_sort_scatter", 1},
-    [CLSCAN__K_SORT_OS_CLEAR] = {"clscan_sort_os_clear", 1},
     [CLSCAN__K_SORT_OS_HIST] = {"clscan_sort_os_histogram", 1},
     [CLSCAN__K_SORT_OS_PASS] = {"clscan_sort_os_pass", 1},
 };
@@ -226,15 +226,14 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan__target
     int wanted[CLSCAN__KERNEL_COUNT] = {0};
     wanted[CLSCAN__K_REDUCE] = wanted[CLSCAN__K_PARTIALS] = wanted[CLSCAN__K_SCAN] = !sort;
     wanted[CLSCAN__K_SINGLE] = single && !cfg->select && !general;
-    wanted[CLSCAN__K_CLEAR] = single;
+    wanted[CLSCAN__K_CLEAR] = single || (sort && cfg->sort_onesweep);
     wanted[CLSCAN__K_SEL_COUNT] = wanted[CLSCAN__K_SEL_WRITE] = wanted[CLSCAN__K_SEL_ZERO] =
         cfg->select != 0;
     wanted[CLSCAN__K_SEL_SINGLE] = single && cfg->select;
     wanted[CLSCAN__K_GEN_REDUCE] = wanted[CLSCAN__K_GEN_SCAN] = general;
     wanted[CLSCAN__K_GEN_SINGLE] = general && single;
     wanted[CLSCAN__K_SORT_HIST] = wanted[CLSCAN__K_SORT_SCATTER] = sort && !cfg->sort_onesweep;
-    wanted[CLSCAN__K_SORT_OS_CLEAR] = wanted[CLSCAN__K_SORT_OS_HIST] =
-        wanted[CLSCAN__K_SORT_OS_PASS] = sort && cfg->sort_onesweep;
+    wanted[CLSCAN__K_SORT_OS_HIST] = wanted[CLSCAN__K_SORT_OS_PASS] = sort && cfg->sort_onesweep;
     *max_wg = cfg->wg_size;
     clscan_status s = CLSCAN_SUCCESS;
     for (int k = 0; k < CLSCAN__KERNEL_COUNT && s == CLSCAN_SUCCESS; ++k) {

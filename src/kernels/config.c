@@ -181,9 +181,10 @@ const char *clscan__select_mode_name(clscan__select_mode mode)
     return (unsigned)mode < sizeof names / sizeof names[0] ? names[mode] : "invalid";
 }
 
-/* (A field added to clscan__scan_config must be added here too: the size check below
- * fails until it is, since a field left out would let two shapes share a program.) */
-_Static_assert(sizeof(clscan__scan_config) == 104,
+/* (A field added to clscan__scan_config must be added here too: the size check below,
+ * made on 64-bit builds, fails until it is, since a field left out would let two
+ * shapes share a program.) */
+_Static_assert(sizeof(void *) != 8 || sizeof(clscan__scan_config) == 104,
                "clscan__scan_config changed: update clscan__config_fingerprint");
 void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_config *out)
 {

@@ -93,7 +93,7 @@ typedef enum clscan__kernel_id {
     CLSCAN__K_PARTIALS,      /* clscan_scan_partials */
     CLSCAN__K_SCAN,          /* clscan_scan_tiles */
     CLSCAN__K_SINGLE,        /* clscan_scan_single (single-pass programs only) */
-    CLSCAN__K_CLEAR,         /* clscan_lb_clear (single-pass programs only) */
+    CLSCAN__K_CLEAR,         /* clscan_clear_words (single-pass and one-sweep programs) */
     CLSCAN__K_SEL_COUNT,     /* compaction programs: clscan_sel_count_tiles, */
     CLSCAN__K_SEL_WRITE,     /* clscan_sel_write_tiles, */
     CLSCAN__K_SEL_ZERO,      /* clscan_sel_count_zero */
@@ -103,7 +103,6 @@ typedef enum clscan__kernel_id {
     CLSCAN__K_GEN_SINGLE,    /* and, single-pass, clscan_gen_single */
     CLSCAN__K_SORT_HIST,     /* sort programs: clscan_sort_histogram, */
     CLSCAN__K_SORT_SCATTER,  /* clscan_sort_scatter; one-sweep sort programs: */
-    CLSCAN__K_SORT_OS_CLEAR, /* clscan_sort_os_clear, */
     CLSCAN__K_SORT_OS_HIST,  /* clscan_sort_os_histogram, */
     CLSCAN__K_SORT_OS_PASS,  /* clscan_sort_os_pass */
     CLSCAN__KERNEL_COUNT

@@ -117,6 +117,20 @@ clscan_status clscan__enqueue_copy_input(clscan__launch *l, cl_mem src, size_t o
     return CLSCAN_SUCCESS;
 }
 
+clscan_status clscan__enqueue_clear(clscan__launch *l, clscan__program *prog, cl_mem buf,
+                                    cl_ulong n)
+{
+    const size_t wg = prog->config.wg_size;
+    size_t groups = (size_t)((n + wg - 1) / wg);
+    if (groups > 1024) groups = 1024; /* (each work-item loops over the rest) */
+    if (groups < 1) groups = 1;
+    clscan__kernel_args a = clscan__args_begin(prog->kernels[CLSCAN__K_CLEAR], 0);
+    CLSCAN__ARG(a, buf);
+    CLSCAN__ARG(a, n);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(clear_words)");
+    return clscan__enqueue(l, prog->kernels[CLSCAN__K_CLEAR], groups, wg, "enqueue clear_words");
+}
+
 clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
                                      cl_uint nwait, const cl_event *wait, cl_event *event)
 {

@@ -155,6 +155,10 @@ void clscan__launch_chain(clscan__launch *l, cl_event ev);
  * call's input, where tiles would otherwise read what others overwrite. */
 clscan_status clscan__enqueue_copy_input(clscan__launch *l, cl_mem src, size_t offset,
                                          size_t bytes, cl_mem *copy);
+/* Zeroes words [0, n) of buf with prog's clscan_clear_words (CLSCAN__K_CLEAR; the
+ * caller holds prog's lock), as the launch's next command. */
+clscan_status clscan__enqueue_clear(clscan__launch *l, clscan__program *prog, cl_mem buf,
+                                    cl_ulong n);
 /* An empty call: a marker after the wait list, if an event or a wait list asks for it. */
 clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
                                      cl_uint nwait, const cl_event *wait, cl_event *event);

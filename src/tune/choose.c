@@ -252,6 +252,13 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile 
     if (getenv_fn && getenv_fn("CLSCAN_WG_SCAN", user)) p->wg_algo_source = "CLSCAN_WG_SCAN";
     if (getenv_fn && getenv_fn("CLSCAN_SCAN_ALGO", user)) p->scan_algo_source = "CLSCAN_SCAN_ALGO";
     if (getenv_fn && getenv_fn("CLSCAN_SORT_ALGO", user)) p->sort_algo_source = "CLSCAN_SORT_ALGO";
+    /* The one-sweep look-back waits in loops: never where a work-item's loop iterations
+     * are limited, asked for or not (the sort then takes the three-step kernels, and
+     * describe says so). */
+    if (p->sort_algo == CLSCAN__SORT_ONESWEEP && p->max_loop_iterations) {
+        p->sort_algo = CLSCAN__SORT_THREE_STEP;
+        p->sort_algo_source = "one-sweep ruled out: a work-item's loop iterations are limited";
+    }
     s = finish_lookback(ctx, p, getenv_fn && getenv_fn("CLSCAN_LOOKBACK_ATOMICS", user));
     if (s != CLSCAN_SUCCESS) return s;
     if (getenv_fn && getenv_fn("CLSCAN_LOCAL_MEM_BANKS", user))
