@@ -26,8 +26,8 @@
  *   check, note              PASS, FAIL, SKIP, ERROR or UNCHECKED (a predicate the bench
  *                            cannot evaluate on the host), and why
  *   call                     scan, select-if, select-flagged, partition, unique,
- *                            sort-keys, sort-pairs, seg-add, seg-keys-min, custom-max,
- *                            mat2 or transform-count
+ *                            sort-keys, sort-pairs, seg-add, seg-keys-min, seg-keys-add,
+ *                            custom-max, mat2 or transform-count
  *   predicate                select-if, partition: the predicate's text
  *   keep_fraction            select-flagged, unique: the share of elements asked kept
  *   kept                     compaction: the count the checked call wrote
@@ -99,7 +99,7 @@
 
 /* What a row times: a scan, or one of the compactions. */
 enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
-       CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_CUSTOM_MAX,
+       CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_SEG_KEYS_ADD, CALL_CUSTOM_MAX,
        CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_HOST_STREAM, CALL_COUNT };
 /* The general scans (clscan_scan) a call times: cases of tools/verify_general.c whose input
  * and output elements have one size. */
@@ -108,6 +108,7 @@ static int general_case(int call)
     switch (call) {
     case CALL_SEG_ADD: return 5;         /* int32 add, segmented by flags */
     case CALL_SEG_KEYS_MIN: return 8;    /* int64 min, segmented by int32 keys */
+    case CALL_SEG_KEYS_ADD: return 10;   /* int32 add by int32 keys (CUB's ScanByKey) */
     case CALL_CUSTOM_MAX: return 0;      /* float "a > b ? a : b" */
     case CALL_MAT2: return 1;            /* 2x2 uint matrix product, a 16-byte struct */
     case CALL_TRANSFORM_COUNT: return 3; /* int32 add of "x > 0.5f ? 1 : 0" over floats */
@@ -185,7 +186,8 @@ static void usage(FILE *f)
           "                            moves a uint32 value (the index) with each key;\n"
           "                            general scans (clscan_scan, their own types; --type\n"
           "                            ignored): seg-add (int32 add, segmented by flags),\n"
-          "                            seg-keys-min (int64 min by int32 keys), custom-max\n"
+          "                            seg-keys-min (int64 min by int32 keys),\n"
+          "                            seg-keys-add (int32 add by int32 keys), custom-max\n"
           "                            (float, \"a > b ? a : b\"), mat2 (2x2 uint matrix\n"
           "                            product), transform-count (int32 add of x > 0.5f);\n"
           "                            host-stream: clscan_scan_host (--type, --op, --mode)\n"
@@ -258,7 +260,7 @@ static const char *call_name(int i)
     static const char *const names[CALL_COUNT] = {"scan",      "select-if", "select-flagged",
                                                   "partition", "unique",    "sort-keys",
                                                   "sort-pairs", "seg-add",  "seg-keys-min",
-                                                  "custom-max", "mat2", "transform-count",
+                                                  "seg-keys-add", "custom-max", "mat2", "transform-count",
                                                   "host-stream"};
     return names[i];
 }
@@ -868,6 +870,7 @@ static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl
                                  r->type, CLSCAN_UINT32, 0, NULL, done);
     case CALL_SEG_ADD:
     case CALL_SEG_KEYS_MIN:
+    case CALL_SEG_KEYS_ADD:
     case CALL_CUSTOM_MAX:
     case CALL_MAT2:
     case CALL_TRANSFORM_COUNT: {

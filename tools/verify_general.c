@@ -187,6 +187,11 @@ static const struct gen_case_row {
                .input_type_name = "float", .segments = CLSCAN_SEGMENTS_FLAGS},
       .in_size = 4, .out_size = 4, .fill = fill_float_small, .transform = tr_float_to_int,
       .op = op_add_int},
+     NULL, 0},
+    {{.name = "int32 add, segmented by int32 keys (scan by key)",
+      .desc = {.type = CLSCAN_INT32, .op = CLSCAN_OP_ADD, .segments = CLSCAN_SEGMENTS_KEYS,
+               .key_type = CLSCAN_INT32},
+      .in_size = 4, .out_size = 4, .fill = fill_int_small, .op = op_add_int},
      NULL, 0}};
 
 clscan_verify_gen_case clscan_verify_gen_case_get(int k)
