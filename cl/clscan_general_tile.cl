@@ -60,18 +60,43 @@ typedef struct clscan_gen_source {
 CLSCAN_GEN_OUT clscan_user_value_identity(void);
 CLSCAN_T clscan_seg_make(const CLSCAN_GEN_OUT v, const uint f);
 
-/* Whether element i starts a segment. Element 0 does, unless the call has a carry-in:
- * then with flags it does where its flag is set, and with keys never (the key before
- * the range is not known: the carry-in continues element 0's segment). */
-uint clscan_gen_head(clscan_gen_source s, ulong i)
+/* How an element is loaded (clscan_gen_load, clscan_gen_load_tile): 1 without branches,
+ * every load made whatever the case (those not needed read a neighbour in the range) and
+ * the case selected afterwards, for GPUs, whose threads wait at the first use of a load:
+ * with a branch between one element's loads and the next element's, the compiler keeps
+ * them apart and each waits for the one before (H100, int32 add by int32 keys at 2^24:
+ * 159.5 us with branches, 146.4 without); 0 with branches, for CPUs (one work-item per
+ * group), which predict them and lose more to the extra loads and selects (PoCL took
+ * 1.5-2x as long without branches). docs/PERFORMANCE.md has the runs. */
+#ifndef CLSCAN_GEN_LOAD_BRANCHLESS
+#define CLSCAN_GEN_LOAD_BRANCHLESS (CLSCAN_WG_SIZE > 1)
+#endif
+
+/* Whether element i starts a segment (prev: i - 1, or 0 for i == 0). Element 0 does,
+ * unless the call has a carry-in: then with flags it does where its flag is set, and with
+ * keys never (the key before the range is not known: the carry-in continues element 0's
+ * segment). */
+uint clscan_gen_head(clscan_gen_source s, ulong i, ulong prev)
 {
 #if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_FLAGS
+    (void)prev;
+#if CLSCAN_GEN_LOAD_BRANCHLESS
+    const uint flag = s.seg[i] != 0;
+    return i == 0 && !s.carried ? 1u : flag;
+#else
     if (i == 0 && !s.carried) return 1u;
     return s.seg[i] != 0;
+#endif
+#else
+#if CLSCAN_GEN_LOAD_BRANCHLESS
+    const CLSCAN_GEN_SEG key = s.seg[i], before = s.seg[prev];
+    const uint differs = key != before;
+    return i == 0 ? (uint)!s.carried : differs;
 #else
     if (i == 0) return s.carried ? 0u : 1u;
-    const CLSCAN_GEN_SEG key = s.seg[i], before = s.seg[i - 1];
+    const CLSCAN_GEN_SEG key = s.seg[i], before = s.seg[prev];
     return key != before;
+#endif
 #endif
 }
 #endif
@@ -86,15 +111,25 @@ CLSCAN_T clscan_gen_load(clscan_gen_source s, ulong i)
     const CLSCAN_GEN_IN x = s.src[i];
     return CLSCAN_GEN_TRANSFORM(x, i);
 #else
-    const uint head = clscan_gen_head(s, i);
+    const ulong prev = i - (i > 0);
+    const uint head = clscan_gen_head(s, i, prev);
+#if CLSCAN_GEN_LOAD_BRANCHLESS
+    const ulong at = s.exclusive ? prev : i;
+    const CLSCAN_GEN_IN x = s.src[at];
+    const CLSCAN_GEN_OUT v = CLSCAN_GEN_TRANSFORM(x, at);
+    /* (An exclusive call's element 0 without a head is the carried segment's start.) */
+    const int blank = s.exclusive && (head || i == 0);
+    return clscan_seg_make(blank ? clscan_user_value_identity() : v, head);
+#else
     if (!s.exclusive) {
         const CLSCAN_GEN_IN x = s.src[i];
         return clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, i), head);
     }
     if (head) return clscan_seg_make(clscan_user_value_identity(), 1u);
     if (i == 0) return clscan_seg_make(clscan_user_value_identity(), 0u); /* (carried) */
-    const CLSCAN_GEN_IN x = s.src[i - 1];
-    return clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, i - 1), 0u);
+    const CLSCAN_GEN_IN x = s.src[prev];
+    return clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, prev), 0u);
+#endif
 #endif
 }
 
@@ -156,8 +191,14 @@ void clscan_gen_load_tile(clscan_gen_source s, ulong base, uint count, __local C
         const uint k = j * CLSCAN_WG_SIZE + lid;
         /* (Through a private value: a struct copied straight from global to local memory
          * becomes llvm.memmove, which Oclgrind's --uninitialized check cannot follow.) */
+#if CLSCAN_GEN_LOAD_BRANCHLESS
+        /* (Past the end: the last element's loads, and the identity kept; count > 0.) */
+        const CLSCAN_T x = clscan_gen_load(s, base + min(k, count - 1));
+        const CLSCAN_T v = k < count ? x : CLSCAN_IDENTITY;
+#else
         CLSCAN_T v = CLSCAN_IDENTITY;
         if (k < count) v = clscan_gen_load(s, base + k);
+#endif
         tile[CLSCAN_PAD(k)] = v;
     }
 }
