@@ -100,7 +100,6 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
                        __global CLSCAN_GEN_OUT *total_buf, ulong total_off, uint carry_flags)
 {
     __global uint *stats = stats_base + stats_off;
-    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     __local clscan_lb_local lb;
     __local uint ticket;
@@ -110,8 +109,14 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     __global clscan_lb_word *status = state + CLSCAN_LB_HEADER_WORDS;
     const ulong base = t * CLSCAN_TILE;
     const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
+#if CLSCAN_GEN_USE_RUNS
+    const clscan_gen_runs runs = clscan_gen_run_totals(s, base, count);
+    const CLSCAN_T total = clscan_gen_runs_total(runs);
+#else
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     clscan_gen_load_tile(s, base, count, tile);
     const CLSCAN_T total = clscan_wg_scan(tile, scratch, clscan_gen_tile_inclusive(inclusive));
+#endif
     CLSCAN_T start = CLSCAN_IDENTITY;
     if (has_start)
         start = clscan_gen_carry(CLSCAN_CARRY_START(carry_flags, init_value, init_buf, init_off));
@@ -120,8 +125,14 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     if ((carry_flags & CLSCAN_CARRY_OUT) && get_local_id(0) == 0 &&
         t == (n + CLSCAN_TILE - 1) / CLSCAN_TILE - 1)
         total_buf[total_off] = clscan_gen_total(s, n, CLSCAN_OP(carry, total));
-    if (!(carry_flags & CLSCAN_CARRY_NO_DST))
+    if (!(carry_flags & CLSCAN_CARRY_NO_DST)) {
+#if CLSCAN_GEN_USE_RUNS
+        clscan_gen_run_outputs(s, base, count, runs, carry, clscan_gen_tile_inclusive(inclusive),
+                               dst + dst_off);
+#else
         clscan_gen_store_tile(dst + dst_off, base, count, tile, carry);
+#endif
+    }
 }
 #endif /* CLSCAN_GEN_SINGLE_PASS */
 
