@@ -110,7 +110,14 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     const ulong base = t * CLSCAN_TILE;
     const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
 #if CLSCAN_GEN_USE_RUNS
-    const clscan_gen_runs runs = clscan_gen_run_totals(s, base, count);
+#if CLSCAN_GEN_RUNS_FROM_TILE
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    clscan_gen_load_tile(s, base, count, tile);
+#else
+    __local CLSCAN_T *tile = 0;
+#endif
+    const clscan_gen_runs runs =
+        clscan_gen_run_totals(s, base, count, tile, CLSCAN_GEN_RUNS_FROM_TILE);
     const CLSCAN_T total = clscan_gen_runs_total(runs);
 #else
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
@@ -127,8 +134,8 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
         total_buf[total_off] = clscan_gen_total(s, n, CLSCAN_OP(carry, total));
     if (!(carry_flags & CLSCAN_CARRY_NO_DST)) {
 #if CLSCAN_GEN_USE_RUNS
-        clscan_gen_run_outputs(s, base, count, runs, carry, clscan_gen_tile_inclusive(inclusive),
-                               dst + dst_off);
+        clscan_gen_run_outputs(s, base, count, tile, CLSCAN_GEN_RUNS_FROM_TILE, runs, carry,
+                               clscan_gen_tile_inclusive(inclusive), dst + dst_off);
 #else
         clscan_gen_store_tile(dst + dst_off, base, count, tile, carry);
 #endif

@@ -125,10 +125,10 @@ CLSCAN_T clscan_gen_load(clscan_gen_source s, ulong i)
         const CLSCAN_GEN_IN x = s.src[i];
         return clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, i), head);
     }
-    if (head) return clscan_seg_make(clscan_user_value_identity(), 1u);
-    if (i == 0) return clscan_seg_make(clscan_user_value_identity(), 0u); /* (carried) */
+    /* (Selected, not branched on: where heads fall is the data's, not predictable.) */
     const CLSCAN_GEN_IN x = s.src[prev];
-    return clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, prev), 0u);
+    const CLSCAN_GEN_OUT v = CLSCAN_GEN_TRANSFORM(x, prev);
+    return clscan_seg_make(head || i == 0 ? clscan_user_value_identity() : v, head);
 #endif
 #endif
 }
@@ -217,15 +217,18 @@ void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, ulong base, uint count,
     }
 }
 
-/* One work-item per group (CPUs), without segments: the single-pass kernel takes its
- * tile as CLSCAN_GEN_RUNS consecutive runs of ceil(count / CLSCAN_GEN_RUNS) elements and
- * folds them side by side, first for their totals and then, after the look-back, for the
- * outputs, straight from and to global memory. One element after another, every step
- * waits for the operator's result before; four independent runs let the processor
- * overlap them (PoCL, 2^22 elements: the custom float max 2.5x and the 2x2 matrix
- * product 3x as fast as through a local tile). Segmented scans keep the local tile:
- * their loads and pairs took longer in four runs (1.2-1.5x). */
-#define CLSCAN_GEN_USE_RUNS (CLSCAN_WG_SIZE == 1 && CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE)
+/* One work-item per group (CPUs): the single-pass kernel takes its tile as
+ * CLSCAN_GEN_RUNS consecutive runs of ceil(count / CLSCAN_GEN_RUNS) elements and folds
+ * them side by side, first for their totals and then, after the look-back, for the
+ * outputs, which go straight to dst. One element after another, every step waits for the
+ * operator's result before; four independent runs let the processor overlap them. The
+ * elements come straight from global memory, or for segmented scans from the local tile
+ * loaded first (whose loop the compiler vectorises; their loads inside the runs took
+ * 1.2-1.5x as long). PoCL, 2^22 elements, against one work-item folding the local tile:
+ * the custom float max 2.5x, the 2x2 matrix product 3x, the segmented scans 1.2-1.5x
+ * as fast (docs/PERFORMANCE.md). */
+#define CLSCAN_GEN_USE_RUNS (CLSCAN_WG_SIZE == 1)
+#define CLSCAN_GEN_RUNS_FROM_TILE (CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE)
 #define CLSCAN_GEN_RUNS 4
 #if CLSCAN_GEN_USE_RUNS
 /* One step of the four runs at offset j (each run's element j where it has one):
@@ -244,14 +247,15 @@ void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, ulong base, uint count,
 typedef struct clscan_gen_runs {
     CLSCAN_T r0, r1, r2, r3;
 } clscan_gen_runs;
-clscan_gen_runs clscan_gen_run_totals(clscan_gen_source s, ulong base, uint count)
+clscan_gen_runs clscan_gen_run_totals(clscan_gen_source s, ulong base, uint count,
+                                      __local const CLSCAN_T *tile, int from_tile)
 {
     const uint len = (count + CLSCAN_GEN_RUNS - 1) / CLSCAN_GEN_RUNS;
     CLSCAN_T a0 = CLSCAN_IDENTITY, a1 = CLSCAN_IDENTITY, a2 = CLSCAN_IDENTITY,
              a3 = CLSCAN_IDENTITY;
 #define CLSCAN_GEN_TOTAL_STEP_(r, k)                         \
     do {                                                     \
-        const CLSCAN_T x = clscan_gen_load(s, base + (k));   \
+        const CLSCAN_T x = from_tile ? tile[CLSCAN_PAD(k)] : clscan_gen_load(s, base + (k)); \
         a##r = CLSCAN_OP(a##r, x);                           \
     } while (0)
     for (uint j = 0; j < len; ++j) CLSCAN_GEN_RUNS_STEP(len, j, count, CLSCAN_GEN_TOTAL_STEP_);
@@ -271,6 +275,7 @@ CLSCAN_T clscan_gen_runs_total(const clscan_gen_runs a)
 /* The outputs of the tile [base, base + count) into dst[base + k], given the combination
  * `carry` of everything before it and the runs' totals. */
 void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
+                            __local const CLSCAN_T *tile, int from_tile,
                             const clscan_gen_runs a, CLSCAN_T carry, int inclusive,
                             __global CLSCAN_GEN_OUT *dst)
 {
@@ -281,7 +286,7 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
     CLSCAN_T p3 = CLSCAN_OP(p2, a.r2);
 #define CLSCAN_GEN_OUTPUT_STEP_(r, k)                                     \
     do {                                                                  \
-        const CLSCAN_T x = clscan_gen_load(s, base + (k));                \
+        const CLSCAN_T x = from_tile ? tile[CLSCAN_PAD(k)] : clscan_gen_load(s, base + (k)); \
         const CLSCAN_T next = CLSCAN_OP(p##r, x);                         \
         dst[base + (k)] = clscan_gen_output(inclusive ? next : p##r);     \
         p##r = next;                                                      \
@@ -299,7 +304,8 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
 CLSCAN_T clscan_lb_tile_part(clscan_gen_source s, ulong base)
 {
 #if CLSCAN_GEN_USE_RUNS
-    return clscan_gen_runs_total(clscan_gen_run_totals(s, base, CLSCAN_TILE));
+    return clscan_gen_runs_total(
+        clscan_gen_run_totals(s, base, CLSCAN_TILE, (__local const CLSCAN_T *)0, 0));
 #else
     const ulong first = base + (ulong)get_local_id(0) * CLSCAN_ITEMS;
     CLSCAN_T x = clscan_gen_load(s, first);
