@@ -14,14 +14,7 @@ set -uo pipefail
 sizes=${1:-20,24,28}
 tests=${2:-}
 variants=${3:-default=-}
-OUT=${OUT:-/tmp/clscan-out}
-mkdir -p "$OUT"
-b=build-gpu
-{ { [ -f $b/build.ninja ] || meson setup $b --buildtype=release; } && meson compile -C $b; } \
-    >"$OUT/build.log" 2>&1 ||
-    { tail -40 "$OUT/build.log"; exit 1; }
-nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/cub_anchor .gpu-kit/anchors/cub_anchor.cu \
-    >"$OUT/nvcc.log" 2>&1 || tail -20 "$OUT/nvcc.log"
+source "$(dirname "$0")/gpu-build.sh"
 if [ "$tests" = test ]; then
     for t in "general -" "general-silent CLSCAN_LOOKBACK_TEST=silent" \
              "scan-silent CLSCAN_LOOKBACK_TEST=silent"; do
