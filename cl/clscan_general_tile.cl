@@ -229,7 +229,7 @@ void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, ulong base, uint count,
  * as fast (docs/PERFORMANCE.md). */
 #define CLSCAN_GEN_USE_RUNS (CLSCAN_WG_SIZE == 1)
 #define CLSCAN_GEN_RUNS_FROM_TILE (CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE)
-#define CLSCAN_GEN_RUNS 4
+#define CLSCAN_GEN_RUNS 4 /* (the steps below are written out for four runs) */
 #if CLSCAN_GEN_USE_RUNS
 /* One step of the four runs at offset j (each run's element j where it has one):
  * STEP(r, k) for run r's element k. Written out, not as a loop over an array indexed by
