@@ -1420,32 +1420,46 @@ void clscan_verify_sort_fill(const clscan_verify_sort_case *c, void *keys)
     }
 }
 
-typedef struct clscan_sort_entry {
-    uint64_t ordered;
-    size_t index;
-} clscan_sort_entry;
-
-static int clscan_sort_cmp(const void *a, const void *b)
-{
-    const clscan_sort_entry *x = a, *y = b;
-    if (x->ordered != y->ordered) return x->ordered < y->ordered ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
+/* A stable least-significant-digit radix sort on the host, by bytes of the ordered
+ * bits, which carries each key's input index (a pass whose keys all share the byte
+ * changes nothing and is skipped): seconds at 2^27 keys, where qsort took a minute. */
 int clscan_verify_sort_reference(clscan_type key_type, const void *keys, size_t n,
                                  size_t *perm)
 {
-    const size_t es = clscan_type_size(key_type);
-    clscan_sort_entry *e = malloc((n ? n : 1) * sizeof *e);
-    if (!e) return -1;
-    for (size_t i = 0; i < n; i++)
-        e[i] = (clscan_sort_entry){clscan_verify_sort_ordered(clscan_sort_load(keys, i, es),
-                                                              key_type),
-                                   i};
-    /* (The index breaks ties: qsort is not stable, the comparison makes the order so.) */
-    qsort(e, n, sizeof *e, clscan_sort_cmp);
-    for (size_t i = 0; i < n; i++) perm[i] = e[i].index;
-    free(e);
+    const size_t es = clscan_type_size(key_type), m = n ? n : 1;
+    uint64_t *kbuf = malloc(m * sizeof *kbuf), *kbuf2 = malloc(m * sizeof *kbuf2);
+    size_t *ibuf = malloc(m * sizeof *ibuf);
+    if (!kbuf || !kbuf2 || !ibuf) {
+        free(kbuf), free(kbuf2), free(ibuf);
+        return -1;
+    }
+    uint64_t *k = kbuf, *k_to = kbuf2;
+    size_t *idx = perm, *idx_to = ibuf;
+    for (size_t i = 0; i < n; i++) {
+        k[i] = clscan_verify_sort_ordered(clscan_sort_load(keys, i, es), key_type);
+        idx[i] = i;
+    }
+    for (unsigned shift = 0; n && shift < 8 * es; shift += 8) {
+        size_t start[256] = {0};
+        for (size_t i = 0; i < n; i++) start[(k[i] >> shift) & 255]++;
+        if (start[(k[0] >> shift) & 255] == n) continue;
+        for (size_t d = 0, sum = 0; d < 256; d++) {
+            const size_t c = start[d];
+            start[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const size_t at = start[(k[i] >> shift) & 255]++;
+            k_to[at] = k[i];
+            idx_to[at] = idx[i];
+        }
+        uint64_t *kt = k;
+        k = k_to, k_to = kt;
+        size_t *it = idx;
+        idx = idx_to, idx_to = it;
+    }
+    if (idx != perm) memcpy(perm, idx, n * sizeof *perm);
+    free(kbuf), free(kbuf2), free(ibuf);
     return 0;
 }
 
