@@ -38,12 +38,36 @@
 #define CLSCAN_OS_PREFIX 0x80000000u
 #define CLSCAN_OS_KIND 0xc0000000u
 #define CLSCAN_OS_VALUE 0x3fffffffu
-/* Reads and writes of status words: OpenCL 1.2 atomics, coherent at device scope on
- * every implementation (the values are self-contained: no ordering is needed). PTX
- * relaxed loads and stores measured 6% faster on the H100 (docs/PERFORMANCE.md), but
- * are left out until they have been through the sort tests there. */
+/* Two ways to order a tile's look-back, as measured on the H100 (docs/PERFORMANCE.md):
+ * late, after the tile has also scanned its own counts, with status words read and
+ * written by relaxed PTX loads and stores at GPU scope (13-17% faster than the other
+ * with 16 keys per work-item or fewer: pairs, 8-byte keys); or straight after the tile
+ * publishes its counts, with status words through OpenCL 1.2 atomics (3% faster with
+ * 24: 4-byte keys alone). Elsewhere the 1.2 atomics, coherent at device scope on every
+ * implementation. The values are self-contained: no ordering is needed. */
+#ifndef CLSCAN_OS_LATE_LOOKBACK
+#define CLSCAN_OS_LATE_LOOKBACK (CLSCAN_ITEMS <= 16)
+#endif
+#ifndef CLSCAN_OS_STATUS_PTX
+#define CLSCAN_OS_STATUS_PTX (CLSCAN_OS_WARP_PTX && CLSCAN_OS_LATE_LOOKBACK)
+#endif
+#if CLSCAN_OS_STATUS_PTX
+uint clscan_os_load_(__global uint *p)
+{
+    uint v;
+    __asm__ volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+void clscan_os_store_(__global uint *p, uint v)
+{
+    __asm__ volatile("st.relaxed.gpu.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
+}
+#define CLSCAN_OS_LOAD(p) clscan_os_load_(p)
+#define CLSCAN_OS_STORE(p, v) clscan_os_store_((p), (v))
+#else
 #define CLSCAN_OS_LOAD(p) atomic_or((p), 0u)
 #define CLSCAN_OS_STORE(p, v) atomic_xchg((p), (v))
+#endif
 
 /* Test modes of the look-back, as for the scans (CLSCAN_LOOKBACK_TEST). */
 #ifndef CLSCAN_SORT_LB_TEST
@@ -163,6 +187,74 @@ uint clscan_os_lookback(__global uint *st, __global const CLSCAN_SORT_K *in, ulo
     return prefix;
 }
 
+/* For tile t > 0: each digit d's place in the output (dest[d]) by looking back, and the
+ * tile's prefix published (own: the tile's count of digit lid + i * WG_SIZE). */
+void clscan_os_find_dests(__global uint *st, __global const CLSCAN_SORT_K *in, ulong n, ulong t,
+                          uint shift, uint spins, __global const uint *hist_pass, int silent,
+                          const uint *own, __local uint *dest)
+{
+    for (uint d = get_local_id(0), i = 0; d < CLSCAN_SORT_RADIX; d += CLSCAN_WG_SIZE, ++i) {
+        const uint before = clscan_os_lookback(st, in, n, t, shift, d, spins, hist_pass);
+        if (!silent)
+            CLSCAN_OS_STORE(&st[t * CLSCAN_SORT_RADIX + d], CLSCAN_OS_PREFIX | (before + own[i]));
+        dest[d] = before;
+    }
+}
+
+/* Ranks the work-item's keys kr[0, ITEMS) (item j of lane `lane` of its warp being key
+ * first + j * WARP of the tile, valid below count) by the digit at `shift`: rank[j] is
+ * counts[d] (the warp's counter of the key's digit d) plus the warp's keys of the digit
+ * before it, in input order; counts[d] goes up by the warp's keys of d. */
+#if CLSCAN_OS_WARP_PTX
+#define CLSCAN_OS_RANK_PARAMS
+#define CLSCAN_OS_RANK_ARGS
+#else
+#define CLSCAN_OS_RANK_PARAMS , __local uint *lane_digit, __local uint *lane_base, uint lid, uint warp
+#define CLSCAN_OS_RANK_ARGS , lane_digit, lane_base, lid, warp
+#endif
+void clscan_os_rank(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint first, uint shift,
+                    __local uint *my_counts, uint lane CLSCAN_OS_RANK_PARAMS)
+{
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint valid = first + j * CLSCAN_OS_WARP < count;
+        const uint d = valid ? clscan_sort_digit(kr[j], shift) : CLSCAN_SORT_RADIX;
+#if CLSCAN_OS_WARP_PTX
+        const uint peers = clscan_os_match(d);
+        const uint below = peers & ((1u << lane) - 1u);
+        const uint leader = 31u - clz(peers & (0u - peers)); /* the lowest peer */
+        uint old = 0;
+        if (below == 0 && valid) {
+            old = my_counts[d];
+            my_counts[d] = old + popcount(peers);
+        }
+        old = clscan_os_shfl(old, leader);
+        clscan_os_warp_sync();
+        rank[j] = old + popcount(below);
+#else
+        /* The same through local memory: each sees its warp's digits, the lowest lane
+         * of each digit adds the warp's count of it, and tells the others its base. */
+        const uint w0 = warp * CLSCAN_OS_WARP;
+        lane_digit[lid] = d;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint below = 0, same = 0, lowest = lane;
+        for (uint l = 0; l < CLSCAN_OS_WARP; ++l) {
+            const uint e = lane_digit[w0 + l] == d;
+            same += e;
+            below += e && l < lane;
+            if (e && l < lowest) lowest = l;
+        }
+        if (below == 0 && valid) {
+            lane_base[lid] = my_counts[d];
+            my_counts[d] += same;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        rank[j] = valid ? lane_base[w0 + lowest] + below : 0;
+        barrier(CLK_LOCAL_MEM_FENCE); /* read before the next key's writes */
+#endif
+    }
+}
+
 /* One pass of the sort, by the digit at `shift`: reads the keys of src[src_off, +n)
  * (and the values of vsrc at the same indices), writes them to dst (vdst) ordered
  * stably by the digit. In `work` (32-bit words from the offsets given): the histogram
@@ -229,71 +321,31 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
 #endif
     }
     __local uint *my_counts = warp_counts + warp * CLSCAN_SORT_RADIX;
-#pragma unroll
-    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
-        const uint valid = first + j * CLSCAN_OS_WARP < count;
-        const uint d = valid ? clscan_sort_digit(kr[j], shift) : CLSCAN_SORT_RADIX;
-#if CLSCAN_OS_WARP_PTX
-        const uint peers = clscan_os_match(d);
-        const uint below = peers & ((1u << lane) - 1u);
-        const uint leader = 31u - clz(peers & (0u - peers)); /* the lowest peer */
-        uint old = 0;
-        if (below == 0 && valid) {
-            old = my_counts[d];
-            my_counts[d] = old + popcount(peers);
-        }
-        old = clscan_os_shfl(old, leader);
-        clscan_os_warp_sync();
-        rank[j] = old + popcount(below);
-#else
-        /* The same through local memory: each sees its warp's digits, the lowest lane
-         * of each digit adds the warp's count of it, and tells the others its base. */
-        const uint w0 = warp * CLSCAN_OS_WARP;
-        lane_digit[lid] = d;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        uint below = 0, same = 0, lowest = lane;
-        for (uint l = 0; l < CLSCAN_OS_WARP; ++l) {
-            const uint e = lane_digit[w0 + l] == d;
-            same += e;
-            below += e && l < lane;
-            if (e && l < lowest) lowest = l;
-        }
-        if (below == 0 && valid) {
-            lane_base[lid] = my_counts[d];
-            my_counts[d] += same;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        rank[j] = valid ? lane_base[w0 + lowest] + below : 0;
-        barrier(CLK_LOCAL_MEM_FENCE); /* read before the next key's writes */
-#endif
-    }
+    /* The keys ranked within their warps first: the counts come with the ranks. */
+    clscan_os_rank(kr, rank, count, first, shift, my_counts, lane CLSCAN_OS_RANK_ARGS);
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    /* Per digit: the warps' counts scanned in place, the tile's total into starts. */
-    for (uint d = lid; d < CLSCAN_SORT_BINS_LOCAL; d += CLSCAN_WG_SIZE) {
+    /* Per digit: the warps' counts scanned in place (each warp's keys of the digit then
+     * start there among the tile's), the tile's total kept (own) and published to the
+     * tiles after this one (tile 0: with the digits' starts, as a prefix). */
+    const int silent = CLSCAN_SORT_LB_TEST == 2 && (t & 3) == 3;
+    const int delayed = CLSCAN_SORT_LB_TEST == 1 && t % 3 == 2;
+    uint own[CLSCAN_SORT_BINS_LOCAL / CLSCAN_WG_SIZE];
+    for (uint d = lid, i = 0; d < CLSCAN_SORT_BINS_LOCAL; d += CLSCAN_WG_SIZE, ++i) {
         uint sum = 0;
-        if (d < CLSCAN_SORT_RADIX)
+        if (d < CLSCAN_SORT_RADIX) {
             for (uint w = 0; w < CLSCAN_OS_WARPS; ++w) {
                 const uint c = warp_counts[w * CLSCAN_SORT_RADIX + d];
                 warp_counts[w * CLSCAN_SORT_RADIX + d] = sum;
                 sum += c;
             }
-        starts[CLSCAN_PAD(d)] = sum;
+            __global uint *mine = &st[t * CLSCAN_SORT_RADIX + d];
+            /* (Delay mode: every third tile reads its own word a while before publishing.) */
+            for (uint w = 0; delayed && w < 4 * spins + 64; ++w) (void)CLSCAN_OS_LOAD(mine);
+            if ((t > 0) & !silent) CLSCAN_OS_STORE(mine, CLSCAN_OS_AGGREGATE | sum);
+        }
+        own[i] = sum;
     }
-    /* The tile's counts published (tile 0: with the digits' starts, as a prefix), then
-     * each digit's place in the output found by looking back. */
-    const int silent = CLSCAN_SORT_LB_TEST == 2 && (t & 3) == 3;
-    const int delayed = CLSCAN_SORT_LB_TEST == 1 && t % 3 == 2;
-    for (uint d = lid; d < CLSCAN_SORT_RADIX; d += CLSCAN_WG_SIZE) {
-        __global uint *mine = &st[t * CLSCAN_SORT_RADIX + d];
-        /* (Delay mode: every third tile reads its own word a while before publishing.) */
-        for (uint w = 0; delayed && w < 4 * spins + 64; ++w) (void)CLSCAN_OS_LOAD(mine);
-        if ((t > 0) & !silent) CLSCAN_OS_STORE(mine, CLSCAN_OS_AGGREGATE | starts[CLSCAN_PAD(d)]);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint own[CLSCAN_SORT_BINS_LOCAL / CLSCAN_WG_SIZE];
-    for (uint d = lid, i = 0; d < CLSCAN_SORT_BINS_LOCAL; d += CLSCAN_WG_SIZE, ++i)
-        own[i] = starts[CLSCAN_PAD(d)];
     if (t == 0) {
         /* The digits' starts: the exclusive scan of the pass's histogram. */
         for (uint d = lid; d < CLSCAN_SORT_BINS_LOCAL; d += CLSCAN_WG_SIZE)
@@ -304,21 +356,20 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
             dest[d] = starts[CLSCAN_PAD(d)];
             CLSCAN_OS_STORE(&st[d], CLSCAN_OS_PREFIX | (dest[d] + own[i]));
         }
-    } else {
-        for (uint d = lid, i = 0; d < CLSCAN_SORT_RADIX; d += CLSCAN_WG_SIZE, ++i) {
-            const uint before = clscan_os_lookback(st, in, n, t, shift, d, spins, hist_pass);
-            if (!silent)
-                CLSCAN_OS_STORE(&st[t * CLSCAN_SORT_RADIX + d],
-                                CLSCAN_OS_PREFIX | (before + own[i]));
-            dest[d] = before;
-        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+#if !CLSCAN_OS_LATE_LOOKBACK
+    if (t > 0) clscan_os_find_dests(st, in, n, t, shift, spins, hist_pass, silent, own, dest);
+#endif
     /* The tile's own digit starts, for the positions in local memory. */
     for (uint d = lid, i = 0; d < CLSCAN_SORT_BINS_LOCAL; d += CLSCAN_WG_SIZE, ++i)
         starts[CLSCAN_PAD(d)] = own[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     clscan_sort_scan_chunks(starts, CLSCAN_SORT_BINS_LOCAL / CLSCAN_WG_SIZE, scratch);
+#if CLSCAN_OS_LATE_LOOKBACK
+    if (t > 0) clscan_os_find_dests(st, in, n, t, shift, spins, hist_pass, silent, own, dest);
+#endif
+    /* dest: where a key of digit d at sorted place p of the tile goes, less p. */
     for (uint d = lid; d < CLSCAN_SORT_RADIX; d += CLSCAN_WG_SIZE)
         dest[d] -= starts[CLSCAN_PAD(d)];
 
