@@ -38,18 +38,13 @@
 #define CLSCAN_OS_PREFIX 0x80000000u
 #define CLSCAN_OS_KIND 0xc0000000u
 #define CLSCAN_OS_VALUE 0x3fffffffu
-/* Two ways to order a tile's look-back, as measured on the H100 (docs/PERFORMANCE.md):
- * late, after the tile has also scanned its own counts, with status words read and
- * written by relaxed PTX loads and stores at GPU scope (13-17% faster than the other
- * with 16 keys per work-item or fewer: pairs, 8-byte keys); or straight after the tile
- * publishes its counts, with status words through OpenCL 1.2 atomics (3% faster with
- * 24: 4-byte keys alone). Elsewhere the 1.2 atomics, coherent at device scope on every
- * implementation. The values are self-contained: no ordering is needed. */
-#ifndef CLSCAN_OS_LATE_LOOKBACK
-#define CLSCAN_OS_LATE_LOOKBACK (CLSCAN_ITEMS <= 16)
-#endif
+/* Reads and writes of status words: relaxed PTX loads and stores at GPU scope on
+ * NVIDIA (with the look-back after the tile's own scan, 10-17% faster on the H100 than
+ * OpenCL 1.2 atomics: docs/PERFORMANCE.md), the 1.2 atomics elsewhere, coherent at
+ * device scope on every implementation. The values are self-contained: no ordering is
+ * needed. */
 #ifndef CLSCAN_OS_STATUS_PTX
-#define CLSCAN_OS_STATUS_PTX (CLSCAN_OS_WARP_PTX && CLSCAN_OS_LATE_LOOKBACK)
+#define CLSCAN_OS_STATUS_PTX CLSCAN_OS_WARP_PTX
 #endif
 #if CLSCAN_OS_STATUS_PTX
 uint clscan_os_load_(__global uint *p)
@@ -358,17 +353,14 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-#if !CLSCAN_OS_LATE_LOOKBACK
-    if (t > 0) clscan_os_find_dests(st, in, n, t, shift, spins, hist_pass, silent, own, dest);
-#endif
     /* The tile's own digit starts, for the positions in local memory. */
     for (uint d = lid, i = 0; d < CLSCAN_SORT_BINS_LOCAL; d += CLSCAN_WG_SIZE, ++i)
         starts[CLSCAN_PAD(d)] = own[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     clscan_sort_scan_chunks(starts, CLSCAN_SORT_BINS_LOCAL / CLSCAN_WG_SIZE, scratch);
-#if CLSCAN_OS_LATE_LOOKBACK
+    /* The look-back as late as it can be: on the H100, looking back straight after
+     * publishing was 5-8% slower with PTX status words (docs/PERFORMANCE.md). */
     if (t > 0) clscan_os_find_dests(st, in, n, t, shift, spins, hist_pass, silent, own, dest);
-#endif
     /* dest: where a key of digit d at sorted place p of the tile goes, less p. */
     for (uint d = lid; d < CLSCAN_SORT_RADIX; d += CLSCAN_WG_SIZE)
         dest[d] -= starts[CLSCAN_PAD(d)];

@@ -123,7 +123,7 @@ static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan_
 }
 
 /* Turns the sort shape in *cfg into the one-sweep one where the device's choice and n
- * allow: work-groups of 256 (or the device's largest power of two below), 24 keys per
+ * allow: work-groups of 256 (or the device's largest power of two below), 20 keys per
  * work-item (16 where a key and its value take 8 bytes, 8 above), halved until local
  * memory holds them. Leaves *cfg alone otherwise. */
 static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_config *cfg)
@@ -142,7 +142,7 @@ static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_co
         os.sg_width = (cl_uint)os.wg_size;
     }
     const size_t item_bytes = clscan_type_size(os.elem_type) + os.value_bytes;
-    os.items = item_bytes <= 4 ? 24 : item_bytes <= 8 ? 16 : 8; /* measured: PERFORMANCE.md */
+    os.items = item_bytes <= 4 ? 20 : item_bytes <= 8 ? 16 : 8; /* measured: PERFORMANCE.md */
     const cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
     while (onesweep_local_bytes(&os, p) > budget && os.items > 1) os.items /= 2;
     if (onesweep_local_bytes(&os, p) > budget) return;
