@@ -274,6 +274,15 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile 
     if (s == CLSCAN_SUCCESS)
         s = fit_wg_size(ctx, p, &p->sp_wg_size, "CLSCAN_SP_WORK_GROUP_SIZE", getenv_fn, user);
     if (s != CLSCAN_SUCCESS) return s;
+    /* Mesa's llvmpipe runs a loop that follows the look-back's endless loop only once
+     * when a work-group is narrower than its vectors (8 lanes here; 1, 2 and 4 fail:
+     * docs/IMPLEMENTATION-ISSUES.md): a single-pass scan asked for there with groups
+     * under 16 takes the multi-level scan, and describe says so. */
+    if (p->scan_algo == CLSCAN__SCAN_SINGLE_PASS && p->sp_wg_size < 16 &&
+        strstr(p->device_name, "llvmpipe")) {
+        p->scan_algo = CLSCAN__SCAN_MULTI_LEVEL;
+        p->scan_algo_source = "single-pass ruled out: llvmpipe with work-groups under 16";
+    }
     if (p->local_banks && !is_pow2(p->local_banks)) p->padding = 0;
     if (p->compute_units == 0) p->compute_units = 1;
     return CLSCAN_SUCCESS;
