@@ -286,8 +286,9 @@ static const field_case field_cases[] = {
         CLSCAN__WG_BLELLOCH),
     NUM("CLSCAN_WG_SCAN", "subgroup", wg_scan, CLSCAN_WG_SCAN_SUBGROUPS, wg_algo,
         CLSCAN__WG_SUBGROUP),
-    NUM("CLSCAN_SCAN_ALGO", "single-pass", algorithm, CLSCAN_ALGORITHM_SINGLE_PASS, scan_algo,
-        CLSCAN__SCAN_SINGLE_PASS),
+    /* (Groups of 16: llvmpipe takes the multi-level scan for narrower ones.) */
+    NUM_WITH("CLSCAN_SCAN_ALGO", "single-pass", algorithm, CLSCAN_ALGORITHM_SINGLE_PASS,
+             "CLSCAN_SP_WORK_GROUP_SIZE", "16", scan_algo, CLSCAN__SCAN_SINGLE_PASS),
     NUM("CLSCAN_SCAN_ALGO", "multi-level", algorithm, CLSCAN_ALGORITHM_MULTI_LEVEL, scan_algo,
         CLSCAN__SCAN_MULTI_LEVEL),
     NUM("CLSCAN_LOOKBACK_ATOMICS", "cl12", lookback_atomics, CLSCAN_LOOKBACK_ATOMICS_CL12,

@@ -277,9 +277,10 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile 
     /* Mesa's llvmpipe runs a loop that follows the look-back's endless loop only once
      * when a work-group is narrower than its vectors (8 lanes here; 1, 2 and 4 fail:
      * docs/IMPLEMENTATION-ISSUES.md): a single-pass scan asked for there with groups
-     * under 16 takes the multi-level scan, and describe says so. */
+     * under 16 takes the multi-level scan, and describe says so; unless a work-item
+     * holds one element (its loops then run once anyway: the max-alloc test's tiles). */
     if (p->scan_algo == CLSCAN__SCAN_SINGLE_PASS && p->sp_wg_size < 16 &&
-        strstr(p->device_name, "llvmpipe")) {
+        (p->sp_items > 1 || p->sp_items_8 > 1) && strstr(p->device_name, "llvmpipe")) {
         p->scan_algo = CLSCAN__SCAN_MULTI_LEVEL;
         p->scan_algo_source = "single-pass ruled out: llvmpipe with work-groups under 16";
     }
