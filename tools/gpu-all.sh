@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# gpu-all.sh - every primitive against CUB on the lent GPU machine, in one call: build
+# (release), then for each primitive CUB's call (.gpu-kit/anchors/cub_anchor.cu) and
+# clscan-bench's, both timed as batched wall (K calls back to back, one finish, median of
+# 5 batches) next to their own buffer copy of the same bytes, and one table last.
+#   source .gpu-kit/env.sh && bash tools/gpu-all.sh [scan sizes] [sort sizes]
+# sizes: log2 of n, comma-separated (defaults 16,20,24,28 and 20,24,27). Logs: $OUT/all.log.
+set -uo pipefail
+scan_sizes=${1:-16,20,24,28}
+sort_sizes=${2:-20,24,27}
+source "$(dirname "$0")/gpu-build.sh"
+log=$OUT/all.log
+: >"$log"
+pow() { echo "$1" | tr ',' '\n' | sed 's/^/2^/' | paste -sd,; }
+# rows: "name n ours ours_copy" from clscan-bench (columns counted from n, the first 2^k).
+ours() { # name type call mode sizes [env...]
+    local name=$1 type=$2 call=$3 mode=$4 ns=$5
+    shift 5
+    env "$@" $b/clscan-bench --type "$type" --call "$call" --mode "$mode" --sizes "$ns" \
+        --repeats 10 --warmup 2 2>&1 | tee -a "$log" |
+        awk -v name="$name" '{ for (i = 1; i <= NF; ++i) if ($i ~ /^2\^[0-9]+$/) break;
+                               if (i > NF || index($0, " PASS") == 0) next;
+                               print name, $i, $(i+9), $(i+10), $(i+2) }'
+}
+# rows: "name n cub cub_copy" from cub_anchor.
+cub() { # name op sizes
+    /tmp/cub_anchor "$2" $(echo "$3" | tr ',' ' ') 2>&1 | tee -a "$log" |
+        sed -nE "s/^cub_[a-z0-9]+ n=(2\^[0-9]+) us=([0-9.]+) copy_us=([0-9.]+).*/$1 \1 \2 \3/p"
+}
+S=$(pow "$scan_sizes")
+T=$(pow "$sort_sizes")
+{
+    cub scan-int32 scan "$scan_sizes";      ours scan-int32 int32 scan exclusive "$S"
+    cub scan-int64 scan64 "$scan_sizes";    ours scan-int64 int64 scan exclusive "$S"
+    cub scan-float fscan "$scan_sizes";     ours scan-float float scan inclusive "$S"
+    cub select-if select "$scan_sizes";     ours select-if int32 select-if exclusive "$S"
+    cub select-flagged flagged "$scan_sizes"
+    ours select-flagged int32 select-flagged exclusive "$S"
+    cub scan-by-key bykey "$scan_sizes";    ours scan-by-key int32 seg-keys-add inclusive "$S"
+    ours scan-by-flags int32 seg-add inclusive "$S"
+    cub sort-keys sortk "$sort_sizes";      ours sort-keys uint32 sort-keys exclusive "$T"
+    cub sort-pairs sortp "$sort_sizes";     ours sort-pairs uint32 sort-pairs exclusive "$T"
+} >"$OUT/rows.txt"
+# The table: per primitive and size, ours (batched wall, its copy, dev time) and CUB's.
+echo "primitive       n      ours_us  ours_copy  x_copy  dev_us   cub_us  cub_copy  ours/cub"
+awk '{ k = $1 " " $2 }
+     NF == 4 { cub[k] = $3; cubc[k] = $4; if (!(k in seen)) { seen[k] = 1; ord[++m] = k } }
+     NF == 5 { us[k] = $3; copy[k] = $4; dev[k] = $5; if (!(k in seen)) { seen[k] = 1; ord[++m] = k } }
+     END { for (j = 1; j <= m; ++j) { k = ord[j]; split(k, p, " ");
+             printf "%-15s %-5s %8s %10s %7s %7s %8s %9s %9s\n", p[1], p[2],
+                    (k in us) ? us[k] : "-", (k in copy) ? copy[k] : "-",
+                    (k in us) ? sprintf("%.2f", us[k] / copy[k]) : "-",
+                    (k in dev) ? dev[k] : "-", (k in cub) ? cub[k] : "-",
+                    (k in cubc) ? cubc[k] : "-",
+                    (k in us && k in cub) ? sprintf("%.2f", us[k] / cub[k]) : "-" } }' \
+    "$OUT/rows.txt" | tee "$OUT/table.txt"
+grep -c FAIL "$log" | sed 's/^/bench rows failing their check: /'
