@@ -37,6 +37,38 @@ void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
+#if CLSCAN_WG_SIZE == 1
+    /* One work-item per group (CPUs): the group's elements straight from global memory,
+     * folded as four consecutive runs side by side, then the runs' totals left to right
+     * (index order kept). One chain of operations waits on each result in turn; four
+     * independent ones overlap (PoCL, float add at 2^22: 2.7 ms through the local tile
+     * and one chain; docs/PERFORMANCE.md has the runs). */
+    (void)tile;
+    (void)scratch;
+    const ulong lo = min(first * CLSCAN_TILE, n), hi = min(end * CLSCAN_TILE, n);
+    const ulong len = (hi - lo + 3) / 4;
+    __global const CLSCAN_T *p = src + src_off + lo;
+    CLSCAN_T a0 = CLSCAN_IDENTITY, a1 = CLSCAN_IDENTITY, a2 = CLSCAN_IDENTITY,
+             a3 = CLSCAN_IDENTITY;
+    /* (Runs 0 to 2 have len elements where the range has 3 * len or more; the last the
+     * rest.) */
+    const ulong full = hi - lo > 3 * len ? min(len, hi - lo - 3 * len) : 0;
+    for (ulong j = 0; j < full; ++j) { /* (every run has element j) */
+        const CLSCAN_T x0 = p[j], x1 = p[len + j], x2 = p[2 * len + j], x3 = p[3 * len + j];
+        a0 = CLSCAN_OP(a0, x0);
+        a1 = CLSCAN_OP(a1, x1);
+        a2 = CLSCAN_OP(a2, x2);
+        a3 = CLSCAN_OP(a3, x3);
+    }
+    for (ulong j = full; j < len; ++j) { /* the last run is short: the rest one by one */
+        if (j < hi - lo) a0 = CLSCAN_OP(a0, p[j]);
+        if (len + j < hi - lo) a1 = CLSCAN_OP(a1, p[len + j]);
+        if (2 * len + j < hi - lo) a2 = CLSCAN_OP(a2, p[2 * len + j]);
+        if (3 * len + j < hi - lo) a3 = CLSCAN_OP(a3, p[3 * len + j]);
+    }
+    const CLSCAN_T h0 = CLSCAN_OP(a0, a1), h1 = CLSCAN_OP(h0, a2);
+    const CLSCAN_T acc = CLSCAN_OP(h1, a3);
+#else
     CLSCAN_T acc = CLSCAN_IDENTITY;
     for (ulong t = first; t < end; ++t) {
         const ulong base = t * CLSCAN_TILE;
@@ -48,6 +80,7 @@ void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
         const CLSCAN_T total = clscan_wg_reduce(tile, scratch);
         acc = CLSCAN_OP(acc, total);
     }
+#endif
     if (get_local_id(0) == 0) partials[part_off + get_group_id(0)] = acc;
 }
 

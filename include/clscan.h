@@ -1,6 +1,6 @@
 /* clscan.h - the whole public API of libclscan, and its manual.
- * Parallel prefix scans and stream compaction for OpenCL 1.2+ devices, built at run time
- * for the device. */
+ * Parallel prefix scans, reductions, stream compaction and radix sort for OpenCL 1.2+
+ * devices, built at run time for the device. */
 #ifndef CLSCAN_H
 #define CLSCAN_H
 
@@ -536,7 +536,9 @@ CLSCAN_API clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue
  * the key changes at the piece's edge.
  *
  * dst may be NULL when out_buffer is given (with dst_offset 0): the call then only
- * reduces, writing the total and nothing else, for one read of the input. Scanning in
+ * reduces, writing the total and nothing else, for one read of the input. (clscan_reduce
+ * reduces too, by plain reduce kernels, without a carry-in; floating-point totals of the
+ * two may differ in the last bits.) Scanning in
  * pieces across devices or machines takes that form: reduce every piece, combine the
  * totals, then scan every piece from its combined carry-in (three passes over the data
  * in all, and the pieces run in parallel); examples/mpi_scan.c does it across MPI ranks
@@ -695,6 +697,57 @@ CLSCAN_API clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_
                                           const clscan_carry *carry,
                                           cl_uint num_events_in_wait_list,
                                           const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------------------------------
+ * Reductions.
+ *
+ * clscan_reduce writes one element, the combination of all n elements of
+ * src[src_offset, +n) under op, to result[result_offset]:
+ *
+ *   result[result_offset] = src[0] op src[1] op ... op src[n-1]   (the identity for n == 0)
+ *
+ * clscan_reduce_desc does the same for what a clscan_scan_desc describes (a custom
+ * operator, a type of yours, an input transform; no segments): the combination of e[0],
+ * ..., e[n-1], the transformed elements, of desc's scan type. Its texts are compiled as
+ * clscan_scan compiles them (the same program, built once per context and description).
+ *
+ * The result stays on the device: the call never reads it back, so a pipeline goes on
+ * without a round trip (read it with clEnqueueReadBuffer after the call's event where
+ * the host needs it). Nothing but that one element of result is written. result must not
+ * overlap src's range.
+ *
+ * Order: elements are combined in index order (the operator need only be associative),
+ * each work-group folding a contiguous run of tiles and the runs' totals folded in order,
+ * so floating-point results differ from a serial loop by rounding but are reproducible:
+ * the same call (device, tuning, type, op, n) gives the same bits every time. It is not
+ * the same association as a scan's total (clscan_scan_carry's out_buffer), so the two
+ * may differ in the last bits.
+ *
+ * Cost: one read of the input. Each work-group reduces a run of tiles to a partial in
+ * one kernel, and a second kernel of one work-group reduces the partials into result
+ * (small n: one kernel of one work-group). Temporaries live in the context's scratch.
+ *
+ * Events, wait lists, queues and threads as for the scans. Returns CLSCAN_SUCCESS;
+ * CLSCAN_ERROR_INVALID_ARGUMENT for what the scans refuse (for clscan_reduce_desc, what
+ * clscan_scan refuses of desc), a NULL result, result_offset past its end, result
+ * overlapping src's range, or a desc with segments; CLSCAN_ERROR_UNSUPPORTED for DOUBLE
+ * without fp64 or a bitwise op on a float type; CLSCAN_ERROR_BUILD_FAILED;
+ * CLSCAN_ERROR_OUT_OF_RESOURCES; or the OpenCL error of the enqueue that failed. On
+ * failure *event is left untouched and, unless an enqueue itself failed part way,
+ * nothing is enqueued.
+ * ------------------------------------------------------------------------------ */
+CLSCAN_API clscan_status clscan_reduce(clscan_context *ctx, cl_command_queue queue, cl_mem src,
+                                       size_t src_offset, size_t n, clscan_type type,
+                                       clscan_op op, cl_mem result, size_t result_offset,
+                                       cl_uint num_events_in_wait_list,
+                                       const cl_event *event_wait_list, cl_event *event);
+
+CLSCAN_API clscan_status clscan_reduce_desc(clscan_context *ctx, cl_command_queue queue,
+                                            const clscan_scan_desc *desc, cl_mem src,
+                                            size_t src_offset, size_t n, cl_mem result,
+                                            size_t result_offset,
+                                            cl_uint num_events_in_wait_list,
+                                            const cl_event *event_wait_list, cl_event *event);
 
 /* ------------------------------------------------------------------------------
  * Stream compaction: select, partition, unique.

@@ -14,10 +14,12 @@
 enum { N = 1000, GUARD = 0x5a5a5a5b };
 
 /* The enqueueing calls, one argument list for all. */
-typedef enum call_kind { EXCL, INCL, FLAGGED, IF, PARTITION, UNIQUE, KIND_COUNT } call_kind;
+typedef enum call_kind { EXCL, INCL, FLAGGED, IF, PARTITION, UNIQUE, REDUCE, KIND_COUNT } call_kind;
 static const char *const kind_names[KIND_COUNT] = {"exclusive_scan", "inclusive_scan",
                                                    "select_flagged", "select_if",
-                                                   "partition_if",   "unique"};
+                                                   "partition_if",   "unique", "reduce"};
+/* What a call's messages call its output: a reduction's one element is "result". */
+static const char *out_name(call_kind k) { return k == REDUCE ? "result" : "dst"; }
 
 typedef struct call {
     clscan_context *ctx;
@@ -51,9 +53,12 @@ static clscan_status run(call_kind k, const call *c, cl_event *ev)
         return clscan_partition_if(c->ctx, c->queue, c->src, c->src_offset, c->dst,
                                    c->dst_offset, c->count, c->n, c->type, c->predicate,
                                    c->nwait, c->wait, ev);
-    default:
+    case UNIQUE:
         return clscan_unique(c->ctx, c->queue, c->src, c->src_offset, c->dst, c->dst_offset,
                              c->count, c->n, c->type, c->nwait, c->wait, ev);
+    default: /* (dst and dst_offset: where the result goes) */
+        return clscan_reduce(c->ctx, c->queue, c->src, c->src_offset, c->n, c->type, c->op,
+                             c->dst, c->dst_offset, c->nwait, c->wait, ev);
     }
 }
 
@@ -136,7 +141,7 @@ static void teardown(void)
 static call good(call_kind k)
 {
     call c = {f.ctx, f.queue, f.src, k == FLAGGED ? f.flags : NULL, f.dst,
-              k >= FLAGGED ? f.count : NULL, 0, 0, 0, N / 2, CLSCAN_INT32, CLSCAN_OP_ADD,
+              k >= FLAGGED && k <= UNIQUE ? f.count : NULL, 0, 0, 0, N / 2, CLSCAN_INT32, CLSCAN_OP_ADD,
               k == IF || k == PARTITION ? "x > 3" : NULL, 0, NULL};
     return c;
 }
@@ -204,17 +209,22 @@ START_TEST(test_common)
     expect(k, c, BAD, "queue belongs to another cl_context", "queue of another cl_context");
     c = good(k), c.src = NULL;
     expect(k, c, BAD, "src is NULL", "NULL src");
+    char words[160];
+    snprintf(words, sizeof words, "%s is NULL", out_name(k));
     c = good(k), c.dst = NULL;
-    expect(k, c, BAD, "dst is NULL", "NULL dst");
+    expect(k, c, BAD, words, "NULL dst");
     c = good(k), c.src = f.other_buf;
     expect(k, c, BAD, "src belongs to another cl_context", "src of another cl_context");
+    snprintf(words, sizeof words, "%s belongs to another cl_context", out_name(k));
     c = good(k), c.dst = f.other_buf;
-    expect(k, c, BAD, "dst belongs to another cl_context", "dst of another cl_context");
+    expect(k, c, BAD, words, "dst of another cl_context");
     c = good(k), c.src_offset = 2 * N - c.n + 1;
     expect(k, c, BAD, "src: elements [1501, 2001) of 4 bytes each need 8004 bytes, but the "
                       "buffer has 8000", "src_offset + n past CL_MEM_SIZE");
+    snprintf(words, sizeof words, "%s: elements [2000, %d)", out_name(k),
+             k == REDUCE ? 2001 : 2500);
     c = good(k), c.dst_offset = 2 * N;
-    expect(k, c, BAD, "dst: elements [2000, 2500)", "dst_offset past CL_MEM_SIZE");
+    expect(k, c, BAD, words, "dst_offset past CL_MEM_SIZE");
     c = good(k), c.n = 2 * N + 1, c.type = CLSCAN_INT32;
     expect(k, c, BAD, "need 8004 bytes, but the buffer has 8000", "n past CL_MEM_SIZE");
     c = good(k), c.type = CLSCAN_INT64, c.n = N + 1;
@@ -269,7 +279,9 @@ END_TEST
 /* What only scans check. */
 START_TEST(test_scan_only)
 {
-    for (call_kind k = EXCL; k <= INCL; k++) {
+    const call_kind kinds[] = {EXCL, INCL, REDUCE};
+    for (size_t ki = 0; ki < sizeof kinds / sizeof *kinds; ki++) {
+        const call_kind k = kinds[ki];
         call c;
         c = good(k), c.op = (clscan_op)99;
         expect(k, c, BAD, "op 99 is not a clscan_op", "op 99");

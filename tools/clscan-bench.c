@@ -100,7 +100,7 @@
 /* What a row times: a scan, or one of the compactions. */
 enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
        CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_SEG_KEYS_ADD, CALL_CUSTOM_MAX,
-       CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_HOST_STREAM, CALL_COUNT };
+       CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HOST_STREAM, CALL_COUNT };
 /* The general scans (clscan_scan) a call times: cases of tools/verify_general.c whose input
  * and output elements have one size. */
 static int general_case(int call)
@@ -261,7 +261,7 @@ static const char *call_name(int i)
                                                   "partition", "unique",    "sort-keys",
                                                   "sort-pairs", "seg-add",  "seg-keys-min",
                                                   "seg-keys-add", "custom-max", "mat2", "transform-count",
-                                                  "host-stream"};
+                                                  "reduce", "host-stream"};
     return names[i];
 }
 static int takes_predicate(int call) { return call == CALL_SELECT_IF || call == CALL_PARTITION; }
@@ -269,18 +269,24 @@ static int takes_fraction(int call) { return call == CALL_SELECT_FLAGGED || call
 static int is_sort(int call) { return call == CALL_SORT_KEYS || call == CALL_SORT_PAIRS; }
 static int is_compaction(int call)
 {
-    return call != CALL_SCAN && call != CALL_HOST_STREAM && !is_sort(call) &&
-           general_case(call) < 0;
+    return call != CALL_SCAN && call != CALL_REDUCE && call != CALL_HOST_STREAM &&
+           !is_sort(call) && general_case(call) < 0;
 }
-/* Whether a call scans with --op and --mode: the scans and host-stream. */
-static int takes_op(int call) { return call == CALL_SCAN || call == CALL_HOST_STREAM; }
+/* Whether a call combines with --op: the scans, host-stream and reduce; and whether it
+ * also takes --mode (all but reduce). */
+static int takes_op(int call)
+{
+    return call == CALL_SCAN || call == CALL_HOST_STREAM || call == CALL_REDUCE;
+}
+static int takes_mode(int call) { return takes_op(call) && call != CALL_REDUCE; }
 /* host-stream's chunks per (op, mode): the --chunk list, or the library's choice. */
 static size_t stream_chunks(const options *o) { return o->nchunks ? o->nchunks : 1; }
-/* Rows a call makes per type: scans one per (op, mode), general scans one per mode,
- * host-stream one per (op, mode, chunk). */
+/* Rows a call makes per type: scans one per (op, mode), reduce one per op, general scans
+ * one per mode, host-stream one per (op, mode, chunk). */
 static size_t rows_per_call(const options *o, int call)
 {
     return call == CALL_SCAN          ? o->nops * o->nmodes
+         : call == CALL_REDUCE        ? o->nops
          : call == CALL_HOST_STREAM   ? o->nops * o->nmodes * stream_chunks(o)
          : general_case(call) >= 0    ? o->nmodes
                                       : 1;
@@ -555,7 +561,8 @@ static void fill_input(void *h, size_t n, clscan_type t, clscan_op op, uint64_t 
     }
 }
 
-/* Compares got[0..n) with a serial host scan of in[0..n). Integers and float MIN/MAX
+/* Compares got[0..n) with a serial host scan of in[0..n) (reduce: got[0] with its
+ * inclusive scan's last element, the identity for n == 0). Integers and float MIN/MAX
  * must match exactly. Float ADD and MUL are compared with a long double reference of k
  * terms (k = i + 1 inclusive, i exclusive), relatively, with D = 2*ceil(log2(n+1)) + 64
  * (a tree's two sweeps with room to spare) and eps the type's epsilon:
@@ -567,14 +574,32 @@ static void fill_input(void *h, size_t n, clscan_type t, clscan_op op, uint64_t 
  * Returns 1 if all match (for float ADD/MUL msg then says how close the worst element
  * came to its tolerance); else 0 and msg names the first bad element. */
 static int check_scan(const void *in, const void *got, size_t n, clscan_type t, clscan_op op,
-                      int inclusive, char *msg, size_t size)
+                      int inclusive, int reduce, char *msg, size_t size)
 {
+    if (reduce && n == 0) { /* the identity */
+        if (!is_float(t)) {
+            const uint64_t want = clscan_verify_int_identity(t, op);
+            if (clscan_verify_load_bits(got, 0, t) == want) return 1;
+            snprintf(msg, size, "n 0: the result is not the identity");
+            return 0;
+        }
+        const long double want = op == CLSCAN_OP_ADD ? 0 : op == CLSCAN_OP_MUL ? 1
+                               : op == CLSCAN_OP_MIN ? INFINITY : -INFINITY;
+        if (clscan_verify_load_float(got, 0, t) == want) return 1;
+        snprintf(msg, size, "n 0: the result is not the identity");
+        return 0;
+    }
     if (!is_float(t)) {
         uint64_t acc = clscan_verify_int_identity(t, op);
         for (size_t i = 0; i < n; i++) {
             uint64_t x = clscan_verify_load_bits(in, i, t);
             uint64_t next = clscan_verify_int_combine(acc, x, t, op);
-            uint64_t want = inclusive ? next : acc, g = clscan_verify_load_bits(got, i, t);
+            if (reduce && i + 1 < n) { /* only the total is compared, at got[0] */
+                acc = next;
+                continue;
+            }
+            uint64_t want = inclusive ? next : acc;
+            uint64_t g = clscan_verify_load_bits(got, reduce ? 0 : i, t);
             if (g != want) {
                 uint64_t mask = clscan_type_size(t) == 4 ? 0xffffffffu : ~0ull;
                 snprintf(msg, size, "index %zu: got 0x%llx, expected 0x%llx", i,
@@ -596,7 +621,12 @@ static int check_scan(const void *in, const void *got, size_t n, clscan_type t, 
         long double k = (long double)i + (inclusive ? 1 : 0);
         next = op == CLSCAN_OP_ADD ? acc + x : op == CLSCAN_OP_MUL ? acc * x
              : op == CLSCAN_OP_MIN ? fminl(acc, x) : fmaxl(acc, x);
-        long double want = inclusive ? next : acc, g = clscan_verify_load_float(got, i, t), tol = 0;
+        if (reduce && i + 1 < n) {
+            acc = next;
+            continue;
+        }
+        long double want = inclusive ? next : acc, tol = 0;
+        long double g = clscan_verify_load_float(got, reduce ? 0 : i, t);
         if (op == CLSCAN_OP_ADD)
             tol = (depth + 8 * sqrtl(k)) * eps * fabsl(want);
         else if (op == CLSCAN_OP_MUL)
@@ -881,6 +911,8 @@ static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl
     case CALL_SCAN:
         return (r->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
             b->ctx, q, src, 0, out, 0, r->n, r->type, r->op, 0, NULL, done);
+    case CALL_REDUCE:
+        return clscan_reduce(b->ctx, q, src, 0, r->n, r->type, r->op, out, 0, 0, NULL, done);
     case CALL_SELECT_IF:
         return clscan_select_if(b->ctx, q, src, 0, out, 0, count, r->n, r->type,
                                 r->predicate, 0, NULL, done);
@@ -903,6 +935,8 @@ static const char *row_label(const row *r, char *buf, size_t size)
         snprintf(buf, size, "%s %s", call_name(r->call), mode_name(r->inclusive));
     else if (r->call == CALL_HOST_STREAM)
         snprintf(buf, size, "stream %s %s", clscan_op_name(r->op), mode_name(r->inclusive));
+    else if (r->call == CALL_REDUCE)
+        snprintf(buf, size, "reduce %s", clscan_op_name(r->op));
     else if (r->call != CALL_SCAN) snprintf(buf, size, "%s", call_name(r->call));
     else snprintf(buf, size, "%s %s", clscan_op_name(r->op), mode_name(r->inclusive));
     return buf;
@@ -970,7 +1004,7 @@ static int row_plan(bench *b, const options *o, row *r, row_run *d)
     if (set != CLSCAN_SUCCESS)
         return row_fail(r, set == CLSCAN_ERROR_UNSUPPORTED ? "SKIP" : "ERROR", "%s: %s",
                         clscan_status_string(set), clscan_context_last_error(b->ctx));
-    if (is_float(r->type) && r->call == CALL_SCAN && r->op >= CLSCAN_OP_AND)
+    if (is_float(r->type) && takes_op(r->call) && r->op >= CLSCAN_OP_AND)
         return row_fail(r, "SKIP", "unsupported: no bitwise operators on floating-point types");
     if (r->type == CLSCAN_DOUBLE && !b->fp64)
         return row_fail(r, "SKIP", "unsupported: device has no fp64");
@@ -1158,8 +1192,8 @@ static int row_check(bench *b, row *r, row_run *d)
     } else if (compaction) {
         r->kept = kept > r->n ? r->n : kept;
         r->check = check_compaction(r, d->host, d->hflags, d->got, kept, r->note, sizeof r->note);
-    } else if (!check_scan(d->host, d->got, r->n, r->type, r->op, r->inclusive, r->note,
-                           sizeof r->note)) {
+    } else if (!check_scan(d->host, d->got, r->n, r->type, r->op, r->inclusive,
+                           r->call == CALL_REDUCE, r->note, sizeof r->note)) {
         r->check = "FAIL";
     }
 
@@ -1447,7 +1481,7 @@ static int run_stream_row(bench *b, const options *o, row *r)
         if (err != CL_SUCCESS) ROW_FAIL("ERROR", "clWaitForEvents: %s", clscan_status_string(err));
         if (c >= w) wall[c - w] = t1 - t0;
     }
-    if (!check_scan(src, dst, n, r->type, r->op, r->inclusive, r->note, sizeof r->note))
+    if (!check_scan(src, dst, n, r->type, r->op, r->inclusive, 0, r->note, sizeof r->note))
         r->check = "FAIL";
 
     /* The transfers of the same bytes, through one device buffer as large as allowed. */
@@ -1496,6 +1530,7 @@ static double moved_bytes(const row *r)
 {
     double n = (double)r->n, e = (double)clscan_type_size(r->type);
     if (r->call == CALL_SCAN || r->call == CALL_HOST_STREAM) return 2 * n * e; /* (both ways) */
+    if (r->call == CALL_REDUCE) return n * e + e;
     if (general_case(r->call) >= 0) { /* input, output, segments */
         const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
         return n * (double)(g.in_size + g.out_size) +
@@ -1719,7 +1754,7 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                         r->copy_batched.med / 1e3, r->copy_batched.max / 1e3,
                         batched_ratio(r)};
         const char *text[NF] = {clscan_type_name(r->type), scan ? clscan_op_name(r->op) : NULL,
-                                scan ? mode_name(r->inclusive) : NULL,
+                                takes_mode(r->call) ? mode_name(r->inclusive) : NULL,
                                 clscan_ext_algorithm_name(r->algo),
                                 [TEXTS] = r->check, r->note, call_name(r->call), r->predicate,
                                 [HOST_MEMORY] = r->host_memory};
@@ -1804,7 +1839,7 @@ static int first_call(const options *o)
     FC_STEP(err = clEnqueueReadBuffer(b.queue, dst, CL_TRUE, 0, bytes, got, 0, NULL, NULL),
             "read the scan");
     if (err == CL_SUCCESS && s == CLSCAN_SUCCESS &&
-        !check_scan(in, got, r.n, r.type, CLSCAN_OP_ADD, 0, msg, sizeof msg)) {
+        !check_scan(in, got, r.n, r.type, CLSCAN_OP_ADD, 0, 0, msg, sizeof msg)) {
         check = "FAIL";
         goto done;
     }
@@ -1924,10 +1959,12 @@ int main(int argc, char **argv)
                     /* (host-stream: p counts (op, mode, chunk), the chunk fastest) */
                     const int streamed = r->call == CALL_HOST_STREAM;
                     const size_t nc = streamed ? stream_chunks(&o) : 1, q = p / nc;
-                    r->op = takes_op(r->call) ? (clscan_op)o.ops[q / o.nmodes] : CLSCAN_OP_ADD;
-                    r->inclusive = takes_op(r->call) || general_case(r->call) >= 0
+                    r->op = !takes_op(r->call)   ? CLSCAN_OP_ADD
+                            : takes_mode(r->call) ? (clscan_op)o.ops[q / o.nmodes]
+                                                  : (clscan_op)o.ops[q];
+                    r->inclusive = takes_mode(r->call) || general_case(r->call) >= 0
                                        ? o.modes[q % o.nmodes]
-                                       : 0;
+                                       : r->call == CALL_REDUCE;
                     r->chunk = streamed && o.nchunks ? o.chunks[p % nc] : 0;
                     r->predicate = !takes_predicate(r->call) ? NULL
                                  : o.predicate                ? o.predicate

@@ -1,5 +1,6 @@
-/* clscan-selftest.c - checks every scan (type x op x inclusive/exclusive x sizes x layouts),
- * every stream compaction (kind x type x pattern x sizes x layouts) and every radix sort
+/* clscan-selftest.c - checks every scan (type x op x inclusive/exclusive x sizes x layouts)
+ * and reduction (type x op x sizes), the general scans and their reductions, every stream
+ * compaction (kind x type x pattern x sizes x layouts) and every radix sort
  * (keys or pairs x key type x key pattern x sizes x layouts) on every OpenCL device found
  * against a host reference; prints what was detected and tables. */
 #include <clscan.h>
@@ -39,14 +40,16 @@ static void clscan_usage(FILE *f)
           "                     run one pattern per size and layout, in turn\n"
           "  --types LIST       only these types (int32,uint32,int64,uint64,float,double)\n"
           "  --ops LIST         only these scan operators (add,mul,min,max,and,or,xor),\n"
-          "                     or none: no scans\n"
+          "                     or none: no scans (each operator's cells count its\n"
+          "                     reductions, clscan_reduce, with its scans)\n"
           "  --kinds LIST       only these compactions, sorts and general scans\n"
           "                     (select_flagged,select_if,partition_if,unique,sort_keys,\n"
           "                     sort_pairs,general: every case of custom operators and\n"
-          "                     types, transforms, segments), or none. Default: the\n"
-          "                     compactions and general. The sorts run only when named here: under\n"
-          "                     Oclgrind they are slow, and trip its shadow-memory bug with\n"
-          "                     a grown scratch buffer (docs/ALGORITHMS.md)\n"
+          "                     types, transforms, segments, and its reduction), or\n"
+          "                     none. Default: the compactions and general. The sorts run\n"
+          "                     only when named here: under Oclgrind they are slow, and\n"
+          "                     trip its shadow-memory bug with a grown scratch buffer\n"
+          "                     (docs/ALGORITHMS.md)\n"
           "  --max-size N       leave out the sizes above N (for slow simulators)\n"
           "  --seed S           input seed (default: from the clock; always printed)\n"
           "  --format F         text (default), csv or json: one record per case on\n"
@@ -407,6 +410,25 @@ static void clscan_run_scans(clscan_device_run *run, clscan_context *ctx, cl_con
                 }
             }
         }
+        /* The reduction with the operator: every size, offsets 0 and 3 / 17. */
+        for (size_t s = 0; s < nsizes; s++)
+            for (int l = 0; l < (sizes[s].all_layouts ? 2 : 1); l++) {
+                const clscan_verify_layout *lay = &clscan_verify_layouts[l];
+                clscan_verify_case c = {(clscan_type)ty, (clscan_op)o, 1, sizes[s].n,
+                                        lay->src_offset, lay->dst_offset, 0, 0};
+                c.seed = clscan_verify_mix(t->seed, ((uint64_t)sizes[s].n << 24) ^
+                                                        (uint64_t)(ty | o << 4 | 3 << 8 | l << 12));
+                clscan_verify_result r =
+                    clscan_verify_run_reduce(ctx, cl_ctx, queue, &c, msg, sizeof msg);
+                snprintf(line, sizeof line,
+                         "%s %s reduce n=%zu src_offset=%zu result_offset=%zu (seed %" PRIu64
+                         "): %s",
+                         clscan_type_name(c.type), clscan_op_name(c.op), c.n, c.src_offset,
+                         c.dst_offset, t->seed, msg);
+                const clscan_rec rec = {clscan_type_name(c.type), clscan_op_name(c.op), "reduce",
+                                        "-", c.n, c.src_offset, 0, c.dst_offset, 0};
+                clscan_tally(run, &run->scans[ty * CLSCAN_OP_COUNT + o], &rec, r, line, msg);
+            }
     }
 }
 
@@ -534,6 +556,17 @@ static void clscan_run_general(clscan_device_run *run, clscan_context *ctx, cl_c
                                             pat, sizes[s].n, l ? 2 : 3, 7, l ? 2 : 5, l};
                     clscan_tally(run, &run->general[k], &rec, r, line, msg);
                 }
+        /* Its reduction (clscan_reduce_desc, without the segments). */
+        for (size_t s = 0; s < nsizes; s++) {
+            clscan_verify_result r = clscan_verify_run_general_reduce(
+                ctx, cl_ctx, queue, &c, sizes[s].n, seed, msg, sizeof msg);
+            snprintf(line, sizeof line, "general %d (%s) reduce (seed %" PRIu64 "): %s", k,
+                     c.name, t->seed, msg);
+            char pat[8];
+            snprintf(pat, sizeof pat, "case%d", k);
+            const clscan_rec rec = {"-", "-", "general-reduce", pat, sizes[s].n, 3, 0, 3, 0};
+            clscan_tally(run, &run->general[k], &rec, r, line, msg);
+        }
     }
     fprintf(t->info, "  general scans (case: passed/failed):");
     for (int k = 0; k < CLSCAN_VERIFY_GEN_CASES; k++)

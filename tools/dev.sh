@@ -162,12 +162,18 @@ general_runs() {
     # the carry-in; not clscan_scan_parts (docs/IMPLEMENTATION-ISSUES.md).
     echo "carry-sp-silent CK_FORK=no CLSCAN_TEST_QUICK=1 CLSCAN_TEST_MAX_SIZE=300 $sp" \
         "CLSCAN_LOOKBACK_TEST=silent CLSCAN_TEST_SKIP_CASE=2 CLSCAN_TEST_SKIP_PARTS=1"
+    # Reductions (tests/test_reduce, up to 700 elements): the default shape, and 16 x 2
+    # tiles under a loop budget of 100, so the partials are folded over several levels.
+    echo "reduce CK_FORK=no"
+    echo "reduce-levels CK_FORK=no CLSCAN_SCAN_ALGO=multi-level CLSCAN_WORK_GROUP_SIZE=16" \
+        "CLSCAN_ITEMS_PER_THREAD=2 CLSCAN_MAX_LOOP_ITERATIONS=100"
 }
 run_oclgrind_general() {
     local name settings pids=() names=()
     while read -r name settings; do
         local prog=$build/tests/test_general
         [[ $name == carry* ]] && prog=$build/tests/test_carry
+        [[ $name == reduce* ]] && prog=$build/tests/test_reduce
         run_oclgrind "$name" "CLSCAN_TEST_MAX_SIZE=700 $settings" "$prog" \
             >"$build/oclgrind-$name.summary" &
         pids+=($!)

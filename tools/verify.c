@@ -479,19 +479,22 @@ static cl_int clscan_src_dst(cl_context cl_ctx, size_t src_len, size_t dst_len, 
     return *dst ? CL_SUCCESS : err;
 }
 
-clscan_verify_result clscan_verify_run_case(clscan_context *ctx, cl_context cl_ctx,
-                                            cl_command_queue queue,
-                                            const clscan_verify_case *c, char *msg,
-                                            size_t msg_size)
+/* clscan_verify_run_case (reduce 0) and clscan_verify_run_reduce (1). */
+static clscan_verify_result run_scan_or_reduce(clscan_context *ctx, cl_context cl_ctx,
+                                               cl_command_queue queue,
+                                               const clscan_verify_case *c, int reduce,
+                                               char *msg, size_t msg_size)
 {
     static char sentinel_obj;
     cl_event const sentinel = (cl_event)(void *)&sentinel_obj;
+    const int in_place = c->in_place && !reduce;
     size_t es = clscan_type_size(c->type), n = c->n, doff = c->dst_offset;
-    size_t soff = c->in_place ? doff : c->src_offset;
+    size_t soff = in_place ? doff : c->src_offset;
+    const size_t n_out = reduce ? 1 : n; /* output elements */
     size_t src_len = (soff + n + CLSCAN_GUARD_ELEMS) * es;
-    size_t dst_len = (doff + n + CLSCAN_GUARD_ELEMS) * es;
+    size_t dst_len = (doff + n_out + CLSCAN_GUARD_ELEMS) * es;
     unsigned char *src_img = malloc(src_len), *got = malloc(dst_len > src_len ? dst_len : src_len);
-    unsigned char *dst_img = c->in_place ? src_img : malloc(dst_len);
+    unsigned char *dst_img = in_place ? src_img : malloc(dst_len);
     clscan_verify_ref *ref = NULL;
     cl_mem src = NULL, dst = NULL;
     cl_event writes[2] = {NULL, NULL}, ev = sentinel;
@@ -508,24 +511,28 @@ clscan_verify_result clscan_verify_run_case(clscan_context *ctx, cl_context cl_c
     }
     memset(src_img, CLSCAN_GUARD_BYTE, src_len);
     clscan_verify_fill(src_img + soff * es, n, c->type, c->op, c->seed);
-    if (!c->in_place)
+    if (!in_place)
         memset(dst_img, CLSCAN_GUARD_BYTE, dst_len);
 
     what = "clCreateBuffer";
-    if ((err = clscan_src_dst(cl_ctx, src_len, dst_len, c->in_place, &src, &dst)) != CL_SUCCESS)
+    if ((err = clscan_src_dst(cl_ctx, src_len, dst_len, in_place, &src, &dst)) != CL_SUCCESS)
         goto cl_fail;
     /* Non-blocking writes whose events form the scan's wait list. */
     what = "clEnqueueWriteBuffer";
     if ((err = clEnqueueWriteBuffer(queue, src, CL_FALSE, 0, src_len, src_img, 0, NULL,
                                     &writes[nwrites++])) != CL_SUCCESS)
         goto cl_fail;
-    if (!c->in_place &&
+    if (!in_place &&
         (err = clEnqueueWriteBuffer(queue, dst, CL_FALSE, 0, dst_len, dst_img, 0, NULL,
                                     &writes[nwrites++])) != CL_SUCCESS)
         goto cl_fail;
 
-    clscan_status st = (c->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
-        ctx, queue, src, soff, dst, doff, n, c->type, c->op, nwrites, writes, &ev);
+    clscan_status st =
+        reduce ? clscan_reduce(ctx, queue, src, soff, n, c->type, c->op, dst, doff, nwrites,
+                                  writes, &ev)
+                  : (c->inclusive ? clscan_inclusive_scan : clscan_exclusive_scan)(
+                        ctx, queue, src, soff, dst, doff, n, c->type, c->op, nwrites, writes,
+                        &ev);
 
     if (st != CLSCAN_SUCCESS) {
         /* A refused call must leave *event alone and write nothing. */
@@ -565,7 +572,7 @@ clscan_verify_result clscan_verify_run_case(clscan_context *ctx, cl_context cl_c
     if ((err = clscan_verify_wait(ev, &what)) != CL_SUCCESS)
         goto cl_fail;
     what = "clEnqueueReadBuffer";
-    if (!c->in_place) { /* the input must be untouched */
+    if (!in_place) { /* the input must be untouched */
         if ((err = clEnqueueReadBuffer(queue, src, CL_TRUE, 0, src_len, got, 0, NULL, NULL)) !=
             CL_SUCCESS)
             goto cl_fail;
@@ -578,16 +585,23 @@ clscan_verify_result clscan_verify_run_case(clscan_context *ctx, cl_context cl_c
         CL_SUCCESS)
         goto cl_fail;
     if ((bad = clscan_first_diff(got, NULL, 0, doff * es)) != (size_t)-1 ||
-        (bad = clscan_first_diff(got, NULL, (doff + n) * es, dst_len)) != (size_t)-1) {
+        (bad = clscan_first_diff(got, NULL, (doff + n_out) * es, dst_len)) != (size_t)-1) {
         clscan_say(msg, msg_size, "write outside the output: dst byte %zu (element %zu; "
-                   "output is elements [%zu, %zu))", bad, bad / es, doff, doff + n);
+                   "output is elements [%zu, %zu))", bad, bad / es, doff, doff + n_out);
         goto done;
     }
-    if (!(ref = clscan_verify_reference(c->type, c->op, c->inclusive, src_img + soff * es, n))) {
+    /* A reduction is the inclusive scan's last element; with n == 0 the identity, which
+     * is element 0 of an exclusive scan of one (guard) element. */
+    if (!(ref = reduce ? clscan_verify_reference(c->type, c->op, n > 0, src_img + soff * es,
+                                                    n ? n : 1)
+                          : clscan_verify_reference(c->type, c->op, c->inclusive,
+                                                    src_img + soff * es, n))) {
         clscan_say(msg, msg_size, "host out of memory (reference)");
         goto done;
     }
-    if (clscan_verify_compare(ref, got + doff * es, msg, msg_size))
+    if (reduce ? clscan_verify_compare_range(ref, n ? n - 1 : 0, 1, got + doff * es, msg,
+                                                msg_size)
+                  : clscan_verify_compare(ref, got + doff * es, msg, msg_size))
         res = CLSCAN_VERIFY_PASS;
     goto done;
 
@@ -601,11 +615,27 @@ done:
     if (dst)
         clReleaseMemObject(dst);
     clscan_verify_ref_free(ref);
-    if (!c->in_place)
+    if (!in_place)
         free(dst_img);
     free(src_img);
     free(got);
     return res;
+}
+
+clscan_verify_result clscan_verify_run_case(clscan_context *ctx, cl_context cl_ctx,
+                                            cl_command_queue queue,
+                                            const clscan_verify_case *c, char *msg,
+                                            size_t msg_size)
+{
+    return run_scan_or_reduce(ctx, cl_ctx, queue, c, 0, msg, msg_size);
+}
+
+clscan_verify_result clscan_verify_run_reduce(clscan_context *ctx, cl_context cl_ctx,
+                                              cl_command_queue queue,
+                                              const clscan_verify_case *c, char *msg,
+                                              size_t msg_size)
+{
+    return run_scan_or_reduce(ctx, cl_ctx, queue, c, 1, msg, msg_size);
 }
 
 /* ---------------------------------------------------------------- sizes ------- */

@@ -85,7 +85,7 @@ typedef enum clscan_verify_result {
 } clscan_verify_result;
 
 /* Runs one case on `queue` (of cl_ctx and ctx's device) with guard bands around the
- * output, waits for the scan's event, reads back and checks output, guards and input.
+ * output, waits for the call's event, reads back and checks output, guards and input.
  * A bitwise operator on a float type passes when the call is refused with
  * CLSCAN_ERROR_UNSUPPORTED and nothing is written. Always writes a one-line reason
  * into msg (for a pass too). Releases everything it created. */
@@ -93,6 +93,14 @@ clscan_verify_result clscan_verify_run_case(clscan_context *ctx, cl_context cl_c
                                             cl_command_queue queue,
                                             const clscan_verify_case *c, char *msg,
                                             size_t msg_size);
+
+/* The same for clscan_reduce of c's type, op and n (inclusive and in_place are
+ * ignored): its one result goes to element dst_offset of dst and is checked against the
+ * inclusive reference's last element (the identity for n == 0). */
+clscan_verify_result clscan_verify_run_reduce(clscan_context *ctx, cl_context cl_ctx,
+                                              cl_command_queue queue,
+                                              const clscan_verify_case *c, char *msg,
+                                              size_t msg_size);
 
 /* Sizes to test, with the layouts each one runs at. */
 typedef struct clscan_verify_size {

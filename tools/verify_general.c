@@ -267,6 +267,29 @@ static cl_mem gen_buffer_at(cl_context cl_ctx, const void *data, size_t n, size_
     return m;
 }
 
+/* After a call named `call` returned s with event ev: waits for it and reads `bytes` of
+ * out into host. 1 on success; else 0 with msg saying what failed. */
+static int gen_finish(clscan_context *ctx, cl_command_queue queue, const char *call,
+                      clscan_status s, cl_event ev, cl_mem out, size_t bytes, void *host,
+                      char *msg, size_t msg_size)
+{
+    if (s != CLSCAN_SUCCESS) {
+        snprintf(msg, msg_size, "%s: %s: %s", call, clscan_status_string(s),
+                 clscan_context_last_error(ctx));
+        return 0;
+    }
+    const char *what = NULL;
+    cl_int err = clscan_verify_wait(ev, &what);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(queue, out, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        snprintf(msg, msg_size, "%s: %s", what ? what : "clEnqueueReadBuffer",
+                 clscan_status_string(err));
+        return 0;
+    }
+    return 1;
+}
+
 clscan_verify_result clscan_verify_run_general(clscan_context *ctx, cl_context cl_ctx,
                                                cl_command_queue queue,
                                                const clscan_verify_gen_case *c, size_t n,
@@ -305,20 +328,8 @@ clscan_verify_result clscan_verify_run_general(clscan_context *ctx, cl_context c
     }
     clscan_status s = clscan_scan(ctx, queue, &c->desc, inclusive, src, src_off, segs, seg_off,
                                   dst, dst_off, n, 0, NULL, &ev);
-    if (s != CLSCAN_SUCCESS) {
-        snprintf(msg, msg_size, "clscan_scan: %s: %s", clscan_status_string(s),
-                 clscan_context_last_error(ctx));
+    if (!gen_finish(ctx, queue, "clscan_scan", s, ev, dst, dst_elems * os, all, msg, msg_size))
         goto done;
-    }
-    const char *what = NULL;
-    cl_int err = clscan_verify_wait(ev, &what);
-    if (err == CL_SUCCESS)
-        err = clEnqueueReadBuffer(queue, dst, CL_TRUE, 0, dst_elems * os, all, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        snprintf(msg, msg_size, "%s: %s", what ? what : "clEnqueueReadBuffer",
-                 clscan_status_string(err));
-        goto done;
-    }
     for (size_t i = 0; i < n; ++i)
         if (memcmp(all + (dst_off + i) * os, (unsigned char *)want + i * os, os) != 0) {
             snprintf(msg, msg_size, "%s, n %zu, %s: element %zu differs from the host reference",
@@ -343,6 +354,66 @@ done:
     free(in);
     free(seg);
     free(want);
+    free(init);
+    free(all);
+    return r;
+}
+
+clscan_verify_result clscan_verify_run_general_reduce(clscan_context *ctx, cl_context cl_ctx,
+                                                      cl_command_queue queue,
+                                                      const clscan_verify_gen_case *gc,
+                                                      size_t n, uint64_t seed, char *msg,
+                                                      size_t msg_size)
+{
+    clscan_verify_gen_case c = *gc;
+    c.desc.segments = CLSCAN_SEGMENTS_NONE; /* (a reduction has none) */
+    c.desc.key_type = CLSCAN_INT32;
+    const size_t is = c.in_size, os = c.out_size, src_off = 3, res_off = 3;
+    const size_t res_elems = res_off + 1 + GUARD;
+    clscan_verify_result r = CLSCAN_VERIFY_FAIL;
+    cl_mem src = NULL, res = NULL;
+    cl_event ev = NULL;
+    void *in = malloc(n * is + 1), *scan = malloc(n * os + 1);
+    unsigned char *init = malloc(res_elems * os), *all = malloc(res_elems * os);
+    if (!in || !scan || !init || !all) {
+        snprintf(msg, msg_size, "out of host memory");
+        goto done;
+    }
+    clscan_verify_rng rng = {clscan_verify_mix(seed, n * 4 + 3)};
+    c.fill(in, n, &rng);
+    /* The reduction is the inclusive scan's last element, the identity for n == 0. */
+    clscan_verify_gen_reference(&c, 1, in, NULL, n, scan);
+    const unsigned char *want = n ? (unsigned char *)scan + (n - 1) * os : c.identity;
+    memset(init, POISON, res_elems * os);
+    res = gen_buffer(cl_ctx, res_elems * os, init);
+    src = gen_buffer_at(cl_ctx, in, n, is, src_off);
+    if (!res || !src) {
+        snprintf(msg, msg_size, "buffers could not be created");
+        goto done;
+    }
+    clscan_status s =
+        clscan_reduce_desc(ctx, queue, &c.desc, src, src_off, n, res, res_off, 0, NULL, &ev);
+    if (!gen_finish(ctx, queue, "clscan_reduce_desc", s, ev, res, res_elems * os, all, msg,
+                    msg_size))
+        goto done;
+    if (memcmp(all + res_off * os, want, os) != 0) {
+        snprintf(msg, msg_size, "reduce, n %zu: the result differs from the host reference", n);
+        goto done;
+    }
+    for (size_t b = 0; b < res_elems * os; ++b)
+        if ((b < res_off * os || b >= (res_off + 1) * os) && all[b] != init[b]) {
+            snprintf(msg, msg_size, "reduce, n %zu: byte %zu outside the result was written", n,
+                     b);
+            goto done;
+        }
+    snprintf(msg, msg_size, "reduce, n %zu: matches the host reference", n);
+    r = CLSCAN_VERIFY_PASS;
+done:
+    if (ev) clReleaseEvent(ev);
+    if (src) clReleaseMemObject(src);
+    if (res) clReleaseMemObject(res);
+    free(in);
+    free(scan);
     free(init);
     free(all);
     return r;

@@ -1,5 +1,5 @@
-/* verify_general.h - host references and a runner for general scans (clscan_scan), shared
- * by clscan-selftest and tests/test_general.c. */
+/* verify_general.h - host references and runners for general scans (clscan_scan) and
+ * reductions (clscan_reduce_desc), shared by clscan-selftest and tests/test_general.c. */
 #ifndef CLSCAN_VERIFY_GENERAL_H
 #define CLSCAN_VERIFY_GENERAL_H
 
@@ -54,5 +54,14 @@ clscan_verify_result clscan_verify_run_general(clscan_context *ctx, cl_context c
                                                const clscan_verify_gen_case *c, size_t n,
                                                int inclusive, int layout, uint64_t seed,
                                                char *msg, size_t msg_size);
+
+/* Runs clscan_reduce_desc of case c's description without its segments over n inputs
+ * drawn from seed (src at offset 3, the result at element 3 of a poisoned buffer), and
+ * checks the result against the host's fold and that nothing else was written. */
+clscan_verify_result clscan_verify_run_general_reduce(clscan_context *ctx, cl_context cl_ctx,
+                                                      cl_command_queue queue,
+                                                      const clscan_verify_gen_case *c,
+                                                      size_t n, uint64_t seed, char *msg,
+                                                      size_t msg_size);
 
 #endif /* CLSCAN_VERIFY_GENERAL_H */

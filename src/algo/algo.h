@@ -1,9 +1,9 @@
 /* algo.h - the algorithm layer: the device-wide scans (algo/scan.c, the multi-level
  * scan of algo/multilevel.c, the single-pass look-back's host side in algo/lookback.c),
- * compaction (algo/select.c), general scans (algo/general.c), the radix sort
- * (algo/sort.c), scans over several devices (algo/parts.c) and host streams
- * (algo/stream.c), with their public entry points. Builds on runtime/
- * (docs/ARCHITECTURE.md). */
+ * reductions (algo/reduce.c), compaction (algo/select.c), general scans
+ * (algo/general.c), the radix sort (algo/sort.c), scans over several devices
+ * (algo/parts.c) and host streams (algo/stream.c), with their public entry points.
+ * Builds on runtime/ (docs/ARCHITECTURE.md). */
 #ifndef CLSCAN_ALGO_H
 #define CLSCAN_ALGO_H
 
@@ -20,6 +20,13 @@ clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl
  * src's elements, and dst's (the scan type; a segmented scan's value type). */
 clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_desc *desc,
                                  size_t *in_size, size_t *out_size);
+
+/* Checks a general scan's description (as clscan__desc_sizes does, filling the same
+ * sizes) and returns its program for the scan algorithm algo, built on first use
+ * (general.c). */
+clscan_status clscan__desc_program(clscan_context *ctx, const clscan_scan_desc *desc,
+                                   clscan__scan_algo algo, clscan__program **prog,
+                                   size_t *in_size, size_t *out_size);
 
 /* The chunk clscan_scan_host takes for n > 0 elements of in_size and out_size bytes when
  * asked for `chunk` (0: its default, docs/GUIDE.md): at most n (stream.c). */

@@ -394,6 +394,35 @@ static char *make_prelude(const general_plan *g)
     return t.buf;
 }
 
+/* The program of a checked description for the scan algorithm algo (built on first
+ * use). */
+static clscan_status general_program(clscan_context *ctx, const general_plan *g,
+                                     clscan__scan_algo algo, clscan__program **prog)
+{
+    char *prelude = make_prelude(g);
+    if (!prelude) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+    clscan__scan_config cfg;
+    clscan_status s = clscan__general_config_choose(
+        ctx, &ctx->target.profile, algo,
+        custom_scan_type(g->d) ? CLSCAN__TYPE_ID_CUSTOM : g->d->type, scan_elem_bytes(g),
+        prelude, &cfg);
+    if (s == CLSCAN_SUCCESS) s = clscan__program_get(ctx, &cfg, prog);
+    free(prelude);
+    return s;
+}
+
+clscan_status clscan__desc_program(clscan_context *ctx, const clscan_scan_desc *desc,
+                                   clscan__scan_algo algo, clscan__program **prog,
+                                   size_t *in_size, size_t *out_size)
+{
+    general_plan g;
+    clscan_status s = check_desc(ctx, desc, &g);
+    if (s != CLSCAN_SUCCESS) return s;
+    *in_size = g.in_size;
+    *out_size = g.out_size;
+    return general_program(ctx, &g, algo, prog);
+}
+
 /* ---------------------------------------------------------------- dispatch --- */
 
 /* One call's program and ranges. */
@@ -524,17 +553,10 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
                                       event);
     if (!dst) dst = src; /* (not written: CLSCAN__CARRY_FLAG_NO_DST) */
 
-    char *prelude = make_prelude(&g);
-    if (!prelude) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
-    clscan__scan_config cfg;
     clscan__program *prog = NULL;
-    s = clscan__general_config_choose(ctx, &ctx->target.profile, ctx->target.profile.scan_algo,
-                                      custom_scan_type(desc) ? CLSCAN__TYPE_ID_CUSTOM : desc->type,
-                                      scan_elem_bytes(&g), prelude, &cfg);
-    if (s == CLSCAN_SUCCESS) s = clscan__program_get(ctx, &cfg, &prog);
-    free(prelude);
-    if (s != CLSCAN_SUCCESS) return s;
-    cfg = prog->config; /* the shape actually built */
+    if ((s = general_program(ctx, &g, ctx->target.profile.scan_algo, &prog)) != CLSCAN_SUCCESS)
+        return s;
+    const clscan__scan_config cfg = prog->config; /* the shape actually built */
 
     const int single = n > 0 && clscan__lookback_fits(&cfg, n);
     const size_t scratch_bytes =
