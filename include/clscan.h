@@ -1,6 +1,6 @@
 /* clscan.h - the whole public API of libclscan, and its manual.
- * Parallel prefix scans, reductions, stream compaction and radix sort for OpenCL 1.2+
- * devices, built at run time for the device. */
+ * Parallel prefix scans, reductions, histograms, stream compaction and radix sort for
+ * OpenCL 1.2+ devices, built at run time for the device. */
 #ifndef CLSCAN_H
 #define CLSCAN_H
 
@@ -748,6 +748,73 @@ CLSCAN_API clscan_status clscan_reduce_desc(clscan_context *ctx, cl_command_queu
                                             size_t result_offset,
                                             cl_uint num_events_in_wait_list,
                                             const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------------------------------
+ * Histograms.
+ *
+ * clscan_histogram_even counts the n samples of samples[samples_offset, +n), of
+ * sample_type, into num_bins even bins over [*lower, *upper): counts[counts_offset + b]
+ * becomes the number of samples x with lower <= x < upper whose bin is b,
+ *
+ *   integer types:  b = floor((x - lower) * num_bins / (upper - lower)), exactly (the
+ *                   difference and the product are taken without overflow);
+ *   float, double:  b = min(num_bins - 1, (size_t)((x - lower) * scale)), with
+ *                   scale = (T)num_bins / (upper - lower), every operation rounded in
+ *                   the sample type T (a sample on a bin's edge falls where that
+ *                   arithmetic puts it; host code doing the same gets the same bins).
+ *
+ * clscan_histogram_range takes the bins' edges instead: num_bins + 1 ascending levels in
+ * levels[levels_offset, +num_bins + 1) (a device buffer of sample_type), and bin b holds
+ * the samples with levels[b] <= x < levels[b + 1]. Levels that are not ascending give
+ * some bin for each sample in range, never a write outside counts.
+ *
+ * Samples outside the range, and NaNs, are not counted. Every one of the num_bins counts
+ * is written (overwritten, not added to), also for n == 0. count_type is CLSCAN_UINT32
+ * (a count above 2^32 - 1 wraps) or CLSCAN_UINT64. lower and upper point to one value of
+ * sample_type each (read during the call), with lower < upper (for floats, both finite).
+ * Devices that flush denormals to zero may bin denormal samples or bounds as zeros.
+ *
+ * Counts to offsets: an exclusive scan of the counts (clscan_exclusive_scan with
+ * CLSCAN_OP_ADD on count_type, in place allowed) turns them into each bin's first
+ * position in a bucketed output, the scatter step of a counting sort.
+ *
+ * Cost: one read of the samples. Where num_bins fits local memory (up to 16384 bins,
+ * and at most an eighth of the device's local memory in 32-bit counters: 6016 bins on
+ * a 48 KiB device), each work-group counts its share there and writes one row of
+ * partial counts, and a second kernel sums the rows into counts (a scratch buffer of
+ * rows * num_bins 32-bit counts); beyond that the samples are counted with global
+ * atomics into a cleared scratch row. No 64-bit atomics are used. Counts are exact and
+ * do not depend on timing. Each sample type, kind of bins and power of two of local
+ * counters (256 and up) is one program, built on first use.
+ *
+ * Events, wait lists, queues and threads as for the scans. Returns CLSCAN_SUCCESS;
+ * CLSCAN_ERROR_INVALID_ARGUMENT for what the scans refuse, a count_type other than
+ * UINT32 or UINT64, num_bins 0 or above 2^31, NULL lower or upper, lower >= upper (or a
+ * NaN or infinite bound), a NULL or too short counts or levels buffer, or counts
+ * overlapping samples or levels; CLSCAN_ERROR_UNSUPPORTED for DOUBLE samples without
+ * fp64; CLSCAN_ERROR_OUT_OF_RESOURCES; or the OpenCL error of the enqueue that failed.
+ * On failure *event is left untouched and, unless an enqueue itself failed part way,
+ * nothing is enqueued.
+ * ------------------------------------------------------------------------------ */
+CLSCAN_API clscan_status clscan_histogram_even(clscan_context *ctx, cl_command_queue queue,
+                                               cl_mem samples, size_t samples_offset,
+                                               size_t n, clscan_type sample_type,
+                                               size_t num_bins, const void *lower,
+                                               const void *upper, cl_mem counts,
+                                               size_t counts_offset, clscan_type count_type,
+                                               cl_uint num_events_in_wait_list,
+                                               const cl_event *event_wait_list,
+                                               cl_event *event);
+
+CLSCAN_API clscan_status clscan_histogram_range(clscan_context *ctx, cl_command_queue queue,
+                                                cl_mem samples, size_t samples_offset,
+                                                size_t n, clscan_type sample_type,
+                                                size_t num_bins, cl_mem levels,
+                                                size_t levels_offset, cl_mem counts,
+                                                size_t counts_offset, clscan_type count_type,
+                                                cl_uint num_events_in_wait_list,
+                                                const cl_event *event_wait_list,
+                                                cl_event *event);
 
 /* ------------------------------------------------------------------------------
  * Stream compaction: select, partition, unique.

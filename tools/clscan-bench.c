@@ -74,6 +74,7 @@
 #include <clscan_ext.h>
 
 #include "verify_general.h"
+#include "verify_histogram.h"
 
 #include <float.h>
 #include <math.h>
@@ -100,7 +101,8 @@
 /* What a row times: a scan, or one of the compactions. */
 enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
        CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_SEG_KEYS_ADD, CALL_CUSTOM_MAX,
-       CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HOST_STREAM, CALL_COUNT };
+       CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HISTOGRAM, CALL_HOST_STREAM, CALL_COUNT };
+#define HIST_BINS 256 /* histogram: even bins (tools/verify_histogram.c picks the range) */
 /* The general scans (clscan_scan) a call times: cases of tools/verify_general.c whose input
  * and output elements have one size. */
 static int general_case(int call)
@@ -142,6 +144,7 @@ typedef struct row {
     size_t chunk, chunk_used; /* host-stream: asked for (0: the library's), and taken */
     stats h2d, d2h;           /* host-stream: the transfers of the same bytes, wall times */
     const char *host_memory;  /* host-stream: "pinned" or "pageable" */
+    unsigned char bounds[16]; /* histogram: lower and upper, 8 bytes each, of type */
     clscan_type type;
     clscan_op op;
     int inclusive;
@@ -184,6 +187,8 @@ static void usage(FILE *f)
           "  --call LIST               what to time: scan,select-if,select-flagged,partition,\n"
           "                            unique,sort-keys,sort-pairs (default scan); sort-pairs\n"
           "                            moves a uint32 value (the index) with each key;\n"
+          "                            reduce (clscan_reduce with each --op); histogram\n"
+          "                            (clscan_histogram_even, 256 bins, uint32 counts);\n"
           "                            general scans (clscan_scan, their own types; --type\n"
           "                            ignored): seg-add (int32 add, segmented by flags),\n"
           "                            seg-keys-min (int64 min by int32 keys),\n"
@@ -195,7 +200,7 @@ static void usage(FILE *f)
           "                            by wall clock against the transfers of the same bytes\n"
           "  --chunk LIST              host-stream: elements per chunk (default 0: the\n"
           "                            library's choice)\n"
-          "  --op LIST                 scans, host-stream: add,mul,min,max,and,or,xor\n"
+          "  --op LIST                 scans, reduce, host-stream: add,mul,min,max,and,or,xor\n"
           "                            (default add)\n"
           "  --mode LIST               scans, general scans, host-stream: exclusive,inclusive\n"
           "                            (default exclusive)\n"
@@ -261,7 +266,7 @@ static const char *call_name(int i)
                                                   "partition", "unique",    "sort-keys",
                                                   "sort-pairs", "seg-add",  "seg-keys-min",
                                                   "seg-keys-add", "custom-max", "mat2", "transform-count",
-                                                  "reduce", "host-stream"};
+                                                  "reduce", "histogram", "host-stream"};
     return names[i];
 }
 static int takes_predicate(int call) { return call == CALL_SELECT_IF || call == CALL_PARTITION; }
@@ -269,8 +274,8 @@ static int takes_fraction(int call) { return call == CALL_SELECT_FLAGGED || call
 static int is_sort(int call) { return call == CALL_SORT_KEYS || call == CALL_SORT_PAIRS; }
 static int is_compaction(int call)
 {
-    return call != CALL_SCAN && call != CALL_REDUCE && call != CALL_HOST_STREAM &&
-           !is_sort(call) && general_case(call) < 0;
+    return call != CALL_SCAN && call != CALL_REDUCE && call != CALL_HISTOGRAM &&
+           call != CALL_HOST_STREAM && !is_sort(call) && general_case(call) < 0;
 }
 /* Whether a call combines with --op: the scans, host-stream and reduce; and whether it
  * also takes --mode (all but reduce). */
@@ -913,6 +918,9 @@ static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl
             b->ctx, q, src, 0, out, 0, r->n, r->type, r->op, 0, NULL, done);
     case CALL_REDUCE:
         return clscan_reduce(b->ctx, q, src, 0, r->n, r->type, r->op, out, 0, 0, NULL, done);
+    case CALL_HISTOGRAM:
+        return clscan_histogram_even(b->ctx, q, src, 0, r->n, r->type, HIST_BINS, r->bounds,
+                                     r->bounds + 8, count, 0, CLSCAN_UINT32, 0, NULL, done);
     case CALL_SELECT_IF:
         return clscan_select_if(b->ctx, q, src, 0, out, 0, count, r->n, r->type,
                                 r->predicate, 0, NULL, done);
@@ -996,7 +1004,9 @@ static int row_plan(bench *b, const options *o, row *r, row_run *d)
     d->bytes = bytes;
     d->fbytes = r->call == CALL_SELECT_FLAGGED ? n : pairs ? n * sizeof(cl_uint) : 0;
     if (d->gcase >= 0) d->fbytes = n * gseg;
-    d->count_bytes = pairs ? d->fbytes : sizeof(cl_ulong);
+    d->count_bytes = pairs                        ? d->fbytes
+                     : r->call == CALL_HISTOGRAM ? HIST_BINS * sizeof(cl_uint)
+                                                 : sizeof(cl_ulong);
     const size_t fbytes = d->fbytes;
 
     clscan_status set = clscan_ext_context_set_algorithm(b->ctx, r->algo); /* (this thread
@@ -1043,10 +1053,14 @@ static int row_plan(bench *b, const options *o, row *r, row_run *d)
 }
 
 /* Fills the host input (and flags, segments or sort values) of row r, as its call needs. */
-static void row_fill(const row *r, row_run *d)
+static void row_fill(row *r, row_run *d)
 {
     uint64_t seed = 0x5eed0000ull + r->n * 64 + (uint64_t)r->type * 8 + r->op;
-    if (is_compaction(r->call)) {
+    if (r->call == CALL_HISTOGRAM) {
+        const clscan_verify_hist_case c = {r->type, CLSCAN_UINT32, 0, 0, HIST_BINS, r->n, 0, 0,
+                                           seed};
+        clscan_verify_hist_fill(&c, d->host, r->bounds, r->bounds + 8, NULL);
+    } else if (is_compaction(r->call)) {
         fill_compaction(r, d->host, d->hflags, seed + (uint64_t)r->call * 0x100000);
     } else if (is_sort(r->call)) {
         fill_sort(r, d->host, d->hflags, seed);
@@ -1063,7 +1077,8 @@ static void row_fill(const row *r, row_run *d)
  * poisons the output. 0, or -1 with r->check and r->note set. */
 static int row_upload(bench *b, row *r, row_run *d)
 {
-    const int counted = is_compaction(r->call) || r->call == CALL_SORT_PAIRS;
+    const int counted =
+        is_compaction(r->call) || r->call == CALL_SORT_PAIRS || r->call == CALL_HISTOGRAM;
     cl_int err = CL_SUCCESS;
     d->out = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, d->bytes, NULL, &err);
     if (counted && err == CL_SUCCESS)
@@ -1162,6 +1177,28 @@ static int row_check_general(row *r, const row_run *d)
     return 0;
 }
 
+/* Compares the histogram's counts (in d->count) with the host's; sets r->check and r->note
+ * where a bin differs. 0, or -1 where the counts could not be read. */
+static int check_histogram(bench *b, row *r, const row_run *d)
+{
+    cl_uint got[HIST_BINS];
+    uint64_t want[HIST_BINS];
+    cl_int err = clEnqueueReadBuffer(b->queue, d->count, CL_TRUE, 0, sizeof got, got, 0, NULL,
+                                     NULL);
+    if (err != CL_SUCCESS)
+        return row_fail(r, "ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
+    clscan_verify_histogram_even(d->host, r->n, r->type, HIST_BINS, r->bounds, r->bounds + 8,
+                                 want);
+    for (int k = 0; k < HIST_BINS; k++)
+        if (got[k] != (cl_uint)want[k]) {
+            r->check = "FAIL";
+            snprintf(r->note, sizeof r->note, "bin %d: got %u, expected %llu", k, got[k],
+                     (unsigned long long)want[k]);
+            break;
+        }
+    return 0;
+}
+
 /* Reads the checked call's output (and count or sort values) back and checks it against
  * the host; reads the fallback counters of the timed calls. 0, or -1 with r->check and
  * r->note set where it could not. */
@@ -1186,6 +1223,8 @@ static int row_check(bench *b, row *r, row_run *d)
     }
     if (d->gcase >= 0) {
         if (row_check_general(r, d)) return -1;
+    } else if (r->call == CALL_HISTOGRAM) {
+        if (check_histogram(b, r, d)) return -1;
     } else if (is_sort(r->call)) {
         r->check = check_sort(r, d->host, d->got, got_values, r->note, sizeof r->note);
         free(got_values);
@@ -1531,6 +1570,7 @@ static double moved_bytes(const row *r)
     double n = (double)r->n, e = (double)clscan_type_size(r->type);
     if (r->call == CALL_SCAN || r->call == CALL_HOST_STREAM) return 2 * n * e; /* (both ways) */
     if (r->call == CALL_REDUCE) return n * e + e;
+    if (r->call == CALL_HISTOGRAM) return n * e + HIST_BINS * 4;
     if (general_case(r->call) >= 0) { /* input, output, segments */
         const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
         return n * (double)(g.in_size + g.out_size) +
@@ -1732,7 +1772,9 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                 "\"bytes_moved_per_call\": "
                 "\"the least the call moves: a scan 2*n*elem_bytes (one read, one write); a "
                 "compaction n*elem_bytes read, n flag bytes read (select-flagged), "
-                "kept*elem_bytes written (partition: n*elem_bytes), 8 for the count\",\n"
+                "kept*elem_bytes written (partition: n*elem_bytes), 8 for the count; a "
+                "reduction n*elem_bytes read and one element written; a histogram "
+                "n*elem_bytes read and 4 bytes a bin written\",\n"
                 "\"rows\": [", o->repeats, o->warmup, o->batched ? "true" : "false", BATCHES);
     }
     for (size_t i = 0; i < count; i++) {

@@ -1,12 +1,13 @@
 /* clscan-selftest.c - checks every scan (type x op x inclusive/exclusive x sizes x layouts)
- * and reduction (type x op x sizes), the general scans and their reductions, every stream
- * compaction (kind x type x pattern x sizes x layouts) and every radix sort
- * (keys or pairs x key type x key pattern x sizes x layouts) on every OpenCL device found
- * against a host reference; prints what was detected and tables. */
+ * and reduction (type x op x sizes), the general scans and their reductions, the
+ * histograms, every stream compaction (kind x type x pattern x sizes x layouts) and
+ * every radix sort (keys or pairs x key type x key pattern x sizes x layouts) on every
+ * OpenCL device found against a host reference; prints what was detected and tables. */
 #include <clscan.h>
 
 #include "verify.h"
 #include "verify_general.h"
+#include "verify_histogram.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,14 +43,15 @@ static void clscan_usage(FILE *f)
           "  --ops LIST         only these scan operators (add,mul,min,max,and,or,xor),\n"
           "                     or none: no scans (each operator's cells count its\n"
           "                     reductions, clscan_reduce, with its scans)\n"
-          "  --kinds LIST       only these compactions, sorts and general scans\n"
+          "  --kinds LIST       only these compactions, sorts, general scans and histograms\n"
           "                     (select_flagged,select_if,partition_if,unique,sort_keys,\n"
-          "                     sort_pairs,general: every case of custom operators and\n"
-          "                     types, transforms, segments, and its reduction), or\n"
-          "                     none. Default: the compactions and general. The sorts run\n"
-          "                     only when named here: under Oclgrind they are slow, and\n"
-          "                     trip its shadow-memory bug with a grown scratch buffer\n"
-          "                     (docs/ALGORITHMS.md)\n"
+          "                     sort_pairs; general: every case of custom operators and\n"
+          "                     types, transforms, segments, and its reduction;\n"
+          "                     histogram: even and level bins, 32- and 64-bit counts),\n"
+          "                     or none. Default: the compactions, general and histogram.\n"
+          "                     The sorts run only when named here: under Oclgrind they\n"
+          "                     are slow, and trip its shadow-memory bug with a grown\n"
+          "                     scratch buffer (docs/ALGORITHMS.md)\n"
           "  --max-size N       leave out the sizes above N (for slow simulators)\n"
           "  --seed S           input seed (default: from the clock; always printed)\n"
           "  --format F         text (default), csv or json: one record per case on\n"
@@ -86,6 +88,8 @@ enum { CLSCAN_NAMES_TYPES, CLSCAN_NAMES_OPS, CLSCAN_NAMES_KINDS, CLSCAN_NAMES_SO
 #define CLSCAN_COMPACTION_KINDS ((1u << CLSCAN_VERIFY_KIND_COUNT) - 1)
 /* ... and the general scans (every case of tools/verify_general.c) after the sorts. */
 #define CLSCAN_GENERAL_KIND_BIT (CLSCAN_SORT_KIND_BIT + CLSCAN_VERIFY_SORT_KIND_COUNT)
+/* ... and the histograms after them. */
+#define CLSCAN_HIST_KIND_BIT (CLSCAN_GENERAL_KIND_BIT + 1)
 
 /* Name k of a list of names (a type, an operator, a compaction or sort kind: --kinds
  * names the sorts after the compactions; a sort table's columns are the sorts alone). */
@@ -93,6 +97,8 @@ static const char *clscan_list_name(int which, int k)
 {
     if (which == CLSCAN_NAMES_KINDS && k == CLSCAN_GENERAL_KIND_BIT)
         return "general";
+    if (which == CLSCAN_NAMES_KINDS && k == CLSCAN_HIST_KIND_BIT)
+        return "histogram";
     if (which == CLSCAN_NAMES_KINDS && k >= CLSCAN_SORT_KIND_BIT)
         return clscan_verify_sort_kind_name((clscan_verify_sort_kind)(k - CLSCAN_SORT_KIND_BIT));
     return which == CLSCAN_NAMES_TYPES ? clscan_type_name((clscan_type)k)
@@ -112,7 +118,7 @@ static const char *clscan_parse_names(const char *list, int which, unsigned *mas
         return NULL;
     const int count = which == CLSCAN_NAMES_TYPES ? CLSCAN_TYPE_COUNT
                       : which == CLSCAN_NAMES_OPS ? CLSCAN_OP_COUNT
-                                                  : CLSCAN_GENERAL_KIND_BIT + 1;
+                                                  : CLSCAN_HIST_KIND_BIT + 1;
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ",");
         int found = 0;
@@ -321,6 +327,7 @@ typedef struct clscan_device_run {
     clscan_cell compactions[CLSCAN_TYPE_COUNT * CLSCAN_VERIFY_KIND_COUNT];
     clscan_cell sorts[CLSCAN_TYPE_COUNT * CLSCAN_VERIFY_SORT_KIND_COUNT];
     clscan_cell general[CLSCAN_VERIFY_GEN_CASES];
+    clscan_cell histograms[CLSCAN_TYPE_COUNT];
     char *failures; /* newline-separated failure lines */
     size_t failures_len;
 } clscan_device_run;
@@ -575,6 +582,37 @@ static void clscan_run_general(clscan_device_run *run, clscan_context *ctx, cl_c
     fputc('\n', t->info);
 }
 
+/* The histograms of the type: even bins and bins between levels, 7, 256 and 40000 bins
+ * (the last past local memory), at every size, counts alternating 32 and 64 bits. */
+static void clscan_run_histograms(clscan_device_run *run, clscan_context *ctx,
+                                  cl_context cl_ctx, cl_command_queue queue, int ty,
+                                  const clscan_verify_size *sizes, size_t nsizes)
+{
+    static const size_t bins[] = {7, 256, 40000};
+    clscan_selftest *t = run->t;
+    char msg[1024], line[1500];
+    if (!(t->kinds >> CLSCAN_HIST_KIND_BIT & 1)) return;
+    unsigned k = 0;
+    for (int levels = 0; levels < 2; levels++)
+        for (size_t b = 0; b < sizeof bins / sizeof *bins; b++)
+            for (size_t z = 0; z < nsizes; z++, k++) {
+                const clscan_verify_hist_case c = {
+                    (clscan_type)ty, k % 2 ? CLSCAN_UINT64 : CLSCAN_UINT32, levels, 0, bins[b],
+                    sizes[z].n, k % 3 ? 3 : 0, k % 5 ? 2 : 0,
+                    clscan_verify_mix(t->seed, 0x41000u + ((uint64_t)ty << 16) + k)};
+                clscan_verify_result r =
+                    clscan_verify_run_histogram(ctx, cl_ctx, queue, &c, msg, sizeof msg);
+                snprintf(line, sizeof line,
+                         "histogram %s %s bins %zu n=%zu counts %s (seed %" PRIu64 "): %s",
+                         clscan_type_name(c.type), levels ? "levels" : "even", c.num_bins, c.n,
+                         clscan_type_name(c.count_type), t->seed, msg);
+                const clscan_rec rec = {clscan_type_name(c.type), "-",
+                                        levels ? "histogram-levels" : "histogram-even", "-",
+                                        c.n, c.samples_offset, 0, c.counts_offset, 0};
+                clscan_tally(run, &run->histograms[ty], &rec, r, line, msg);
+            }
+}
+
 /* Runs the whole matrix on one device. */
 static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p,
                               cl_device_id dev, cl_uint d)
@@ -642,6 +680,7 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
         clscan_run_scans(run, ctx, cl_ctx, queue, ty, sizes, nsizes);
         clscan_run_compactions(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
         clscan_run_sorts(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
+        clscan_run_histograms(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
         if (!t->verbose)
             fprintf(f, "  %s done\n", clscan_type_name((clscan_type)ty));
         fflush(f);
@@ -656,6 +695,8 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
         ncases += run->sorts[k].pass + run->sorts[k].fail + run->sorts[k].skip;
     for (int k = 0; k < CLSCAN_VERIFY_GEN_CASES; k++)
         ncases += run->general[k].pass + run->general[k].fail + run->general[k].skip;
+    for (int k = 0; k < CLSCAN_TYPE_COUNT; k++)
+        ncases += run->histograms[k].pass + run->histograms[k].fail + run->histograms[k].skip;
     fprintf(f, "  %lu cases in %.0f s wall, %.1f s CPU (all threads); seed %" PRIu64 "\n", ncases,
             difftime(time(NULL), wall_started), (double)(clock() - started) / CLOCKS_PER_SEC,
             t->seed);
@@ -666,6 +707,14 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
                            14);
     if (t->kinds >> CLSCAN_SORT_KIND_BIT & ((1u << CLSCAN_VERIFY_SORT_KIND_COUNT) - 1))
         clscan_print_table(f, run->sorts, CLSCAN_NAMES_SORTS, CLSCAN_VERIFY_SORT_KIND_COUNT, 14);
+    if (t->kinds >> CLSCAN_HIST_KIND_BIT & 1) {
+        fprintf(f, "  histograms (type: passed/failed/skipped):");
+        for (int ty = 0; ty < CLSCAN_TYPE_COUNT; ty++)
+            fprintf(f, " %s: %u/%u/%u", clscan_type_name((clscan_type)ty),
+                    run->histograms[ty].pass, run->histograms[ty].fail,
+                    run->histograms[ty].skip);
+        fputc('\n', f);
+    }
     if (t->ops)
         fputs("  (refused N: a bitwise op on a float type, correctly refused with\n"
               "   CLSCAN_ERROR_UNSUPPORTED and nothing written; counted as passed error-path "
@@ -699,7 +748,8 @@ int main(int argc, char **argv)
     clscan_selftest t = {.platform = -1, .device = -1, .format = CLSCAN_FMT_TEXT,
                          .types = (1u << CLSCAN_TYPE_COUNT) - 1,
                          .ops = (1u << CLSCAN_OP_COUNT) - 1,
-                         .kinds = CLSCAN_COMPACTION_KINDS | 1u << CLSCAN_GENERAL_KIND_BIT,
+                         .kinds = CLSCAN_COMPACTION_KINDS | 1u << CLSCAN_GENERAL_KIND_BIT |
+                                  1u << CLSCAN_HIST_KIND_BIT,
                          .max_size = ~0ull};
     t.seed = (uint64_t)time(NULL);
     int rc = clscan_parse_args(&t, argc, argv);

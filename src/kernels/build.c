@@ -14,7 +14,7 @@
  * scan's partials; a compaction's or general scan's look-back comes after its tile
  * layer, which tells the look-back what a fallback reads); the look-back only where the
  * program is single-pass. */
-enum { F_SCAN = 1, F_SELECT = 2, F_GENERAL = 4, F_SORT = 8, F_ALL = 15 };
+enum { F_SCAN = 1, F_SELECT = 2, F_GENERAL = 4, F_SORT = 8, F_HIST = 16, F_ALL = 31 };
 static const struct {
     const char *name;
     unsigned kinds; /* F_* */
@@ -33,6 +33,7 @@ static const struct {
     {"clscan_general.cl", F_GENERAL, 0},
     {"clscan_sort.cl", F_SORT, 0},
     {"clscan_sort_onesweep.cl", F_SORT, 0},
+    {"clscan_histogram.cl", F_HIST, 0},
 };
 
 /* The F_* bit of the files cfg's program is made of. */
@@ -41,6 +42,7 @@ static unsigned program_file_kind(const clscan__scan_config *cfg)
     switch (cfg->kind) {
     case CLSCAN__PROGRAM_GENERAL: return F_GENERAL;
     case CLSCAN__PROGRAM_SORT: return F_SORT;
+    case CLSCAN__PROGRAM_HIST: return F_HIST;
     default: return cfg->select ? F_SELECT : F_SCAN;
     }
 }
@@ -66,6 +68,9 @@ static const struct {
     [CLSCAN__K_SORT_SCATTER] = {"clscan_sort_scatter", 1},
     [CLSCAN__K_SORT_OS_HIST] = {"clscan_sort_os_histogram", 1},
     [CLSCAN__K_SORT_OS_PASS] = {"clscan_sort_os_pass", 1},
+    [CLSCAN__K_HIST_LOCAL] = {"clscan_hist_local", 1},
+    [CLSCAN__K_HIST_GLOBAL] = {"clscan_hist_global", 0},
+    [CLSCAN__K_HIST_SUM] = {"clscan_hist_sum", 0},
 };
 
 /* The definition of a compaction's predicate, appended after the kernels (which
@@ -219,14 +224,17 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan__target
     const int single = cfg->algo == CLSCAN__SCAN_SINGLE_PASS;
     const int general = cfg->kind == CLSCAN__PROGRAM_GENERAL;
     const int sort = cfg->kind == CLSCAN__PROGRAM_SORT;
+    const int hist = cfg->kind == CLSCAN__PROGRAM_HIST;
     /* Which kernels the program holds, and whether each has the tile's shape (the
      * others, one work-item or any size, are asked nothing). A sort program holds only
      * its own kernels (it scans its counts with a scan program); a general program scans
-     * its partials, recursively, with the first three. */
+     * its partials, recursively, with the first three; a histogram program holds its own
+     * and the clear kernel. */
     int wanted[CLSCAN__KERNEL_COUNT] = {0};
-    wanted[CLSCAN__K_REDUCE] = wanted[CLSCAN__K_PARTIALS] = wanted[CLSCAN__K_SCAN] = !sort;
+    wanted[CLSCAN__K_REDUCE] = wanted[CLSCAN__K_PARTIALS] = wanted[CLSCAN__K_SCAN] =
+        !sort && !hist;
     wanted[CLSCAN__K_SINGLE] = single && !cfg->select && !general;
-    wanted[CLSCAN__K_CLEAR] = single || (sort && cfg->sort_onesweep);
+    wanted[CLSCAN__K_CLEAR] = (single && !hist) || (sort && cfg->sort_onesweep) || hist;
     wanted[CLSCAN__K_SEL_COUNT] = wanted[CLSCAN__K_SEL_WRITE] = wanted[CLSCAN__K_SEL_ZERO] =
         cfg->select != 0;
     wanted[CLSCAN__K_SEL_SINGLE] = single && cfg->select;
@@ -234,6 +242,8 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan__target
     wanted[CLSCAN__K_GEN_SINGLE] = general && single;
     wanted[CLSCAN__K_SORT_HIST] = wanted[CLSCAN__K_SORT_SCATTER] = sort && !cfg->sort_onesweep;
     wanted[CLSCAN__K_SORT_OS_HIST] = wanted[CLSCAN__K_SORT_OS_PASS] = sort && cfg->sort_onesweep;
+    wanted[CLSCAN__K_HIST_LOCAL] = wanted[CLSCAN__K_HIST_GLOBAL] = wanted[CLSCAN__K_HIST_SUM] =
+        hist;
     *max_wg = cfg->wg_size;
     clscan_status s = CLSCAN_SUCCESS;
     for (int k = 0; k < CLSCAN__KERNEL_COUNT && s == CLSCAN_SUCCESS; ++k) {

@@ -22,6 +22,7 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
 {
     const int single = cfg->algo == CLSCAN__SCAN_SINGLE_PASS, sel = cfg->select != 0;
     const int general = cfg->kind == CLSCAN__PROGRAM_GENERAL;
+    const int hist = cfg->kind == CLSCAN__PROGRAM_HIST;
     const struct {
         const char *name;
         unsigned long value;
@@ -61,6 +62,10 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
         {"CLSCAN_SORT_ONESWEEP", 1, cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep},
         {"CLSCAN_SORT_LB_TEST", (unsigned long)cfg->lb_test,
          cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep && cfg->lb_test},
+        /* A histogram program's samples, bins and local counters (cl/clscan_histogram.cl). */
+        {"CLSCAN_HIST_SAMPLE_ID", (unsigned long)cfg->elem_type, hist},
+        {"CLSCAN_HIST_MODE", (unsigned long)cfg->hist_mode, hist},
+        {"CLSCAN_HIST_LOCAL_BINS", (unsigned long)cfg->hist_local_bins, hist},
     };
     const size_t ndefs = sizeof defs / sizeof defs[0];
     size_t len = 0;
@@ -83,6 +88,12 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
                                                          : clscan_type_name(cfg->type),
                       cfg->elem_bytes, clscan__scan_algo_name(cfg->algo),
                       clscan__wg_algo_name(cfg->wg_algo), clscan__sg_impl_name(cfg->sg_impl),
+                      p->device_name, clscan__cl_std_option(cfg, p));
+    else if (hist)
+        CLSCAN_APPEND("/* libclscan %d.%d.%d: histogram of %s, %s bins, for %s; built with "
+                      "%s */\n",
+                      CLSCAN_VERSION_MAJOR, CLSCAN_VERSION_MINOR, CLSCAN_VERSION_PATCH,
+                      clscan_type_name(cfg->elem_type), cfg->hist_mode == 1 ? "even" : "level",
                       p->device_name, clscan__cl_std_option(cfg, p));
     else if (sel)
         CLSCAN_APPEND("/* libclscan %d.%d.%d: %s of %s (counts %s), %s, %s work-group scan, "

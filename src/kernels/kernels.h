@@ -48,7 +48,8 @@ typedef enum clscan__program_kind {
     CLSCAN__PROGRAM_SCAN = 0, /* built-in scans, and compaction where `select` is set */
     CLSCAN__PROGRAM_GENERAL,  /* general scans (general.c): custom operators and types,
                                 input transforms, segments */
-    CLSCAN__PROGRAM_SORT      /* radix sort (sort.c) */
+    CLSCAN__PROGRAM_SORT,     /* radix sort (sort.c) */
+    CLSCAN__PROGRAM_HIST      /* histograms (histogram.c) */
 } clscan__program_kind;
 
 /* What a scan or compaction program is specialised on. */
@@ -84,6 +85,11 @@ typedef struct clscan__scan_config {
     /* Sort programs: 1 for the one-sweep kernels (cl/clscan_sort_onesweep.cl), 0 for the
      * histogram, scan and scatter of each digit (cl/clscan_sort.cl). */
     cl_uint sort_onesweep;
+    /* Histogram programs: the samples are of elem_type; hist_mode 1 for even bins, 2
+     * for bins between levels; hist_local_bins, the bins a work-group counts in local
+     * memory (cl/clscan_histogram.cl). */
+    cl_uint hist_mode;
+    cl_uint hist_local_bins;
 } clscan__scan_config;
 
 /* The kernels a program may hold, as indices into clscan__program.kernels (each one's
@@ -105,6 +111,9 @@ typedef enum clscan__kernel_id {
     CLSCAN__K_SORT_SCATTER,  /* clscan_sort_scatter; one-sweep sort programs: */
     CLSCAN__K_SORT_OS_HIST,  /* clscan_sort_os_histogram, */
     CLSCAN__K_SORT_OS_PASS,  /* clscan_sort_os_pass */
+    CLSCAN__K_HIST_LOCAL,    /* histogram programs: clscan_hist_local, */
+    CLSCAN__K_HIST_GLOBAL,   /* clscan_hist_global, */
+    CLSCAN__K_HIST_SUM,      /* clscan_hist_sum */
     CLSCAN__KERNEL_COUNT
 } clscan__kernel_id;
 

@@ -1,0 +1,174 @@
+/* clscan_histogram.cl - histograms (src/algo/histogram.c): the bin of a sample (even bins
+ * over [lower, upper), or bins between sorted levels), each work-group's counts in local
+ * memory written out as one row of partial counts, and the column sums of those rows into
+ * the caller's 32- or 64-bit counts; for more bins than local memory holds, global
+ * atomics on one row. Specialised by the host on:
+ *   CLSCAN_HIST_SAMPLE_ID   the samples' clscan_type (0 int32 ... 5 double)
+ *   CLSCAN_HIST_MODE        1 even bins, 2 bins between levels
+ *   CLSCAN_HIST_LOCAL_BINS  the bins a work-group counts in local memory
+ *   CLSCAN_WG_SIZE          work-items per group */
+#ifndef CLSCAN_HISTOGRAM_CL
+#define CLSCAN_HISTOGRAM_CL
+
+#ifndef CLSCAN_HIST_SAMPLE_ID
+#define CLSCAN_HIST_SAMPLE_ID 0
+#endif
+#ifndef CLSCAN_HIST_MODE
+#define CLSCAN_HIST_MODE 1
+#endif
+#ifndef CLSCAN_HIST_LOCAL_BINS
+#define CLSCAN_HIST_LOCAL_BINS 256
+#endif
+#ifndef CLSCAN_WG_SIZE
+#define CLSCAN_WG_SIZE 64
+#endif
+
+#if CLSCAN_HIST_SAMPLE_ID == 5
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+/* The sample type, whether it is a float type, and its width. */
+#if CLSCAN_HIST_SAMPLE_ID == 0
+#define CLSCAN_HS int
+#elif CLSCAN_HIST_SAMPLE_ID == 1
+#define CLSCAN_HS uint
+#elif CLSCAN_HIST_SAMPLE_ID == 2
+#define CLSCAN_HS long
+#elif CLSCAN_HIST_SAMPLE_ID == 3
+#define CLSCAN_HS ulong
+#elif CLSCAN_HIST_SAMPLE_ID == 4
+#define CLSCAN_HS float
+#else
+#define CLSCAN_HS double
+#endif
+#define CLSCAN_HS_FLOAT (CLSCAN_HIST_SAMPLE_ID >= 4)
+#define CLSCAN_HS_WIDE (CLSCAN_HIST_SAMPLE_ID == 2 || CLSCAN_HIST_SAMPLE_ID == 3)
+
+/* "No bin": the sample is outside the range (or a NaN). */
+#define CLSCAN_HIST_NONE 0xffffffffu
+
+/* What decides a sample's bin. Even bins: lower and upper of the sample type; for
+ * integers range = upper - lower (as unsigned 64-bit; upper > lower) and magic (see
+ * clscan_hist_div), for floats scale = bins / (upper - lower) in the sample type, all
+ * computed by the host. Levels: the bins + 1 ascending levels in global memory. */
+typedef struct clscan_hist_bins {
+    CLSCAN_HS lower, upper;
+    CLSCAN_HS scale;
+    ulong range, magic;
+    uint bins;
+    __global const CLSCAN_HS *levels;
+} clscan_hist_bins;
+
+#if !CLSCAN_HS_FLOAT
+/* floor(d * bins / range) for d < range (the quotient is below bins <= 2^31), exactly,
+ * without a division: magic is floor(2^64 / range) (2^64 - 1 for range 1) where range <=
+ * 2^32, so that d * bins fits 64 bits, else floor(bins * 2^64 / range); either estimate
+ * is the quotient or one less, and one comparison settles which. */
+uint clscan_hist_div(const ulong d, const uint bins, const ulong range, const ulong magic)
+{
+    const ulong nlo = d * (ulong)bins;
+    if (range <= 0x100000000ul) {
+        ulong q = mul_hi(nlo, magic);
+        if (nlo - q * range >= range) ++q;
+        return (uint)q;
+    }
+    ulong q = mul_hi(d, magic);
+    /* (q + 1) * range <= d * bins, in 128 bits? */
+    const ulong nhi = mul_hi(d, (ulong)bins), t = q + 1, thi = mul_hi(t, range), tlo = t * range;
+    if (thi < nhi || (thi == nhi && tlo <= nlo)) ++q;
+    return (uint)q;
+}
+#endif
+
+/* The bin of sample x, or CLSCAN_HIST_NONE. */
+uint clscan_hist_bin(const CLSCAN_HS x, const clscan_hist_bins *h)
+{
+#if CLSCAN_HIST_MODE == 1
+    if (!(x >= h->lower && x < h->upper)) return CLSCAN_HIST_NONE;
+#if CLSCAN_HS_FLOAT
+    const CLSCAN_HS d = x - h->lower;
+    const CLSCAN_HS v = d * h->scale;
+    const uint b = v < (CLSCAN_HS)h->bins ? (uint)v : h->bins - 1u;
+    return min(b, h->bins - 1u);
+#elif CLSCAN_HS_WIDE
+    return clscan_hist_div((ulong)x - (ulong)h->lower, h->bins, h->range, h->magic);
+#else
+    return clscan_hist_div((ulong)((uint)x - (uint)h->lower), h->bins, h->range, h->magic);
+#endif
+#else
+    __global const CLSCAN_HS *lv = h->levels;
+    if (!(x >= lv[0] && x < lv[h->bins])) return CLSCAN_HIST_NONE;
+    uint lo = 0, hi = h->bins; /* lv[lo] <= x < lv[hi] */
+    while (hi - lo > 1) {
+        const uint mid = lo + (hi - lo) / 2;
+        if (x >= lv[mid]) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+#endif
+}
+
+/* The arguments every counting kernel takes after the samples, as one struct. */
+#define CLSCAN_HIST_PARAMS                                                               \
+    const CLSCAN_HS lower, const CLSCAN_HS upper, const CLSCAN_HS scale, const ulong range, \
+        const ulong magic, const uint bins, __global const CLSCAN_HS *levels,               \
+        const ulong levels_off
+#define CLSCAN_HIST_MAKE(h)                                                              \
+    const clscan_hist_bins h = {lower, upper, scale, range, magic, bins, levels + levels_off}
+
+/* Work-group g counts samples[off + [g * per_group, (g + 1) * per_group) and < n) into
+ * row g of partials (bins <= CLSCAN_HIST_LOCAL_BINS counters in local memory). */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG_SIZE, 1, 1)))
+void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ulong per_group,
+                       CLSCAN_HIST_PARAMS, __global uint *partials)
+{
+    CLSCAN_HIST_MAKE(h);
+    __local uint counts[CLSCAN_HIST_LOCAL_BINS];
+    const uint lid = get_local_id(0);
+    for (uint b = lid; b < bins; b += CLSCAN_WG_SIZE) counts[b] = 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong first = (ulong)get_group_id(0) * per_group;
+    const ulong end = min(first + per_group, n);
+    __global const CLSCAN_HS *s = samples + off;
+    for (ulong i = first + lid; i < end; i += CLSCAN_WG_SIZE) {
+        const uint b = clscan_hist_bin(s[i], &h);
+#if CLSCAN_WG_SIZE == 1
+        if (b != CLSCAN_HIST_NONE) counts[b] += 1u; /* (one work-item: no race) */
+#else
+        if (b != CLSCAN_HIST_NONE) atomic_inc(&counts[b]);
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global uint *row = partials + (ulong)get_group_id(0) * bins;
+    for (uint b = lid; b < bins; b += CLSCAN_WG_SIZE) row[b] = counts[b];
+}
+
+/* More bins than local memory holds: every sample of samples[off, +n) counted straight
+ * into partials[0, bins) (zeroed before; n < 2^32, so no counter wraps). */
+__kernel void clscan_hist_global(__global const CLSCAN_HS *samples, ulong off, ulong n,
+                                 CLSCAN_HIST_PARAMS, __global uint *partials)
+{
+    CLSCAN_HIST_MAKE(h);
+    __global const CLSCAN_HS *s = samples + off;
+    for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+        const uint b = clscan_hist_bin(s[i], &h);
+        if (b != CLSCAN_HIST_NONE) atomic_inc(&partials[b]);
+    }
+}
+
+/* counts[off + b] = the sum of partials[g * bins + b] over rows g < rows (plus its old
+ * value where accumulate is set), as 64-bit counts where count64 is set (counts64 is
+ * then the buffer), else 32-bit ones (wrapping past 2^32 - 1). One work-item a bin. */
+__kernel void clscan_hist_sum(__global const uint *partials, ulong rows, uint bins,
+                              __global uint *counts32, __global ulong *counts64, ulong off,
+                              int count64, int accumulate)
+{
+    const ulong b = get_global_id(0);
+    if (b >= bins) return;
+    ulong total = 0;
+    for (ulong g = 0; g < rows; ++g) total += partials[g * bins + b];
+    if (count64) counts64[off + b] = (accumulate ? counts64[off + b] : 0ul) + total;
+    else counts32[off + b] = (accumulate ? counts32[off + b] : 0u) + (uint)total;
+}
+
+#endif /* CLSCAN_HISTOGRAM_CL */
