@@ -409,6 +409,12 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
  * "long", "ulong", "float", "double", or a type of `source`, whose host size is then
  * `input_type_size`); NULL means the scan type.
  *
+ * Widened scans: without a transform, input_type_name may name a library type that the
+ * scan type (a library type) holds without loss: "int" into CLSCAN_INT64, "uint" into
+ * CLSCAN_UINT64 or CLSCAN_INT64, "float" into CLSCAN_DOUBLE. Each element is converted as
+ * it is loaded, so 32-bit counts scan into 64-bit offsets (totals past 2^32) with no pass
+ * and no transform to write. Any other input type without a transform is refused.
+ *
  * Segments: with CLSCAN_SEGMENTS_FLAGS, `segments` holds one cl_uchar per element and a
  * nonzero one starts a new segment; with CLSCAN_SEGMENTS_KEYS it holds one key (of
  * key_type) per element and a segment starts wherever the key differs (OpenCL C `!=`;
@@ -478,7 +484,8 @@ typedef struct clscan_scan_desc {
  * a type_name or input_type_name longer than 64 characters,
  * combine without identity or the reverse, a user type without combine, an empty
  * expression, an input_type_name that is not a library type's name given without
- * input_type_size, a bad segments value or key_type, a segments buffer missing, given
+ * input_type_size, an input_type_name without a transform that the scan type does not
+ * hold without loss, a bad segments value or key_type, a segments buffer missing, given
  * without segments, too short, or overlapping dst; CLSCAN_ERROR_UNSUPPORTED for DOUBLE
  * (scan, input or key type) without fp64, or a bitwise built-in op on a float type;
  * CLSCAN_ERROR_BUILD_FAILED where the texts do not compile (clscan_context_last_error
@@ -823,7 +830,9 @@ CLSCAN_API clscan_status clscan_histogram_range(clscan_context *ctx, cl_command_
  * to dst from dst_offset on, and writes how many it kept as one cl_ulong at byte 0 of
  * `count` (a device buffer of at least 8 bytes: the call never reads it back, so a
  * pipeline can go on without a round trip to the host). Indices are relative to the
- * offsets: element i is src[src_offset + i].
+ * offsets: element i is src[src_offset + i]. Counts and positions are 64-bit throughout
+ * (the tiles' counts are scanned as 64-bit integers from 2^32 elements on), so ranges of
+ * 2^32 elements and more compact correctly.
  *
  *   clscan_select_flagged  keeps element i where flags[flags_offset + i] (one cl_uchar
  *                          per element) is nonzero.

@@ -82,6 +82,11 @@ static void tr_index_weight(void *r, const void *x, size_t i)
 {
     *(int64_t *)r = (int64_t)*(const int32_t *)x * (int64_t)(i % 5);
 }
+static void tr_widen_uint(void *r, const void *x, size_t i)
+{
+    (void)i;
+    *(uint64_t *)r = *(const uint32_t *)x;
+}
 static void tr_float_to_int(void *r, const void *x, size_t i)
 {
     (void)i;
@@ -109,6 +114,11 @@ static void fill_float_unit(void *dst, size_t n, clscan_verify_rng *rng)
 static void fill_int_small(void *dst, size_t n, clscan_verify_rng *rng)
 {
     for (size_t i = 0; i < n; ++i) ((int32_t *)dst)[i] = (int32_t)clscan_verify_gen_below(rng, 201) - 100;
+}
+/* uints of 32 random bits: their uint sums wrap within a few elements. */
+static void fill_uint_any(void *dst, size_t n, clscan_verify_rng *rng)
+{
+    for (size_t i = 0; i < n; ++i) ((uint32_t *)dst)[i] = (uint32_t)clscan_verify_rng_next(rng);
 }
 static void fill_long_any(void *dst, size_t n, clscan_verify_rng *rng)
 {
@@ -192,6 +202,11 @@ static const struct gen_case_row {
       .desc = {.type = CLSCAN_INT32, .op = CLSCAN_OP_ADD, .segments = CLSCAN_SEGMENTS_KEYS,
                .key_type = CLSCAN_INT32},
       .in_size = 4, .out_size = 4, .fill = fill_int_small, .op = op_add_int},
+     NULL, 0},
+    {{.name = "uint64 add of uint input (widened, no transform)",
+      .desc = {.type = CLSCAN_UINT64, .op = CLSCAN_OP_ADD, .input_type_name = "uint"},
+      .in_size = 4, .out_size = 8, .fill = fill_uint_any, .transform = tr_widen_uint,
+      .op = op_add_long},
      NULL, 0}};
 
 clscan_verify_gen_case clscan_verify_gen_case_get(int k)

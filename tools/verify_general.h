@@ -28,7 +28,7 @@ typedef struct clscan_verify_gen_case {
     unsigned char identity[16];
 } clscan_verify_gen_case;
 
-#define CLSCAN_VERIFY_GEN_CASES 11
+#define CLSCAN_VERIFY_GEN_CASES 12
 /* Case k of the table (0 <= k < CLSCAN_VERIFY_GEN_CASES). */
 clscan_verify_gen_case clscan_verify_gen_case_get(int k);
 

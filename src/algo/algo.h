@@ -21,6 +21,10 @@ clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl
 clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_desc *desc,
                                  size_t *in_size, size_t *out_size);
 
+/* Whether a checked description is a built-in operator on a library type as it is (no
+ * transform, no segments, no conversion): an ordinary scan or reduction. */
+int clscan__desc_is_plain(const clscan_scan_desc *desc);
+
 /* Checks a general scan's description (as clscan__desc_sizes does, filling the same
  * sizes) and returns its program for the scan algorithm algo, built on first use
  * (general.c). */

@@ -25,6 +25,8 @@ typedef struct general_plan {
     const char *in_name;  /* of src's elements */
     size_t out_size, in_size, seg_size;
     int uses_double;      /* some type is double: the prelude enables fp64 */
+    int widens;           /* input_type_name without a transform: converted to the scan
+                             type as it is loaded */
 } general_plan;
 
 static int is_blank(const char *text)
@@ -46,6 +48,14 @@ static int cl_type_index(const char *name)
     for (int t = 0; t < CLSCAN_TYPE_COUNT; ++t)
         if (strcmp(name, cl_type_names[t]) == 0) return t;
     return -1;
+}
+
+/* Whether elements of `from` convert to `to` without loss (or are of it). */
+static int widens_to(clscan_type from, clscan_type to)
+{
+    return from == to || (from == CLSCAN_INT32 && to == CLSCAN_INT64) ||
+           (from == CLSCAN_UINT32 && (to == CLSCAN_UINT64 || to == CLSCAN_INT64)) ||
+           (from == CLSCAN_FLOAT && to == CLSCAN_DOUBLE);
 }
 
 /* Checks the description and fills *g. */
@@ -109,10 +119,19 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
             g->in_size = d->input_type_size;
         }
         g->in_name = d->input_type_name;
-    } else {
-        CLSCAN__RETURN_IF(ctx, d->input_type_name && !d->transform,
+    } else if (d->input_type_name) {
+        /* No transform: a library type the scan type holds without loss. */
+        const int t = cl_type_index(d->input_type_name);
+        CLSCAN__RETURN_IF(ctx, t < 0 || d->type_name || !widens_to((clscan_type)t, d->type),
                          CLSCAN_ERROR_INVALID_ARGUMENT,
-                         "desc->input_type_name is given without desc->transform");
+                         "desc->input_type_name \"%s\" is given without desc->transform: "
+                         "only a library type the scan type holds without loss converts "
+                         "implicitly (int to long; uint to ulong or long; float to double)",
+                         d->input_type_name);
+        g->in_name = d->input_type_name;
+        g->in_size = clscan_type_size((clscan_type)t);
+        g->widens = t != (int)d->type;
+    } else {
         g->in_name = g->out_name;
         g->in_size = g->out_size;
     }
@@ -145,6 +164,13 @@ clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_de
     *in_size = g.in_size;
     *out_size = g.out_size;
     return CLSCAN_SUCCESS;
+}
+
+int clscan__desc_is_plain(const clscan_scan_desc *desc)
+{
+    return !desc->combine && !desc->transform && desc->segments == CLSCAN_SEGMENTS_NONE &&
+           !desc->type_name &&
+           (!desc->input_type_name || cl_type_index(desc->input_type_name) == (int)desc->type);
 }
 
 /* Checks the carry of a call whose other ranges are checked. */
@@ -341,7 +367,14 @@ static char *make_prelude(const general_plan *g)
     put_expression(&t, V, "clscan_user_value_op", params, "", "combine", cexpr);
     put_expression(&t, V, "clscan_user_value_identity", "void", "", "identity", iexpr);
     put(&t, "#define CLSCAN_GEN_OUT %s\n#define CLSCAN_GEN_IN %s\n", V, g->in_name);
-    if (d->transform) {
+    if (g->widens) { /* the implicit conversion, as a transform */
+        snprintf(params, sizeof params, "const %s x, const ulong i", g->in_name);
+        put(&t, "#define CLSCAN_GEN_TRANSFORM_GIVEN 1\n");
+        char convert[96];
+        snprintf(convert, sizeof convert, "(%s)x", V);
+        put_expression(&t, V, "clscan_user_transform", params, "    (void)i;\n", "transform",
+                       convert);
+    } else if (d->transform) {
         snprintf(params, sizeof params, "const %s x, const ulong i", g->in_name);
         put(&t, "#define CLSCAN_GEN_TRANSFORM_GIVEN 1\n");
         put_expression(&t, V, "clscan_user_transform", params, "    (void)x;\n    (void)i;\n",
@@ -543,7 +576,7 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
                            n, carry, &ca)) != CLSCAN_SUCCESS)
         return s;
     /* A built-in operator on a library type, as it is: the ordinary scan. */
-    if (!desc->combine && !desc->transform && desc->segments == CLSCAN_SEGMENTS_NONE)
+    if (clscan__desc_is_plain(desc))
         return clscan__scan_carry(ctx, queue, src, src_offset, dst, dst_offset, n, desc->type,
                                   desc->op, inclusive != 0, carry, num_events_in_wait_list,
                                   event_wait_list, event);

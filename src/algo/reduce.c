@@ -160,7 +160,7 @@ clscan_status clscan_reduce_desc(clscan_context *ctx, cl_command_queue queue,
                      "(segments must be CLSCAN_SEGMENTS_NONE)",
                      (int)desc->segments);
     /* A built-in operator on a library type, as it is: the plain reduction. */
-    if (!desc->combine && !desc->transform)
+    if (clscan__desc_is_plain(desc))
         return clscan_reduce(ctx, queue, src, src_offset, n, desc->type, desc->op, result,
                              result_offset, num_events_in_wait_list, event_wait_list, event);
     const reduce_call c = {src, src_offset, n, result, result_offset, 1};
