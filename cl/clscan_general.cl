@@ -51,8 +51,10 @@ void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
                            __global const CLSCAN_T *partials, ulong part_off, int use_partials,
                            CLSCAN_GEN_OUT init_value, __global const CLSCAN_GEN_OUT *init_buf,
                            ulong init_off, __global CLSCAN_GEN_OUT *total_buf,
-                           ulong total_off, uint carry_flags)
+                           ulong total_off, uint carry_flags, __global uchar *out0,
+                           __global uchar *out1, __global uchar *out2, __global uchar *out3)
 {
+    const clscan_gen_outputs o = {out0, out1, out2, out3, n, carry_flags};
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive,
@@ -70,7 +72,7 @@ void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
         clscan_gen_load_tile(s, base, count, tile);
         const CLSCAN_T total = clscan_wg_scan(tile, scratch, tile_inclusive);
         if (!(carry_flags & CLSCAN_CARRY_NO_DST))
-            clscan_gen_store_tile(dst + dst_off, base, count, tile, carry);
+            clscan_gen_store_tile(dst + dst_off, s, base, count, tile, carry, o);
         carry = CLSCAN_OP(carry, total);
     }
     if ((carry_flags & CLSCAN_CARRY_OUT) && get_local_id(0) == 0 &&
@@ -97,8 +99,11 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
                        __global clscan_lb_word *state, uint epoch, uint spin_limit,
                        __global uint *stats_base, uint stats_off, CLSCAN_GEN_OUT init_value,
                        __global const CLSCAN_GEN_OUT *init_buf, ulong init_off,
-                       __global CLSCAN_GEN_OUT *total_buf, ulong total_off, uint carry_flags)
+                       __global CLSCAN_GEN_OUT *total_buf, ulong total_off, uint carry_flags,
+                       __global uchar *out0, __global uchar *out1, __global uchar *out2,
+                       __global uchar *out3)
 {
+    const clscan_gen_outputs o = {out0, out1, out2, out3, n, carry_flags};
     __global uint *stats = stats_base + stats_off;
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     __local clscan_lb_local lb;
@@ -135,9 +140,9 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     if (!(carry_flags & CLSCAN_CARRY_NO_DST)) {
 #if CLSCAN_GEN_USE_RUNS
         clscan_gen_run_outputs(s, base, count, tile, CLSCAN_GEN_RUNS_FROM_TILE, runs, carry,
-                               clscan_gen_tile_inclusive(inclusive), dst + dst_off);
+                               clscan_gen_tile_inclusive(inclusive), dst + dst_off, o);
 #else
-        clscan_gen_store_tile(dst + dst_off, base, count, tile, carry);
+        clscan_gen_store_tile(dst + dst_off, s, base, count, tile, carry, o);
 #endif
     }
 }

@@ -52,6 +52,43 @@ typedef struct clscan_gen_source {
     int carried;
 } clscan_gen_source;
 
+/* The output stage (include/clscan.h: clscan_scan_output): the prelude defines
+ * CLSCAN_GEN_OUTPUT_GIVEN, the element types CLSCAN_GEN_O0 to CLSCAN_GEN_O3 of the
+ * output buffers, and clscan_user_output, which runs the user's statement for one
+ * element. The kernels take the four buffers as bytes (a dummy where unused). */
+#ifndef CLSCAN_GEN_O0
+#define CLSCAN_GEN_O0 uchar
+#define CLSCAN_GEN_O1 uchar
+#define CLSCAN_GEN_O2 uchar
+#define CLSCAN_GEN_O3 uchar
+#endif
+typedef struct clscan_gen_outputs {
+    __global uchar *o0, *o1, *o2, *o3;
+    ulong n;       /* the range's length */
+    uint flags;    /* the call's carry flags (CLSCAN_CARRY_SKIP_STORE) */
+} clscan_gen_outputs;
+#ifdef CLSCAN_GEN_OUTPUT_GIVEN
+void clscan_user_output(const CLSCAN_GEN_OUT y, const CLSCAN_GEN_IN x, const ulong i,
+                        const ulong n, __global CLSCAN_GEN_O0 *out0, __global CLSCAN_GEN_O1 *out1,
+                        __global CLSCAN_GEN_O2 *out2, __global CLSCAN_GEN_O3 *out3);
+#endif
+
+/* Element i's output y: into dst[i] unless the call skips the store, then through the
+ * user's output statement with src[i], where there is one. */
+void clscan_gen_emit(__global CLSCAN_GEN_OUT *dst, __global const CLSCAN_GEN_IN *src, ulong i,
+                     const CLSCAN_GEN_OUT y, const clscan_gen_outputs o)
+{
+    if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) dst[i] = y;
+#ifdef CLSCAN_GEN_OUTPUT_GIVEN
+    const CLSCAN_GEN_IN x = src[i];
+    clscan_user_output(y, x, i, o.n, (__global CLSCAN_GEN_O0 *)o.o0,
+                       (__global CLSCAN_GEN_O1 *)o.o1, (__global CLSCAN_GEN_O2 *)o.o2,
+                       (__global CLSCAN_GEN_O3 *)o.o3);
+#else
+    (void)src;
+#endif
+}
+
 #if CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
 /* With segments CLSCAN_T is the pair { CLSCAN_GEN_OUT v; uint f; uint pad[]; } of the
  * prelude, whose operator keeps the right operand's value where its flag is set;
@@ -203,16 +240,18 @@ void clscan_gen_load_tile(clscan_gen_source s, ulong base, uint count, __local C
     }
 }
 
-/* Stores the outputs of carry op tile[k] for k < count at dst[base + k]. */
-void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, ulong base, uint count,
-                           __local const CLSCAN_T *tile, CLSCAN_T carry)
+/* Emits the outputs of carry op tile[k] for k < count as element base + k (see
+ * clscan_gen_emit). */
+void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ulong base,
+                           uint count, __local const CLSCAN_T *tile, CLSCAN_T carry,
+                           const clscan_gen_outputs o)
 {
     const uint lid = get_local_id(0);
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = j * CLSCAN_WG_SIZE + lid;
         if (k < count) {
             const CLSCAN_T x = tile[CLSCAN_PAD(k)];
-            dst[base + k] = clscan_gen_output(CLSCAN_OP(carry, x));
+            clscan_gen_emit(dst, s.src, base + k, clscan_gen_output(CLSCAN_OP(carry, x)), o);
         }
     }
 }
@@ -272,12 +311,12 @@ CLSCAN_T clscan_gen_runs_total(const clscan_gen_runs a)
     return CLSCAN_OP(h1, a.r3);
 }
 
-/* The outputs of the tile [base, base + count) into dst[base + k], given the combination
- * `carry` of everything before it and the runs' totals. */
+/* The outputs of the tile [base, base + count) as elements base + k (clscan_gen_emit),
+ * given the combination `carry` of everything before it and the runs' totals. */
 void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
                             __local const CLSCAN_T *tile, int from_tile,
                             const clscan_gen_runs a, CLSCAN_T carry, int inclusive,
-                            __global CLSCAN_GEN_OUT *dst)
+                            __global CLSCAN_GEN_OUT *dst, const clscan_gen_outputs o)
 {
     const uint len = (count + CLSCAN_GEN_RUNS - 1) / CLSCAN_GEN_RUNS;
     CLSCAN_T p0 = carry;
@@ -288,7 +327,7 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
     do {                                                                  \
         const CLSCAN_T x = from_tile ? tile[CLSCAN_PAD(k)] : clscan_gen_load(s, base + (k)); \
         const CLSCAN_T next = CLSCAN_OP(p##r, x);                         \
-        dst[base + (k)] = clscan_gen_output(inclusive ? next : p##r);     \
+        clscan_gen_emit(dst, s.src, base + (k), clscan_gen_output(inclusive ? next : p##r), o); \
         p##r = next;                                                      \
     } while (0)
     for (uint j = 0; j < len; ++j) CLSCAN_GEN_RUNS_STEP(len, j, count, CLSCAN_GEN_OUTPUT_STEP_);

@@ -17,6 +17,8 @@
 #define CLSCAN_CARRY_IN_BUFFER 2u /* ... read from init_buf, else init_value */
 #define CLSCAN_CARRY_OUT 4u       /* write the total (after the carry-in) */
 #define CLSCAN_CARRY_NO_DST 8u    /* reduce only: nothing written to dst */
+#define CLSCAN_CARRY_SKIP_STORE 16u /* general scans with an output stage: the outputs run,
+                                       dst is not written */
 /* The carry-in (meaningful only with CLSCAN_CARRY_IN; the buffer is read only when the
  * flag says so). */
 #define CLSCAN_CARRY_START(flags, value, buf, off) \

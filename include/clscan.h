@@ -471,6 +471,11 @@ typedef struct clscan_scan_desc {
     /* Segments, and the keys' type for CLSCAN_SEGMENTS_KEYS. */
     clscan_segments segments;
     clscan_type key_type;
+    /* The output stage (clscan_scan_output only): OpenCL C statements run once per
+     * element with its output y, and the element types of the buffers out0 to out3 it
+     * may use (NULL: that buffer is not passed). */
+    const char *output;
+    const char *output_types[4];
 } clscan_scan_desc;
 
 /* Scans src[src_offset, +n) as *desc says into dst[dst_offset, +n), exclusive or (with
@@ -586,6 +591,63 @@ CLSCAN_API clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue
                                            cl_uint num_events_in_wait_list,
                                            const cl_event *event_wait_list,
                                            cl_event *event);
+
+/* ------------------------------------------------------------------------------
+ * The output stage: scan, then scatter, in one pass.
+ *
+ * A scan's result is often only a means: offsets at which each element writes something
+ * (compaction, CSR row pointers, variable-length output, a radix split). With
+ * desc->output, clscan_scan_output runs OpenCL C statements once per element, in the
+ * scan's own kernel, right where the element's result is known, instead of (dst NULL)
+ * or as well as storing it in dst. The statements see
+ *
+ *   y      the element's result (const, what dst[i] would get: the scan type, or a
+ *          segmented scan's value type)
+ *   x      the element as read from src (const, of the input type: before any
+ *          transform)
+ *   i      its index in the range (const ulong), and n, the range's length (const ulong)
+ *   out0 .. out3   __global pointers to the element types desc->output_types[0..3]
+ *          names, the buffers `outputs` passes (each at its start: offsets are yours)
+ *
+ * and may write to the output buffers (and read them, and read anything else they can
+ * reach through them). Example, a variable-length output: with an exclusive add scan of
+ * per-element lengths, "for (uint k = 0; k < x; ++k) out0[y + k] = (float)i;" writes
+ * element i's x values at its offset y, with no offsets array in between;
+ * examples/csr_from_coo.c builds a CSR matrix's row pointers and column and value arrays
+ * from sorted COO entries in one call.
+ *
+ * The statements are device code of yours, as the other texts are: the library cannot
+ * check their indices, so a write outside an output buffer is the caller's bug. They run
+ * exactly once per element, in no particular order across elements (work-items run in
+ * parallel), after the element's result is final; they must not write to src, dst, the
+ * segments or the carry's buffers (reading src through an output buffer is fine). Each
+ * distinct text (with its types) is one program, as for clscan_scan. On devices that stop
+ * a work-item after a number of loop iterations (Mesa's llvmpipe: 65535), the tiles of an
+ * output stage are made small enough to leave 16 iterations an element for loops in the
+ * statements; statements that loop more per element may be cut short there.
+ *
+ *   outputs, num_outputs  up to four buffers of the call's cl_context: outputs[k] is
+ *                         out k, and is given exactly where output_types[k] is set.
+ *   dst                   may be NULL (with dst_offset 0): then only the statements run.
+ *
+ * Everything else (desc, inclusive, src, segments, carry, events) as for
+ * clscan_scan_carry; the carry's total is written as there. Returns what clscan_scan_carry
+ * returns, and CLSCAN_ERROR_INVALID_ARGUMENT for a desc without output, more than four
+ * outputs, a buffer missing where its type is given or given where its type is not, an
+ * output buffer of another cl_context, or an output type name longer than 64
+ * characters; CLSCAN_ERROR_BUILD_FAILED where the statements do not compile (the log
+ * calls them "output", from line 1). clscan_scan, clscan_scan_carry and the calls built
+ * on them refuse a desc with output (CLSCAN_ERROR_INVALID_ARGUMENT).
+ * ------------------------------------------------------------------------------ */
+CLSCAN_API clscan_status clscan_scan_output(clscan_context *ctx, cl_command_queue queue,
+                                            const clscan_scan_desc *desc, int inclusive,
+                                            cl_mem src, size_t src_offset, cl_mem segments,
+                                            size_t segments_offset, cl_mem dst,
+                                            size_t dst_offset, size_t n,
+                                            const cl_mem *outputs, cl_uint num_outputs,
+                                            const clscan_carry *carry,
+                                            cl_uint num_events_in_wait_list,
+                                            const cl_event *event_wait_list, cl_event *event);
 
 /* ------------------------------------------------------------------------------
  * One range over several devices: clscan_scan_parts.

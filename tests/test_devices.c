@@ -133,6 +133,25 @@ void clscan_test_wait_release(cl_event ev, const char *what)
     clReleaseEvent(ev);
 }
 
+void clscan_test_refused(clscan_test_dev *d, const char *what, clscan_status s,
+                         clscan_status want, const char *words, cl_event ev, cl_event sentinel,
+                         cl_mem check, const void *before, size_t bytes)
+{
+    const char *msg = clscan_context_last_error(d->ctx);
+    fprintf(stderr, "  %s: %s: %.300s\n", what, clscan_status_string(s), msg);
+    ck_assert_msg(s == want, "%s: %s: returned %s, expected %s (%s)", what, words,
+                  clscan_status_string(s), clscan_status_string(want), msg);
+    ck_assert_msg(strstr(msg, words) != NULL, "%s: message \"%s\" lacks \"%s\"", what, msg,
+                  words);
+    ck_assert_msg(ev == sentinel, "%s: %s: *event changed", what, words);
+    ck_assert_int_eq(clFinish(d->queue), CL_SUCCESS);
+    if (!check) return;
+    unsigned char after[256];
+    ck_assert(bytes <= sizeof after);
+    clscan_test_read(d, check, bytes, after);
+    ck_assert_msg(memcmp(before, after, bytes) == 0, "%s: %s: a buffer was written", what, words);
+}
+
 void clscan_test_tally_fail(clscan_test_tally *t, const clscan_test_dev *d, const char *line)
 {
     if (!t->fail++)

@@ -57,6 +57,14 @@ void clscan_test_read(clscan_test_dev *d, cl_mem m, size_t bytes, void *out);
 void clscan_test_wait(cl_event ev, const char *what);
 void clscan_test_wait_release(cl_event ev, const char *what);
 
+/* After a call that had to be refused: its status s must be want, d's last error must
+ * contain words, *event must still be sentinel, and the first `bytes` (at most 256) of
+ * `check` must equal `before`, read before the call (check NULL: not compared). `what`
+ * names the call in messages. */
+void clscan_test_refused(clscan_test_dev *d, const char *what, clscan_status s,
+                         clscan_status want, const char *words, cl_event ev, cl_event sentinel,
+                         cl_mem check, const void *before, size_t bytes);
+
 /* A matrix test's count on one device: cases passed, failed and skipped (double on a
  * device without fp64), and the first failure, which the final check quotes. */
 typedef struct clscan_test_tally {

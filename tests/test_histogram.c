@@ -137,7 +137,7 @@ static void refused(clscan_test_dev *d, clscan_status want, const char *words, i
                     const void *upper, cl_mem lv, size_t lv_off, cl_mem counts,
                     size_t counts_off, clscan_type count_type, cl_mem check)
 {
-    unsigned char before[256], after[256];
+    unsigned char before[256];
     clscan_test_read(d, check, sizeof before, before);
     cl_event sentinel = (cl_event)(uintptr_t)0x1234, ev = sentinel;
     const clscan_status s =
@@ -145,14 +145,8 @@ static void refused(clscan_test_dev *d, clscan_status want, const char *words, i
                                         counts, counts_off, count_type, 0, NULL, &ev)
                : clscan_histogram_even(d->ctx, d->queue, samples, 0, n, type, bins, lower, upper,
                                        counts, counts_off, count_type, 0, NULL, &ev);
-    const char *msg = clscan_context_last_error(d->ctx);
-    fprintf(stderr, "  histogram: %s: %s\n", clscan_status_string(s), msg);
-    ck_assert_msg(s == want, "%s: returned %s (%s)", words, clscan_status_string(s), msg);
-    ck_assert_msg(strstr(msg, words) != NULL, "message \"%s\" lacks \"%s\"", msg, words);
-    ck_assert_msg(ev == sentinel, "%s: *event changed", words);
-    ck_assert_int_eq(clFinish(d->queue), CL_SUCCESS);
-    clscan_test_read(d, check, sizeof after, after);
-    ck_assert_msg(memcmp(before, after, sizeof before) == 0, "%s: counts written", words);
+    clscan_test_refused(d, "histogram", s, want, words, ev, sentinel, check, before,
+                        sizeof before);
 }
 
 START_TEST(test_errors)

@@ -151,20 +151,13 @@ END_TEST
 static void refused(clscan_test_dev *d, const clscan_scan_desc *desc, cl_mem src, cl_mem res,
                     size_t at, size_t n, clscan_status want, const char *words)
 {
-    uint32_t before[16] = {0}, after[16] = {0};
+    uint32_t before[16] = {0};
     if (res) clscan_test_read(d, res, sizeof before, before);
     cl_event sentinel = (cl_event)(uintptr_t)0x1234, ev = sentinel;
     const clscan_status s = clscan_reduce_desc(d->ctx, d->queue, desc, src, 0, n, res, at, 0,
                                                NULL, &ev);
-    const char *msg = clscan_context_last_error(d->ctx);
-    fprintf(stderr, "  reduce_desc: %s: %s\n", clscan_status_string(s), msg);
-    ck_assert_msg(s == want, "%s: returned %s, expected %s (%s)", words, clscan_status_string(s),
-                  clscan_status_string(want), msg);
-    ck_assert_msg(strstr(msg, words) != NULL, "message \"%s\" lacks \"%s\"", msg, words);
-    ck_assert_msg(ev == sentinel, "%s: *event changed", words);
-    ck_assert_int_eq(clFinish(d->queue), CL_SUCCESS);
-    if (res) clscan_test_read(d, res, sizeof after, after);
-    ck_assert_msg(memcmp(before, after, sizeof before) == 0, "%s: result written", words);
+    clscan_test_refused(d, "reduce_desc", s, want, words, ev, sentinel, res, before,
+                        sizeof before);
 }
 
 START_TEST(test_desc_errors)

@@ -171,6 +171,8 @@ general_runs() {
     # then, in a process of its own, the global-atomics path (40000 bins), whose scratch
     # row would otherwise grow past earlier calls' and trip Oclgrind's reused-range fault
     # (docs/IMPLEMENTATION-ISSUES.md).
+    # The output stage (tests/test_output, up to 700 elements).
+    echo "output CK_FORK=no"
     echo "histogram CK_FORK=no CLSCAN_TEST_MAX_BINS=1000"
     echo "histogram-global CK_FORK=no CLSCAN_TEST_MIN_BINS=40000"
 }
@@ -181,6 +183,7 @@ run_oclgrind_general() {
         [[ $name == carry* ]] && prog=$build/tests/test_carry
         [[ $name == reduce* ]] && prog=$build/tests/test_reduce
         [[ $name == histogram* ]] && prog=$build/tests/test_histogram
+        [[ $name == output ]] && prog=$build/tests/test_output
         run_oclgrind "$name" "CLSCAN_TEST_MAX_SIZE=700 $settings" "$prog" \
             >"$build/oclgrind-$name.summary" &
         pids+=($!)
@@ -382,6 +385,8 @@ test | test-full)
         # The example: user kernels built from the installed-style headers.
         run_oclgrind example "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl" \
             "$build/examples/fused_map_scan" 20000 "$(date +%s)"
+        # The output stage's example: CSR from COO in one clscan_scan_output call.
+        run_oclgrind example-csr "" "$build/examples/csr_from_coo" 5000 "$(date +%s)"
         # The OpenCL C layers on their own (tests/test_layers.c, trimmed under Oclgrind).
         run_oclgrind layers "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl CLSCAN_TEST_QUICK=1 CK_FORK=no" \
             "$build/tests/test_layers"

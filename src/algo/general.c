@@ -73,6 +73,18 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
         (s = check_text(ctx, d->type_name, "type_name")) != CLSCAN_SUCCESS ||
         (s = check_text(ctx, d->input_type_name, "input_type_name")) != CLSCAN_SUCCESS)
         return s;
+    if ((s = check_text(ctx, d->output, "output")) != CLSCAN_SUCCESS) return s;
+    for (int k = 0; k < 4; ++k) {
+        char name[24];
+        snprintf(name, sizeof name, "output_types[%d]", k);
+        if ((s = check_text(ctx, d->output_types[k], name)) != CLSCAN_SUCCESS) return s;
+        CLSCAN__RETURN_IF(ctx, d->output_types[k] && !d->output, CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "desc->output_types[%d] is given without desc->output", k);
+        CLSCAN__RETURN_IF(ctx, d->output_types[k] && strlen(d->output_types[k]) > MAX_TYPE_NAME,
+                         CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "desc->output_types[%d] is longer than %d characters", k,
+                         MAX_TYPE_NAME);
+    }
     CLSCAN__RETURN_IF(ctx, d->type_name && strlen(d->type_name) > MAX_TYPE_NAME,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->type_name is longer than %d characters", MAX_TYPE_NAME);
@@ -168,7 +180,8 @@ clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_de
 
 int clscan__desc_is_plain(const clscan_scan_desc *desc)
 {
-    return !desc->combine && !desc->transform && desc->segments == CLSCAN_SEGMENTS_NONE &&
+    return !desc->combine && !desc->transform && !desc->output &&
+           desc->segments == CLSCAN_SEGMENTS_NONE &&
            !desc->type_name &&
            (!desc->input_type_name || cl_type_index(desc->input_type_name) == (int)desc->type);
 }
@@ -194,12 +207,15 @@ static clscan_status check_buffers(const clscan_context *ctx, const general_plan
                                    clscan__carry_args *ca)
 {
     clscan_status s;
-    const bool no_dst = dst == NULL && carry && carry->out_buffer;
+    /* dst NULL: an output stage alone, or else a reduction (which needs the total). */
+    const bool skip_store = dst == NULL && g->d->output;
+    const bool no_dst = dst == NULL && !skip_store && carry && carry->out_buffer;
     if ((s = clscan__check_range(ctx, src, "src", src_offset, n, g->in_size)) != CLSCAN_SUCCESS)
         return s;
-    if (no_dst)
+    if (no_dst || skip_store)
         CLSCAN__RETURN_IF(ctx, dst_offset != 0, CLSCAN_ERROR_INVALID_ARGUMENT,
-                         "dst is NULL (a reduction) but dst_offset is %zu", dst_offset);
+                         "dst is NULL (%s) but dst_offset is %zu",
+                         skip_store ? "the output stage alone" : "a reduction", dst_offset);
     else if ((s = clscan__check_range(ctx, dst, "dst", dst_offset, n, g->out_size)) !=
              CLSCAN_SUCCESS)
         return s;
@@ -380,6 +396,19 @@ static char *make_prelude(const general_plan *g)
         put_expression(&t, V, "clscan_user_transform", params, "    (void)x;\n    (void)i;\n",
                        "transform", d->transform);
     }
+    if (d->output) { /* the output stage: its buffers' types, then the user's statements */
+        put(&t, "#define CLSCAN_GEN_OUTPUT_GIVEN 1\n");
+        for (int k = 0; k < 4; ++k)
+            put(&t, "#define CLSCAN_GEN_O%d %s\n", k,
+                d->output_types[k] ? d->output_types[k] : "uchar");
+        put(&t,
+            "void clscan_user_output(const %s y, const %s x, const ulong i, const ulong n,\n"
+            "    __global CLSCAN_GEN_O0 *out0, __global CLSCAN_GEN_O1 *out1,\n"
+            "    __global CLSCAN_GEN_O2 *out2, __global CLSCAN_GEN_O3 *out3)\n{\n"
+            "    (void)y; (void)x; (void)i; (void)n; (void)out0; (void)out1; (void)out2;\n"
+            "    (void)out3;\n{\n#line 1 \"output\"\n%s\n#line 1 \"libclscan\"\n}\n}\n",
+            V, g->in_name, d->output);
+    }
     if (d->type_name)
         put(&t, "typedef char clscan_type_size_differs_from_device_sizeof[sizeof(%s) == %zu ? 1 "
                 ": -1];\n", V, g->out_size);
@@ -427,16 +456,31 @@ static char *make_prelude(const general_plan *g)
     return t.buf;
 }
 
+/* Loop iterations an element's output statements are allowed on devices that stop a
+ * work-item after a budget of them (Mesa's llvmpipe): tiles shrink to leave that room
+ * (include/clscan.h, clscan_scan_output). */
+#define OUTPUT_LOOP_ALLOWANCE 16
+
+/* The profile a description's calls are planned with: the device's, with the loop
+ * budget divided among an output stage's iterations. */
+static clscan__profile plan_profile(const clscan_context *ctx, const clscan_scan_desc *d)
+{
+    clscan__profile p = ctx->target.profile;
+    if (d->output) p.max_loop_iterations /= OUTPUT_LOOP_ALLOWANCE;
+    return p;
+}
+
 /* The program of a checked description for the scan algorithm algo (built on first
  * use). */
 static clscan_status general_program(clscan_context *ctx, const general_plan *g,
                                      clscan__scan_algo algo, clscan__program **prog)
 {
+    const clscan__profile planned = plan_profile(ctx, g->d);
     char *prelude = make_prelude(g);
     if (!prelude) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     clscan__scan_config cfg;
     clscan_status s = clscan__general_config_choose(
-        ctx, &ctx->target.profile, algo,
+        ctx, &planned, algo,
         custom_scan_type(g->d) ? CLSCAN__TYPE_ID_CUSTOM : g->d->type, scan_elem_bytes(g),
         prelude, &cfg);
     if (s == CLSCAN_SUCCESS) s = clscan__program_get(ctx, &cfg, prog);
@@ -464,7 +508,15 @@ typedef struct general_call {
     cl_ulong src_off, seg_off, dst_off, n;
     cl_int inclusive;
     clscan__carry_args carry;
+    cl_mem outs[4]; /* the output stage's buffers (src where none) */
+    const clscan__profile *profile; /* what the levels are planned with (plan_profile) */
 } general_call;
+
+/* Sets the output stage's four buffers as a's next arguments. */
+static void set_output_args(clscan__kernel_args *a, const general_call *c)
+{
+    for (int k = 0; k < 4; ++k) CLSCAN__ARG(*a, c->outs[k]);
+}
 
 /* Sets the arguments every general kernel starts with, as a's next ones: src, src_off,
  * seg, seg_off. */
@@ -497,6 +549,7 @@ static clscan_status enqueue_single(clscan__launch *l, clscan__program *prog,
     CLSCAN__ARG(a, lb.stats);
     CLSCAN__ARG(a, lb.stats_off);
     clscan__set_carry_args(&a, &c->carry);
+    set_output_args(&a, c);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(gen_single)");
     return clscan__enqueue(l, k, (size_t)((c->n + tile - 1) / tile), cfg->wg_size,
                            "enqueue gen_single");
@@ -507,7 +560,7 @@ static clscan_status enqueue_single(clscan__launch *l, clscan__program *prog,
 static clscan_status enqueue_multi(clscan__launch *l, clscan__program *prog, const general_call *c)
 {
     const clscan__scan_config *cfg = &prog->config;
-    const clscan__level_plan lp = clscan__plan_level(&l->ctx->target.profile, cfg, c->n);
+    const clscan__level_plan lp = clscan__plan_level(c->profile, cfg, c->n);
     const cl_int use_partials = lp.groups > 1;
     const cl_ulong part_off = 0;
     cl_mem partials = l->scratch ? l->scratch->buffer : c->src; /* (unused with one group) */
@@ -542,6 +595,7 @@ static clscan_status enqueue_multi(clscan__launch *l, clscan__program *prog, con
     CLSCAN__ARG(a, part_off);
     CLSCAN__ARG(a, use_partials);
     clscan__set_carry_args(&a, &c->carry);
+    set_output_args(&a, c);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(gen_scan)");
     return clscan__enqueue(l, k, (size_t)lp.groups, cfg->wg_size, "enqueue gen_scan_tiles");
 }
@@ -557,12 +611,42 @@ clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
                              event_wait_list, event);
 }
 
-clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
-                                const clscan_scan_desc *desc, int inclusive, cl_mem src,
-                                size_t src_offset, cl_mem segments, size_t segments_offset,
-                                cl_mem dst, size_t dst_offset, size_t n,
-                                const clscan_carry *carry, cl_uint num_events_in_wait_list,
-                                const cl_event *event_wait_list, cl_event *event)
+/* Checks clscan_scan_output's buffers against desc (which has output) into outs. */
+static clscan_status check_outputs(const clscan_context *ctx, const clscan_scan_desc *desc,
+                                   const cl_mem *outputs, cl_uint num_outputs, cl_mem outs[4])
+{
+    CLSCAN__RETURN_IF(ctx, !desc->output, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->output is NULL: clscan_scan_output runs an output stage");
+    CLSCAN__RETURN_IF(ctx, num_outputs > 4, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "num_outputs is %u: at most 4 output buffers", num_outputs);
+    CLSCAN__RETURN_IF(ctx, num_outputs && !outputs, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "outputs is NULL but num_outputs is %u", num_outputs);
+    for (cl_uint k = 0; k < 4; ++k) {
+        const cl_mem m = k < num_outputs ? outputs[k] : NULL;
+        CLSCAN__RETURN_IF(ctx, (m != NULL) != (desc->output_types[k] != NULL),
+                         CLSCAN_ERROR_INVALID_ARGUMENT,
+                         "output buffer %u is %s but desc->output_types[%u] is %s", k,
+                         m ? "given" : "missing", k, desc->output_types[k] ? "set" : "NULL");
+        if (m) {
+            char name[16];
+            snprintf(name, sizeof name, "outputs[%u]", k);
+            clscan_status s = clscan__check_range(ctx, m, name, 0, 0, 1);
+            if (s != CLSCAN_SUCCESS) return s;
+        }
+        outs[k] = m;
+    }
+    return CLSCAN_SUCCESS;
+}
+
+/* clscan_scan_carry (output_call 0: a desc with output is refused) and
+ * clscan_scan_output (1, with its buffers). */
+static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
+                                  const clscan_scan_desc *desc, int inclusive, cl_mem src,
+                                  size_t src_offset, cl_mem segments, size_t segments_offset,
+                                  cl_mem dst, size_t dst_offset, size_t n, int output_call,
+                                  const cl_mem *outputs, cl_uint num_outputs,
+                                  const clscan_carry *carry, cl_uint num_events_in_wait_list,
+                                  const cl_event *event_wait_list, cl_event *event)
 {
     bool in_order = true;
     /* (The type and op checked here are placeholders: check_desc checks the real ones.) */
@@ -571,9 +655,15 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
     if (s != CLSCAN_SUCCESS) return s;
     general_plan g;
     clscan__carry_args ca;
-    if ((s = check_desc(ctx, desc, &g)) != CLSCAN_SUCCESS ||
-        (s = check_buffers(ctx, &g, src, src_offset, segments, segments_offset, dst, dst_offset,
-                           n, carry, &ca)) != CLSCAN_SUCCESS)
+    cl_mem outs[4] = {NULL, NULL, NULL, NULL};
+    if ((s = check_desc(ctx, desc, &g)) != CLSCAN_SUCCESS) return s;
+    CLSCAN__RETURN_IF(ctx, desc->output && !output_call, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->output is given: call clscan_scan_output, which takes the output "
+                     "stage's buffers");
+    if (output_call && (s = check_outputs(ctx, desc, outputs, num_outputs, outs)) != CLSCAN_SUCCESS)
+        return s;
+    if ((s = check_buffers(ctx, &g, src, src_offset, segments, segments_offset, dst,
+                           dst_offset, n, carry, &ca)) != CLSCAN_SUCCESS)
         return s;
     /* A built-in operator on a library type, as it is: the ordinary scan. */
     if (clscan__desc_is_plain(desc))
@@ -584,26 +674,30 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
     if (n == 0 && !want_total)
         return clscan__enqueue_marker(ctx, queue, num_events_in_wait_list, event_wait_list,
                                       event);
-    if (!dst) dst = src; /* (not written: CLSCAN__CARRY_FLAG_NO_DST) */
+    if (!dst && desc->output) ca.flags |= CLSCAN__CARRY_FLAG_SKIP_STORE;
+    if (!dst) dst = src; /* (not written: CLSCAN__CARRY_FLAG_NO_DST or _SKIP_STORE) */
 
     clscan__program *prog = NULL;
     if ((s = general_program(ctx, &g, ctx->target.profile.scan_algo, &prog)) != CLSCAN_SUCCESS)
         return s;
     const clscan__scan_config cfg = prog->config; /* the shape actually built */
+    const clscan__profile planned = plan_profile(ctx, desc);
 
     const int single = n > 0 && clscan__lookback_fits(&cfg, n);
     const size_t scratch_bytes =
         single ? clscan__lookback_bytes(&cfg, n)
-               : (size_t)clscan__scan_scratch_elements(&ctx->target.profile, &cfg, n) * cfg.elem_bytes;
+               : (size_t)clscan__scan_scratch_elements(&planned, &cfg, n) * cfg.elem_bytes;
     clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, num_events_in_wait_list,
                                   event_wait_list, scratch_bytes)) != CLSCAN_SUCCESS)
         return s;
     general_call c = {src, segments ? segments : src, dst, src_offset, segments_offset,
-                      dst_offset, n, inclusive != 0, ca};
+                      dst_offset, n, inclusive != 0, ca, {src, src, src, src}, &planned};
+    for (int k = 0; k < 4; ++k)
+        if (outs[k]) c.outs[k] = outs[k];
     cl_mem copy = NULL;
     if (src == dst && src_offset * g.in_size == dst_offset * g.out_size &&
-        !(ca.flags & CLSCAN__CARRY_FLAG_NO_DST) && n > 0) {
+        !(ca.flags & (CLSCAN__CARRY_FLAG_NO_DST | CLSCAN__CARRY_FLAG_SKIP_STORE)) && n > 0) {
         s = clscan__enqueue_copy_input(&l, src, src_offset * g.in_size, n * g.in_size, &copy);
         c.src = copy;
         c.src_off = 0;
@@ -615,4 +709,29 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
     }
     if (copy) clReleaseMemObject(copy);
     return clscan__launch_end(&l, s, event);
+}
+
+clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
+                                const clscan_scan_desc *desc, int inclusive, cl_mem src,
+                                size_t src_offset, cl_mem segments, size_t segments_offset,
+                                cl_mem dst, size_t dst_offset, size_t n,
+                                const clscan_carry *carry, cl_uint num_events_in_wait_list,
+                                const cl_event *event_wait_list, cl_event *event)
+{
+    return scan_general(ctx, queue, desc, inclusive, src, src_offset, segments,
+                        segments_offset, dst, dst_offset, n, 0, NULL, 0, carry,
+                        num_events_in_wait_list, event_wait_list, event);
+}
+
+clscan_status clscan_scan_output(clscan_context *ctx, cl_command_queue queue,
+                                 const clscan_scan_desc *desc, int inclusive, cl_mem src,
+                                 size_t src_offset, cl_mem segments, size_t segments_offset,
+                                 cl_mem dst, size_t dst_offset, size_t n,
+                                 const cl_mem *outputs, cl_uint num_outputs,
+                                 const clscan_carry *carry, cl_uint num_events_in_wait_list,
+                                 const cl_event *event_wait_list, cl_event *event)
+{
+    return scan_general(ctx, queue, desc, inclusive, src, src_offset, segments,
+                        segments_offset, dst, dst_offset, n, 1, outputs, num_outputs, carry,
+                        num_events_in_wait_list, event_wait_list, event);
 }

@@ -136,7 +136,7 @@ static clscan_status build_failed(const clscan_context *ctx, const clscan__targe
                  strlen(predicate) > 200 ? "..." : "");
     else if (general)
         snprintf(head, sizeof head, "the general scan's OpenCL C (desc->source, combine, "
-                 "identity or transform) does not compile; ");
+                 "identity, transform or output) does not compile; ");
     snprintf(prefix, sizeof prefix, "%sclBuildProgram failed: %s (%d)\n--- options ---\n%s"
              "--- build log ---\n",
              head, clscan_status_string(err), (int)err, defines);

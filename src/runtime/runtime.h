@@ -106,6 +106,7 @@ typedef struct clscan__carry_args {
 #define CLSCAN__CARRY_FLAG_IN_BUFFER 2u
 #define CLSCAN__CARRY_FLAG_OUT 4u
 #define CLSCAN__CARRY_FLAG_NO_DST 8u
+#define CLSCAN__CARRY_FLAG_SKIP_STORE 16u /* an output stage without dst */
 /* A byte range of a buffer that a call reads or writes, for the overlap checks. */
 typedef struct clscan__byte_range {
     cl_mem mem;
