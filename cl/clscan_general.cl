@@ -52,9 +52,11 @@ void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
                            CLSCAN_GEN_OUT init_value, __global const CLSCAN_GEN_OUT *init_buf,
                            ulong init_off, __global CLSCAN_GEN_OUT *total_buf,
                            ulong total_off, uint carry_flags, __global uchar *out0,
-                           __global uchar *out1, __global uchar *out2, __global uchar *out3)
+                           __global uchar *out1, __global uchar *out2, __global uchar *out3,
+                           ulong off0, ulong off1, ulong off2, ulong off3)
 {
-    const clscan_gen_outputs o = {out0, out1, out2, out3, n, carry_flags};
+    const clscan_gen_outputs o = {out0, out1, out2, out3, off0, off1, off2, off3, n,
+                                  carry_flags};
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive,
@@ -101,9 +103,10 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
                        __global const CLSCAN_GEN_OUT *init_buf, ulong init_off,
                        __global CLSCAN_GEN_OUT *total_buf, ulong total_off, uint carry_flags,
                        __global uchar *out0, __global uchar *out1, __global uchar *out2,
-                       __global uchar *out3)
+                       __global uchar *out3, ulong off0, ulong off1, ulong off2, ulong off3)
 {
-    const clscan_gen_outputs o = {out0, out1, out2, out3, n, carry_flags};
+    const clscan_gen_outputs o = {out0, out1, out2, out3, off0, off1, off2, off3, n,
+                                  carry_flags};
     __global uint *stats = stats_base + stats_off;
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     __local clscan_lb_local lb;

@@ -55,7 +55,8 @@ typedef struct clscan_gen_source {
 /* The output stage (include/clscan.h: clscan_scan_output): the prelude defines
  * CLSCAN_GEN_OUTPUT_GIVEN, the element types CLSCAN_GEN_O0 to CLSCAN_GEN_O3 of the
  * output buffers, and clscan_user_output, which runs the user's statement for one
- * element. The kernels take the four buffers as bytes (a dummy where unused). */
+ * element. The kernels take the four buffers as bytes (a dummy where unused) and an
+ * element offset into each. */
 #ifndef CLSCAN_GEN_O0
 #define CLSCAN_GEN_O0 uchar
 #define CLSCAN_GEN_O1 uchar
@@ -64,28 +65,33 @@ typedef struct clscan_gen_source {
 #endif
 typedef struct clscan_gen_outputs {
     __global uchar *o0, *o1, *o2, *o3;
+    ulong off0, off1, off2, off3; /* element offsets into them */
     ulong n;       /* the range's length */
     uint flags;    /* the call's carry flags (CLSCAN_CARRY_SKIP_STORE) */
 } clscan_gen_outputs;
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
 void clscan_user_output(const CLSCAN_GEN_OUT y, const CLSCAN_GEN_IN x, const ulong i,
-                        const ulong n, __global CLSCAN_GEN_O0 *out0, __global CLSCAN_GEN_O1 *out1,
+                        const ulong n, const ulong s, __global const CLSCAN_GEN_SEG *segments,
+                        __global CLSCAN_GEN_O0 *out0, __global CLSCAN_GEN_O1 *out1,
                         __global CLSCAN_GEN_O2 *out2, __global CLSCAN_GEN_O3 *out3);
 #endif
 
 /* Element i's output y: into dst[i] unless the call skips the store, then through the
- * user's output statement with src[i], where there is one. */
-void clscan_gen_emit(__global CLSCAN_GEN_OUT *dst, __global const CLSCAN_GEN_IN *src, ulong i,
-                     const CLSCAN_GEN_OUT y, const clscan_gen_outputs o)
+ * user's output statement with src[i], where there is one; heads: the segments begun up
+ * to element i (0 without segments). */
+void clscan_gen_emit(__global CLSCAN_GEN_OUT *dst, const clscan_gen_source s, ulong i,
+                     const CLSCAN_GEN_OUT y, const uint heads, const clscan_gen_outputs o)
 {
     if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) dst[i] = y;
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
-    const CLSCAN_GEN_IN x = src[i];
-    clscan_user_output(y, x, i, o.n, (__global CLSCAN_GEN_O0 *)o.o0,
-                       (__global CLSCAN_GEN_O1 *)o.o1, (__global CLSCAN_GEN_O2 *)o.o2,
-                       (__global CLSCAN_GEN_O3 *)o.o3);
+    const CLSCAN_GEN_IN x = s.src[i];
+    clscan_user_output(y, x, i, o.n, heads, s.seg, (__global CLSCAN_GEN_O0 *)o.o0 + o.off0,
+                       (__global CLSCAN_GEN_O1 *)o.o1 + o.off1,
+                       (__global CLSCAN_GEN_O2 *)o.o2 + o.off2,
+                       (__global CLSCAN_GEN_O3 *)o.o3 + o.off3);
 #else
-    (void)src;
+    (void)s;
+    (void)heads;
 #endif
 }
 
@@ -191,6 +197,17 @@ CLSCAN_GEN_OUT clscan_gen_output(CLSCAN_T v)
 #endif
 }
 
+/* The segment heads counted in a scanned element (0 without segments). */
+uint clscan_gen_heads(CLSCAN_T v)
+{
+#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
+    (void)v;
+    return 0u;
+#else
+    return v.f;
+#endif
+}
+
 /* A carry-in (of the output type) as an element of the scan, and the total of a range
  * of n > 0 elements from the combination v of its scan's elements (including the
  * carry-in): a segmented exclusive scan's elements are shifted by one, so its last
@@ -251,7 +268,8 @@ void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ul
         const uint k = j * CLSCAN_WG_SIZE + lid;
         if (k < count) {
             const CLSCAN_T x = tile[CLSCAN_PAD(k)];
-            clscan_gen_emit(dst, s.src, base + k, clscan_gen_output(CLSCAN_OP(carry, x)), o);
+            const CLSCAN_T r = CLSCAN_OP(carry, x);
+            clscan_gen_emit(dst, s, base + k, clscan_gen_output(r), clscan_gen_heads(r), o);
         }
     }
 }
@@ -327,7 +345,8 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
     do {                                                                  \
         const CLSCAN_T x = from_tile ? tile[CLSCAN_PAD(k)] : clscan_gen_load(s, base + (k)); \
         const CLSCAN_T next = CLSCAN_OP(p##r, x);                         \
-        clscan_gen_emit(dst, s.src, base + (k), clscan_gen_output(inclusive ? next : p##r), o); \
+        clscan_gen_emit(dst, s, base + (k), clscan_gen_output(inclusive ? next : p##r),    \
+                        clscan_gen_heads(next), o);                                      \
         p##r = next;                                                      \
     } while (0)
     for (uint j = 0; j < len; ++j) CLSCAN_GEN_RUNS_STEP(len, j, count, CLSCAN_GEN_OUTPUT_STEP_);

@@ -113,7 +113,7 @@ int main(int argc, char **argv)
     const cl_mem outs[4] = {entries, row_ptr, col_idx, vals};
     cl_event done;
     clscan_status s = clscan_scan_output(scan, queue, &d, 0, entries, 0, NULL, 0, NULL, 0, n,
-                                         outs, 4, &total, 0, NULL, &done);
+                                         outs, NULL, 4, &total, 0, NULL, &done);
     if (s != CLSCAN_SUCCESS) {
         fprintf(stderr, "clscan_scan_output: %s: %s\n", clscan_status_string(s),
                 clscan_context_last_error(scan));

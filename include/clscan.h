@@ -606,8 +606,14 @@ CLSCAN_API clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue
  *   x      the element as read from src (const, of the input type: before any
  *          transform)
  *   i      its index in the range (const ulong), and n, the range's length (const ulong)
+ *   s      with segments: how many segments began at or before element i within the
+ *          range (const ulong; 1 for the first segment's elements when element 0 starts
+ *          one, 0 for elements that continue a carry-in's segment; it stops counting at
+ *          2^32 - 1); 0 without segments
+ *   segments  the call's segment buffer from segments_offset on (flags as uchar, or the
+ *          keys), const, to compare an element's key with its neighbours'
  *   out0 .. out3   __global pointers to the element types desc->output_types[0..3]
- *          names, the buffers `outputs` passes (each at its start: offsets are yours)
+ *          names: the buffers `outputs` passes, from element output_offsets[k] on
  *
  * and may write to the output buffers (and read them, and read anything else they can
  * reach through them). Example, a variable-length output: with an exclusive add scan of
@@ -628,6 +634,8 @@ CLSCAN_API clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue
  *
  *   outputs, num_outputs  up to four buffers of the call's cl_context: outputs[k] is
  *                         out k, and is given exactly where output_types[k] is set.
+ *   output_offsets        NULL, or num_outputs element offsets (out k points to element
+ *                         output_offsets[k] of outputs[k]).
  *   dst                   may be NULL (with dst_offset 0): then only the statements run.
  *
  * Everything else (desc, inclusive, src, segments, carry, events) as for
@@ -644,7 +652,8 @@ CLSCAN_API clscan_status clscan_scan_output(clscan_context *ctx, cl_command_queu
                                             cl_mem src, size_t src_offset, cl_mem segments,
                                             size_t segments_offset, cl_mem dst,
                                             size_t dst_offset, size_t n,
-                                            const cl_mem *outputs, cl_uint num_outputs,
+                                            const cl_mem *outputs,
+                                            const size_t *output_offsets, cl_uint num_outputs,
                                             const clscan_carry *carry,
                                             cl_uint num_events_in_wait_list,
                                             const cl_event *event_wait_list, cl_event *event);

@@ -1,8 +1,8 @@
 /* test_output.c - Check suite for clscan_scan_output (the output stage): a
  * variable-length expansion (each element writes its x copies of its index at its
- * exclusive offset y) with and without dst, inclusive and exclusive; a segmented scan
- * by keys whose statement writes y and i at each segment's last element (reduce by key in
- * one pass); a carry-in and total; against host references on random inputs (seed
+ * exclusive offset y) with and without dst; a segmented scan by keys whose statement
+ * writes y and the key at each segment's last element, numbered by `s` (reduce by key in
+ * one pass), into buffers at offsets, with a carry-in and total; against host references on random inputs (seed
  * printed) at edge sizes; and the argument errors with their messages, nothing written. */
 #include "test_devices.h"
 
@@ -49,7 +49,7 @@ static void expand(clscan_test_dev *d, size_t n, int with_dst, uint64_t seed)
     desc.output_types[0] = "uint";
     cl_event ev = NULL;
     const clscan_status s = clscan_scan_output(d->ctx, d->queue, &desc, 0, src, 0, NULL, 0, dst, 0,
-                                               n, &out, 1, NULL, 0, NULL, &ev);
+                                               n, &out, NULL, 1, NULL, 0, NULL, &ev);
     ck_assert_msg(s == CLSCAN_SUCCESS, "%s: clscan_scan_output: %s: %s", d->name,
                   clscan_status_string(s), clscan_context_last_error(d->ctx));
     clscan_test_wait_release(ev, "clscan_scan_output");
@@ -84,18 +84,17 @@ START_TEST(test_expand)
 }
 END_TEST
 
-/* Reduce by key in one pass: int32 values, int32 keys in runs; the inclusive segmented
- * sum y at each segment's last element goes to out0[segment], its key to out1[segment],
- * where segment numbers come from a head count held in out2 (the keys' head flags'
- * prefix would need a second scan: here the test passes each element's segment number in
- * out2, and checks y against the host's sums). With a carry-in continuing segment 0 and
- * the total out. */
+/* Reduce by key in one pass: int32 values, int32 keys in runs; at each segment's last
+ * element (its key differs from the next one's, read through `segments`) the statement
+ * writes the inclusive segmented sum y and the key at the segment's number, from `s`.
+ * With a carry-in, which continues segment 0 (so `s` counts from 0), into buffers at
+ * offsets 3 and 5, and the total out. */
 static void by_key(clscan_test_dev *d, size_t n, uint64_t seed)
 {
     clscan_verify_rng rng = {seed};
-    cl_int *v = malloc((n + 1) * 4), *k = malloc((n + 1) * 4), *seg = malloc((n + 1) * 4);
-    cl_int *sums = malloc((n + 1) * 4), *got = malloc((n + 1) * 4);
-    ck_assert(v && k && seg && sums && got);
+    cl_int *v = malloc((n + 1) * 4), *k = malloc((n + 1) * 4), *keys = malloc((n + 1) * 4);
+    cl_int *sums = malloc((n + 1) * 4), *got = malloc((n + 8) * 4);
+    ck_assert(v && k && keys && sums && got);
     const cl_int carry_in = 1000;
     size_t nseg = 0;
     cl_int key = 7, acc = 0;
@@ -106,46 +105,54 @@ static void by_key(clscan_test_dev *d, size_t n, uint64_t seed)
             acc = i == 0 ? carry_in : 0; /* (the carry continues segment 0) */
         }
         k[i] = key;
-        seg[i] = (cl_int)nseg;
+        keys[nseg] = key;
         v[i] = (cl_int)(clscan_verify_rng_next(&rng) % 201) - 100;
         acc += v[i];
         sums[nseg] = acc;
     }
     if (n) nseg++;
     cl_mem vb = clscan_test_buffer(d, (n + 1) * 4, v), kb = clscan_test_buffer(d, (n + 1) * 4, k);
-    cl_mem sb = clscan_test_buffer(d, (n + 1) * 4, seg);
-    cl_mem outs[3] = {clscan_test_buffer(d, (n + 1) * 4, NULL), kb, sb};
+    cl_mem outs[2] = {clscan_test_buffer(d, (n + 8) * 4, NULL),
+                      clscan_test_buffer(d, (n + 8) * 4, NULL)};
+    const size_t offs[2] = {3, 5};
     cl_mem total = clscan_test_buffer(d, 8, NULL);
     clscan_scan_desc desc = {0};
     desc.type = CLSCAN_INT32;
     desc.op = CLSCAN_OP_ADD;
     desc.segments = CLSCAN_SEGMENTS_KEYS;
     desc.key_type = CLSCAN_INT32;
-    desc.output = "if (i + 1 == n || out1[i + 1] != out1[i]) out0[out2[i]] = y;";
-    desc.output_types[0] = desc.output_types[1] = desc.output_types[2] = "int";
+    desc.output = "if (i + 1 == n || segments[i + 1] != segments[i]) {\n"
+                  "    out0[s] = y;\n"
+                  "    out1[s] = segments[i];\n"
+                  "}";
+    desc.output_types[0] = desc.output_types[1] = "int";
     const clscan_carry carry = {&carry_in, NULL, 0, total, 1};
     cl_event ev = NULL;
     const clscan_status s = clscan_scan_output(d->ctx, d->queue, &desc, 1, vb, 0, kb, 0, NULL, 0,
-                                               n, outs, 3, &carry, 0, NULL, &ev);
+                                               n, outs, offs, 2, &carry, 0, NULL, &ev);
     ck_assert_msg(s == CLSCAN_SUCCESS, "%s: by key: %s: %s", d->name, clscan_status_string(s),
                   clscan_context_last_error(d->ctx));
     clscan_test_wait_release(ev, "clscan_scan_output by key");
-    clscan_test_read(d, outs[0], nseg * 4, got);
+    clscan_test_read(d, outs[0], (nseg + 3) * 4, got);
     for (size_t j = 0; j < nseg; j++)
-        ck_assert_msg(got[j] == sums[j], "%s: n %zu: segment %zu sums to %d, expected %d",
-                      d->name, n, j, got[j], sums[j]);
+        ck_assert_msg(got[3 + j] == sums[j], "%s: n %zu: segment %zu sums to %d, expected %d",
+                      d->name, n, j, got[3 + j], sums[j]);
+    clscan_test_read(d, outs[1], (nseg + 5) * 4, got);
+    for (size_t j = 0; j < nseg; j++)
+        ck_assert_msg(got[5 + j] == keys[j], "%s: n %zu: segment %zu has key %d, expected %d",
+                      d->name, n, j, got[5 + j], keys[j]);
     cl_int tot[2];
     clscan_test_read(d, total, 8, tot);
     ck_assert_msg(tot[1] == (n ? sums[nseg - 1] : carry_in), "%s: n %zu: total %d", d->name, n,
                   tot[1]);
     clReleaseMemObject(vb);
     clReleaseMemObject(kb);
-    clReleaseMemObject(sb);
     clReleaseMemObject(outs[0]);
+    clReleaseMemObject(outs[1]);
     clReleaseMemObject(total);
     free(v);
     free(k);
-    free(seg);
+    free(keys);
     free(sums);
     free(got);
 }
@@ -171,7 +178,7 @@ static void refused(clscan_test_dev *d, const clscan_scan_desc *desc, cl_mem src
         through_scan ? clscan_scan(d->ctx, d->queue, desc, 0, src, 0, NULL, 0, dst, 0, 8, 0, NULL,
                                    &ev)
                      : clscan_scan_output(d->ctx, d->queue, desc, 0, src, 0, NULL, 0, dst, 0, 8,
-                                          outs, nouts, NULL, 0, NULL, &ev);
+                                          outs, NULL, nouts, NULL, 0, NULL, &ev);
     clscan_test_refused(d, "output", s, want, words, ev, sentinel, check, before, sizeof before);
 }
 

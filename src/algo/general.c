@@ -403,11 +403,15 @@ static char *make_prelude(const general_plan *g)
                 d->output_types[k] ? d->output_types[k] : "uchar");
         put(&t,
             "void clscan_user_output(const %s y, const %s x, const ulong i, const ulong n,\n"
+            "    const ulong s, __global const %s *segments,\n"
             "    __global CLSCAN_GEN_O0 *out0, __global CLSCAN_GEN_O1 *out1,\n"
             "    __global CLSCAN_GEN_O2 *out2, __global CLSCAN_GEN_O3 *out3)\n{\n"
-            "    (void)y; (void)x; (void)i; (void)n; (void)out0; (void)out1; (void)out2;\n"
-            "    (void)out3;\n{\n#line 1 \"output\"\n%s\n#line 1 \"libclscan\"\n}\n}\n",
-            V, g->in_name, d->output);
+            "    (void)y; (void)x; (void)i; (void)n; (void)s; (void)segments; (void)out0;\n"
+            "    (void)out1; (void)out2; (void)out3;\n"
+            "{\n#line 1 \"output\"\n%s\n#line 1 \"libclscan\"\n}\n}\n",
+            V, g->in_name,
+            d->segments == CLSCAN_SEGMENTS_KEYS ? cl_type_names[d->key_type] : "uchar",
+            d->output);
     }
     if (d->type_name)
         put(&t, "typedef char clscan_type_size_differs_from_device_sizeof[sizeof(%s) == %zu ? 1 "
@@ -422,8 +426,11 @@ static char *make_prelude(const general_plan *g)
     } else {
         put(&t, "#define CLSCAN_GEN_SEGMENTS %d\n#define CLSCAN_GEN_SEG %s\n", (int)d->segments,
             d->segments == CLSCAN_SEGMENTS_FLAGS ? "uchar" : cl_type_names[d->key_type]);
-        /* A segmented scan is the plain scan of (value, flag) pairs under the operator
-         * that restarts at a set flag on the right; it is associative when op is. */
+        /* A segmented scan is the plain scan of (value, heads) pairs under the operator
+         * that restarts where the right operand holds a segment head; it is associative
+         * when op is. The heads are counted (saturating at 2^32 - 1), so an element's
+         * scanned pair also says how many segments began up to it (`s` of the output
+         * stage). */
         const size_t pad = pair_pad_words(g->out_size);
         char pad_member[48] = "", pad_zero[64] = "";
         if (pad) {
@@ -440,7 +447,7 @@ static char *make_prelude(const general_plan *g)
             "{\n    clscan_seg_pair r;\n    r.v = v;\n    r.f = f;%s\n    return r;\n}\n"
             "clscan_seg_pair clscan_user_op(const clscan_seg_pair a, const clscan_seg_pair b)\n"
             "{\n"
-            "    return clscan_seg_make(b.f ? b.v : clscan_user_value_op(a.v, b.v), a.f | b.f);\n"
+            "    return clscan_seg_make(b.f ? b.v : clscan_user_value_op(a.v, b.v), add_sat(a.f, b.f));\n"
             "}\n"
             "clscan_seg_pair clscan_user_identity(void)\n"
             "{\n    return clscan_seg_make(clscan_user_value_identity(), 0u);\n}\n"
@@ -509,6 +516,7 @@ typedef struct general_call {
     cl_int inclusive;
     clscan__carry_args carry;
     cl_mem outs[4]; /* the output stage's buffers (src where none) */
+    cl_ulong out_offs[4]; /* element offsets into them */
     const clscan__profile *profile; /* what the levels are planned with (plan_profile) */
 } general_call;
 
@@ -516,6 +524,7 @@ typedef struct general_call {
 static void set_output_args(clscan__kernel_args *a, const general_call *c)
 {
     for (int k = 0; k < 4; ++k) CLSCAN__ARG(*a, c->outs[k]);
+    for (int k = 0; k < 4; ++k) CLSCAN__ARG(*a, c->out_offs[k]);
 }
 
 /* Sets the arguments every general kernel starts with, as a's next ones: src, src_off,
@@ -644,7 +653,8 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
                                   const clscan_scan_desc *desc, int inclusive, cl_mem src,
                                   size_t src_offset, cl_mem segments, size_t segments_offset,
                                   cl_mem dst, size_t dst_offset, size_t n, int output_call,
-                                  const cl_mem *outputs, cl_uint num_outputs,
+                                  const cl_mem *outputs, const size_t *output_offsets,
+                                  cl_uint num_outputs,
                                   const clscan_carry *carry, cl_uint num_events_in_wait_list,
                                   const cl_event *event_wait_list, cl_event *event)
 {
@@ -692,9 +702,13 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
                                   event_wait_list, scratch_bytes)) != CLSCAN_SUCCESS)
         return s;
     general_call c = {src, segments ? segments : src, dst, src_offset, segments_offset,
-                      dst_offset, n, inclusive != 0, ca, {src, src, src, src}, &planned};
+                      dst_offset, n, inclusive != 0, ca, {src, src, src, src}, {0, 0, 0, 0},
+                      &planned};
     for (int k = 0; k < 4; ++k)
-        if (outs[k]) c.outs[k] = outs[k];
+        if (outs[k]) {
+            c.outs[k] = outs[k];
+            c.out_offs[k] = output_offsets ? output_offsets[k] : 0;
+        }
     cl_mem copy = NULL;
     if (src == dst && src_offset * g.in_size == dst_offset * g.out_size &&
         !(ca.flags & (CLSCAN__CARRY_FLAG_NO_DST | CLSCAN__CARRY_FLAG_SKIP_STORE)) && n > 0) {
@@ -719,7 +733,7 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
                                 const cl_event *event_wait_list, cl_event *event)
 {
     return scan_general(ctx, queue, desc, inclusive, src, src_offset, segments,
-                        segments_offset, dst, dst_offset, n, 0, NULL, 0, carry,
+                        segments_offset, dst, dst_offset, n, 0, NULL, NULL, 0, carry,
                         num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -727,11 +741,13 @@ clscan_status clscan_scan_output(clscan_context *ctx, cl_command_queue queue,
                                  const clscan_scan_desc *desc, int inclusive, cl_mem src,
                                  size_t src_offset, cl_mem segments, size_t segments_offset,
                                  cl_mem dst, size_t dst_offset, size_t n,
-                                 const cl_mem *outputs, cl_uint num_outputs,
-                                 const clscan_carry *carry, cl_uint num_events_in_wait_list,
+                                 const cl_mem *outputs, const size_t *output_offsets,
+                                 cl_uint num_outputs, const clscan_carry *carry,
+                                 cl_uint num_events_in_wait_list,
                                  const cl_event *event_wait_list, cl_event *event)
 {
     return scan_general(ctx, queue, desc, inclusive, src, src_offset, segments,
-                        segments_offset, dst, dst_offset, n, 1, outputs, num_outputs, carry,
+                        segments_offset, dst, dst_offset, n, 1, outputs, output_offsets,
+                        num_outputs, carry,
                         num_events_in_wait_list, event_wait_list, event);
 }
