@@ -828,6 +828,67 @@ CLSCAN_API clscan_status clscan_reduce_desc(clscan_context *ctx, cl_command_queu
                                             const cl_event *event_wait_list, cl_event *event);
 
 /* ------------------------------------------------------------------------------
+ * Reduce by key, and run-length encoding.
+ *
+ * clscan_reduce_by_key reduces each segment of values[values_offset, +n) to one element:
+ * segments as desc->segments says (CLSCAN_SEGMENTS_KEYS: runs of equal keys in
+ * keys[keys_offset, +n), of desc->key_type, compared with OpenCL C `!=`, so a NaN key is
+ * a segment of its own; CLSCAN_SEGMENTS_FLAGS: `keys` holds one cl_uchar per element and
+ * a nonzero one starts a segment), and the reduction as for clscan_reduce_desc (a
+ * built-in or custom operator, a type of yours, a transform of the values). For the
+ * m segments in order it writes
+ *
+ *   reduced[reduced_offset + j]         segment j's values combined left to right
+ *   unique_keys[unique_keys_offset + j] segment j's key, as its first element has it
+ *                                       (CLSCAN_SEGMENTS_KEYS; NULL: not written; with
+ *                                       flags it must be NULL)
+ *   count                               m, as one cl_ulong at byte 0 (0 for n == 0)
+ *
+ * reduced and unique_keys need room for n elements (m <= n); nothing past element m - 1
+ * is written. The count stays on the device, as for the compactions.
+ *
+ * clscan_run_length_encode does that for runs of equal elements of src (CUB's
+ * RunLengthEncode::Encode): unique[unique_offset + j] is run j's first element,
+ * lengths[lengths_offset + j] its length (length_type CLSCAN_UINT32 or CLSCAN_UINT64),
+ * and count the number of runs. Float elements compare with `!=`: every NaN is a run of
+ * its own, and -0.0 continues a run of +0.0.
+ *
+ * Cost: one pass, the segmented scan's kernel with an output stage (clscan_scan_output)
+ * that writes each segment's result at its last element; one program per description,
+ * built on first use. Segments are numbered in 32 bits: n of 2^32 or more is refused
+ * (CLSCAN_ERROR_UNSUPPORTED). Results are exact for integers and for non-float operators; float
+ * sums are reproducible as for the scans.
+ *
+ * Events, wait lists, queues and threads as for the scans. Returns CLSCAN_SUCCESS;
+ * CLSCAN_ERROR_INVALID_ARGUMENT for what clscan_scan refuses (for the description, the
+ * values and keys), a desc without segments or with its own output, unique_keys given
+ * with flags, a NULL or too short reduced, unique_keys, unique or lengths range, a NULL
+ * count or one under 8 bytes, outputs overlapping one another or the inputs, or a
+ * length_type other than UINT32 or UINT64; CLSCAN_ERROR_UNSUPPORTED for DOUBLE without
+ * fp64; CLSCAN_ERROR_BUILD_FAILED; or the OpenCL error of the enqueue that failed. On
+ * failure *event is left untouched and, unless an enqueue itself failed part way,
+ * nothing is enqueued.
+ * ------------------------------------------------------------------------------ */
+CLSCAN_API clscan_status clscan_reduce_by_key(clscan_context *ctx, cl_command_queue queue,
+                                              const clscan_scan_desc *desc, cl_mem keys,
+                                              size_t keys_offset, cl_mem values,
+                                              size_t values_offset, size_t n,
+                                              cl_mem unique_keys, size_t unique_keys_offset,
+                                              cl_mem reduced, size_t reduced_offset,
+                                              cl_mem count, cl_uint num_events_in_wait_list,
+                                              const cl_event *event_wait_list, cl_event *event);
+
+CLSCAN_API clscan_status clscan_run_length_encode(clscan_context *ctx, cl_command_queue queue,
+                                                  cl_mem src, size_t src_offset, size_t n,
+                                                  clscan_type type, cl_mem unique,
+                                                  size_t unique_offset, cl_mem lengths,
+                                                  size_t lengths_offset,
+                                                  clscan_type length_type, cl_mem count,
+                                                  cl_uint num_events_in_wait_list,
+                                                  const cl_event *event_wait_list,
+                                                  cl_event *event);
+
+/* ------------------------------------------------------------------------------
  * Histograms.
  *
  * clscan_histogram_even counts the n samples of samples[samples_offset, +n), of

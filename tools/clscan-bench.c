@@ -101,7 +101,8 @@
 /* What a row times: a scan, or one of the compactions. */
 enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
        CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_SEG_KEYS_ADD, CALL_CUSTOM_MAX,
-       CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HISTOGRAM, CALL_HOST_STREAM, CALL_COUNT };
+       CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HISTOGRAM, CALL_REDUCE_BY_KEY,
+       CALL_HOST_STREAM, CALL_COUNT };
 #define HIST_BINS 256 /* histogram: even bins (tools/verify_histogram.c picks the range) */
 /* The general scans (clscan_scan) a call times: cases of tools/verify_general.c whose input
  * and output elements have one size. */
@@ -114,6 +115,7 @@ static int general_case(int call)
     case CALL_CUSTOM_MAX: return 0;      /* float "a > b ? a : b" */
     case CALL_MAT2: return 1;            /* 2x2 uint matrix product, a 16-byte struct */
     case CALL_TRANSFORM_COUNT: return 3; /* int32 add of "x > 0.5f ? 1 : 0" over floats */
+    case CALL_REDUCE_BY_KEY: return 10;  /* int32 add by int32 keys (CUB's ReduceByKey) */
     default: return -1;
     }
 }
@@ -189,6 +191,8 @@ static void usage(FILE *f)
           "                            moves a uint32 value (the index) with each key;\n"
           "                            reduce (clscan_reduce with each --op); histogram\n"
           "                            (clscan_histogram_even, 256 bins, uint32 counts);\n"
+          "                            reduce-by-key (int32 add by int32 keys in runs of 1\n"
+          "                            to 24, sums and count; --type, --mode ignored);\n"
           "                            general scans (clscan_scan, their own types; --type\n"
           "                            ignored): seg-add (int32 add, segmented by flags),\n"
           "                            seg-keys-min (int64 min by int32 keys),\n"
@@ -266,7 +270,8 @@ static const char *call_name(int i)
                                                   "partition", "unique",    "sort-keys",
                                                   "sort-pairs", "seg-add",  "seg-keys-min",
                                                   "seg-keys-add", "custom-max", "mat2", "transform-count",
-                                                  "reduce", "histogram", "host-stream"};
+                                                  "reduce", "histogram", "reduce-by-key",
+                                                  "host-stream"};
     return names[i];
 }
 static int takes_predicate(int call) { return call == CALL_SELECT_IF || call == CALL_PARTITION; }
@@ -293,6 +298,7 @@ static size_t rows_per_call(const options *o, int call)
     return call == CALL_SCAN          ? o->nops * o->nmodes
          : call == CALL_REDUCE        ? o->nops
          : call == CALL_HOST_STREAM   ? o->nops * o->nmodes * stream_chunks(o)
+         : call == CALL_REDUCE_BY_KEY ? 1
          : general_case(call) >= 0    ? o->nmodes
                                       : 1;
 }
@@ -918,6 +924,11 @@ static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl
             b->ctx, q, src, 0, out, 0, r->n, r->type, r->op, 0, NULL, done);
     case CALL_REDUCE:
         return clscan_reduce(b->ctx, q, src, 0, r->n, r->type, r->op, out, 0, 0, NULL, done);
+    case CALL_REDUCE_BY_KEY: { /* (the keys in flags' place; sums into out, count) */
+        const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
+        return clscan_reduce_by_key(b->ctx, q, &g.desc, flags, 0, src, 0, r->n, NULL, 0, out, 0,
+                                    count, 0, NULL, done);
+    }
     case CALL_HISTOGRAM:
         return clscan_histogram_even(b->ctx, q, src, 0, r->n, r->type, HIST_BINS, r->bounds,
                                      r->bounds + 8, count, 0, CLSCAN_UINT32, 0, NULL, done);
@@ -1077,8 +1088,8 @@ static void row_fill(row *r, row_run *d)
  * poisons the output. 0, or -1 with r->check and r->note set. */
 static int row_upload(bench *b, row *r, row_run *d)
 {
-    const int counted =
-        is_compaction(r->call) || r->call == CALL_SORT_PAIRS || r->call == CALL_HISTOGRAM;
+    const int counted = is_compaction(r->call) || r->call == CALL_SORT_PAIRS ||
+                        r->call == CALL_HISTOGRAM || r->call == CALL_REDUCE_BY_KEY;
     cl_int err = CL_SUCCESS;
     d->out = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, d->bytes, NULL, &err);
     if (counted && err == CL_SUCCESS)
@@ -1177,6 +1188,37 @@ static int row_check_general(row *r, const row_run *d)
     return 0;
 }
 
+/* Compares reduce-by-key's sums (in d->got) and count with the host's: the inclusive
+ * segmented scan at each segment's last element. 0, or -1 where it could not check. */
+static int check_by_key(bench *b, row *r, const row_run *d)
+{
+    cl_ulong m = 0;
+    cl_int err = clEnqueueReadBuffer(b->queue, d->count, CL_TRUE, 0, sizeof m, &m, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return row_fail(r, "ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
+    int32_t *scan = malloc(d->bytes ? d->bytes : 1);
+    if (!scan) return row_fail(r, "SKIP", "out of host memory for %zu-byte buffers", d->bytes);
+    clscan_verify_gen_reference(&d->gc, 1, d->host, d->hflags, r->n, scan);
+    const int32_t *keys = (const int32_t *)d->hflags, *got = d->got;
+    size_t j = 0;
+    for (size_t i = 0; i < r->n && !strcmp(r->check, "PASS"); ++i) {
+        if (i + 1 < r->n && keys[i + 1] == keys[i]) continue;
+        if (j >= m || got[j] != scan[i]) {
+            r->check = "FAIL";
+            snprintf(r->note, sizeof r->note, "segment %zu: got %d, expected %d", j,
+                     j < m ? got[j] : 0, scan[i]);
+        }
+        ++j;
+    }
+    if (!strcmp(r->check, "PASS") && m != j) {
+        r->check = "FAIL";
+        snprintf(r->note, sizeof r->note, "count %llu, expected %zu", (unsigned long long)m, j);
+    }
+    r->kept = m;
+    free(scan);
+    return 0;
+}
+
 /* Compares the histogram's counts (in d->count) with the host's; sets r->check and r->note
  * where a bin differs. 0, or -1 where the counts could not be read. */
 static int check_histogram(bench *b, row *r, const row_run *d)
@@ -1221,7 +1263,9 @@ static int row_check(bench *b, row *r, row_run *d)
         free(got_values);
         return row_fail(r, "ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
     }
-    if (d->gcase >= 0) {
+    if (r->call == CALL_REDUCE_BY_KEY) {
+        if (check_by_key(b, r, d)) return -1;
+    } else if (d->gcase >= 0) {
         if (row_check_general(r, d)) return -1;
     } else if (r->call == CALL_HISTOGRAM) {
         if (check_histogram(b, r, d)) return -1;
@@ -1571,6 +1615,8 @@ static double moved_bytes(const row *r)
     if (r->call == CALL_SCAN || r->call == CALL_HOST_STREAM) return 2 * n * e; /* (both ways) */
     if (r->call == CALL_REDUCE) return n * e + e;
     if (r->call == CALL_HISTOGRAM) return n * e + HIST_BINS * 4;
+    if (r->call == CALL_REDUCE_BY_KEY) /* values, keys, the sums written, the count */
+        return n * 8 + (double)r->kept * 4 + 8;
     if (general_case(r->call) >= 0) { /* input, output, segments */
         const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
         return n * (double)(g.in_size + g.out_size) +

@@ -46,7 +46,8 @@ static void clscan_usage(FILE *f)
           "  --kinds LIST       only these compactions, sorts, general scans and histograms\n"
           "                     (select_flagged,select_if,partition_if,unique,sort_keys,\n"
           "                     sort_pairs; general: every case of custom operators and\n"
-          "                     types, transforms, segments, and its reduction;\n"
+          "                     types, transforms, segments, its reduction and reduction\n"
+          "                     by key, and run-length encoding;\n"
           "                     histogram: even and level bins, 32- and 64-bit counts),\n"
           "                     or none. Default: the compactions, general and histogram.\n"
           "                     The sorts run only when named here: under Oclgrind they\n"
@@ -328,6 +329,7 @@ typedef struct clscan_device_run {
     clscan_cell sorts[CLSCAN_TYPE_COUNT * CLSCAN_VERIFY_SORT_KIND_COUNT];
     clscan_cell general[CLSCAN_VERIFY_GEN_CASES];
     clscan_cell histograms[CLSCAN_TYPE_COUNT];
+    clscan_cell rle[CLSCAN_TYPE_COUNT];
     char *failures; /* newline-separated failure lines */
     size_t failures_len;
 } clscan_device_run;
@@ -563,6 +565,17 @@ static void clscan_run_general(clscan_device_run *run, clscan_context *ctx, cl_c
                                             pat, sizes[s].n, l ? 2 : 3, 7, l ? 2 : 5, l};
                     clscan_tally(run, &run->general[k], &rec, r, line, msg);
                 }
+        /* Its reduction by key, where it has segments (clscan_reduce_by_key). */
+        for (size_t s = 0; s < nsizes && c.desc.segments; s++) {
+            clscan_verify_result r = clscan_verify_run_general_by_key(
+                ctx, cl_ctx, queue, &c, sizes[s].n, 1, seed, msg, sizeof msg);
+            snprintf(line, sizeof line, "general %d (%s) by key (seed %" PRIu64 "): %s", k,
+                     c.name, t->seed, msg);
+            char pat[8];
+            snprintf(pat, sizeof pat, "case%d", k);
+            const clscan_rec rec = {"-", "-", "general-by-key", pat, sizes[s].n, 3, 4, 5, 0};
+            clscan_tally(run, &run->general[k], &rec, r, line, msg);
+        }
         /* Its reduction (clscan_reduce_desc, without the segments). */
         for (size_t s = 0; s < nsizes; s++) {
             clscan_verify_result r = clscan_verify_run_general_reduce(
@@ -611,6 +624,29 @@ static void clscan_run_histograms(clscan_device_run *run, clscan_context *ctx,
                                         c.n, c.samples_offset, 0, c.counts_offset, 0};
                 clscan_tally(run, &run->histograms[ty], &rec, r, line, msg);
             }
+}
+
+/* Run-length encoding of the type (with the general kind): every size, lengths
+ * alternating 32 and 64 bits. */
+static void clscan_run_rle(clscan_device_run *run, clscan_context *ctx, cl_context cl_ctx,
+                           cl_command_queue queue, int ty, const clscan_verify_size *sizes,
+                           size_t nsizes)
+{
+    clscan_selftest *t = run->t;
+    char msg[1024], line[1500];
+    if (!(t->kinds >> CLSCAN_GENERAL_KIND_BIT & 1)) return;
+    for (size_t z = 0; z < nsizes; z++) {
+        const clscan_type lt = z % 2 ? CLSCAN_UINT64 : CLSCAN_UINT32;
+        const clscan_verify_result r = clscan_verify_run_rle(
+            ctx, cl_ctx, queue, (clscan_type)ty, lt, sizes[z].n,
+            clscan_verify_mix(t->seed, 0x7e000u + ((uint64_t)ty << 20) + z), msg, sizeof msg);
+        snprintf(line, sizeof line, "run-length encode %s n=%zu lengths %s (seed %" PRIu64
+                 "): %s", clscan_type_name((clscan_type)ty), sizes[z].n, clscan_type_name(lt),
+                 t->seed, msg);
+        const clscan_rec rec = {clscan_type_name((clscan_type)ty), "-", "run-length-encode", "-",
+                                sizes[z].n, 2, 0, 3, 0};
+        clscan_tally(run, &run->rle[ty], &rec, r, line, msg);
+    }
 }
 
 /* Runs the whole matrix on one device. */
@@ -681,6 +717,7 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
         clscan_run_compactions(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
         clscan_run_sorts(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
         clscan_run_histograms(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
+        clscan_run_rle(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
         if (!t->verbose)
             fprintf(f, "  %s done\n", clscan_type_name((clscan_type)ty));
         fflush(f);
@@ -696,7 +733,8 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
     for (int k = 0; k < CLSCAN_VERIFY_GEN_CASES; k++)
         ncases += run->general[k].pass + run->general[k].fail + run->general[k].skip;
     for (int k = 0; k < CLSCAN_TYPE_COUNT; k++)
-        ncases += run->histograms[k].pass + run->histograms[k].fail + run->histograms[k].skip;
+        ncases += run->histograms[k].pass + run->histograms[k].fail + run->histograms[k].skip +
+                  run->rle[k].pass + run->rle[k].fail + run->rle[k].skip;
     fprintf(f, "  %lu cases in %.0f s wall, %.1f s CPU (all threads); seed %" PRIu64 "\n", ncases,
             difftime(time(NULL), wall_started), (double)(clock() - started) / CLOCKS_PER_SEC,
             t->seed);
@@ -707,6 +745,13 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
                            14);
     if (t->kinds >> CLSCAN_SORT_KIND_BIT & ((1u << CLSCAN_VERIFY_SORT_KIND_COUNT) - 1))
         clscan_print_table(f, run->sorts, CLSCAN_NAMES_SORTS, CLSCAN_VERIFY_SORT_KIND_COUNT, 14);
+    if (t->kinds >> CLSCAN_GENERAL_KIND_BIT & 1) {
+        fprintf(f, "  run-length encode (type: passed/failed/skipped):");
+        for (int ty = 0; ty < CLSCAN_TYPE_COUNT; ty++)
+            fprintf(f, " %s: %u/%u/%u", clscan_type_name((clscan_type)ty), run->rle[ty].pass,
+                    run->rle[ty].fail, run->rle[ty].skip);
+        fputc('\n', f);
+    }
     if (t->kinds >> CLSCAN_HIST_KIND_BIT & 1) {
         fprintf(f, "  histograms (type: passed/failed/skipped):");
         for (int ty = 0; ty < CLSCAN_TYPE_COUNT; ty++)

@@ -433,3 +433,220 @@ done:
     free(all);
     return r;
 }
+
+clscan_verify_result clscan_verify_run_general_by_key(clscan_context *ctx, cl_context cl_ctx,
+                                                      cl_command_queue queue,
+                                                      const clscan_verify_gen_case *c,
+                                                      size_t n, int with_keys, uint64_t seed,
+                                                      char *msg, size_t msg_size)
+{
+    const size_t is = c->in_size, os = c->out_size, vo = 3, ko = 4, ro = 5, uo = 6;
+    const size_t seg_size = c->desc.segments == CLSCAN_SEGMENTS_FLAGS ? 1 : 4;
+    const int keys = c->desc.segments == CLSCAN_SEGMENTS_KEYS && with_keys;
+    clscan_verify_result r = CLSCAN_VERIFY_FAIL;
+    if (msg_size) msg[0] = '\0';
+    cl_mem src = NULL, seg = NULL, red = NULL, uniq = NULL, cnt = NULL;
+    cl_event ev = NULL;
+    void *in = malloc(n * is + 1), *sg = malloc(n * 4 + 1), *scan = malloc(n * os + 1);
+    unsigned char *red_init = malloc((ro + n + GUARD) * os), *red_all = malloc((ro + n + GUARD) * os);
+    unsigned char *u_init = malloc((uo + n + GUARD) * 4), *u_all = malloc((uo + n + GUARD) * 4);
+    if (!in || !sg || !scan || !red_init || !red_all || !u_init || !u_all) {
+        snprintf(msg, msg_size, "out of host memory");
+        goto done;
+    }
+    clscan_verify_rng rng = {clscan_verify_mix(seed, n * 4 + 1)};
+    c->fill(in, n, &rng);
+    clscan_verify_gen_fill_segments(&c->desc, sg, n, &rng);
+    clscan_verify_gen_reference(c, 1, in, sg, n, scan);
+    memset(red_init, POISON, (ro + n + GUARD) * os);
+    memset(u_init, POISON, (uo + n + GUARD) * 4);
+    const cl_ulong poison_count = 0xa5a5a5a5a5a5a5a5ull;
+    red = gen_buffer(cl_ctx, (ro + n + GUARD) * os, red_init);
+    uniq = gen_buffer(cl_ctx, (uo + n + GUARD) * 4, u_init);
+    cnt = gen_buffer(cl_ctx, 8, &poison_count);
+    src = gen_buffer_at(cl_ctx, in, n, is, vo);
+    seg = gen_buffer_at(cl_ctx, sg, n, seg_size, ko);
+    if (!red || !uniq || !cnt || !src || !seg) {
+        snprintf(msg, msg_size, "buffers could not be created");
+        goto done;
+    }
+    clscan_status s = clscan_reduce_by_key(ctx, queue, &c->desc, seg, ko, src, vo, n,
+                                           keys ? uniq : NULL, uo, red, ro, cnt, 0, NULL, &ev);
+    cl_ulong m = 0;
+    if (!gen_finish(ctx, queue, "clscan_reduce_by_key", s, ev, red, (ro + n + GUARD) * os,
+                    red_all, msg, msg_size) ||
+        clEnqueueReadBuffer(queue, uniq, CL_TRUE, 0, (uo + n + GUARD) * 4, u_all, 0, NULL, NULL) !=
+            CL_SUCCESS ||
+        clEnqueueReadBuffer(queue, cnt, CL_TRUE, 0, 8, &m, 0, NULL, NULL) != CL_SUCCESS) {
+        if (!msg[0]) snprintf(msg, msg_size, "reading the results failed");
+        goto done;
+    }
+    /* The host's: segment j ends at the element before the next head (or at n - 1). */
+    size_t j = 0;
+    for (size_t i = 0; i < n; ++i) {
+        int last = i + 1 == n;
+        if (!last && c->desc.segments == CLSCAN_SEGMENTS_FLAGS)
+            last = ((const unsigned char *)sg)[i + 1] != 0;
+        else if (!last)
+            last = ((const int32_t *)sg)[i + 1] != ((const int32_t *)sg)[i];
+        if (!last) continue;
+        if (j >= m || memcmp(red_all + (ro + j) * os, (unsigned char *)scan + i * os, os) != 0) {
+            snprintf(msg, msg_size, "by key, n %zu: segment %zu (ending at %zu) differs from "
+                     "the host reference (count %llu)", n, j, i, (unsigned long long)m);
+            goto done;
+        }
+        /* (int32 keys: a segment's last key is its first) */
+        if (keys && memcmp(u_all + (uo + j) * 4, (const int32_t *)sg + i, 4) != 0) {
+            snprintf(msg, msg_size, "by key, n %zu: segment %zu's key differs", n, j);
+            goto done;
+        }
+        ++j;
+    }
+    if (m != j) {
+        snprintf(msg, msg_size, "by key, n %zu: count %llu, expected %zu", n,
+                 (unsigned long long)m, j);
+        goto done;
+    }
+    for (size_t b = 0; b < (ro + n + GUARD) * os; ++b)
+        if ((b < ro * os || b >= (ro + m) * os) && red_all[b] != POISON) {
+            snprintf(msg, msg_size, "by key, n %zu: reduced byte %zu outside the %llu results "
+                     "was written", n, b, (unsigned long long)m);
+            goto done;
+        }
+    for (size_t b = 0; b < (uo + n + GUARD) * 4; ++b)
+        if ((!keys || b < uo * 4 || b >= (uo + m) * 4) && u_all[b] != POISON) {
+            snprintf(msg, msg_size, "by key, n %zu: unique_keys byte %zu was written", n, b);
+            goto done;
+        }
+    snprintf(msg, msg_size, "by key, n %zu: %llu segments match the host reference", n,
+             (unsigned long long)m);
+    r = CLSCAN_VERIFY_PASS;
+done:
+    if (ev) clReleaseEvent(ev);
+    if (src) clReleaseMemObject(src);
+    if (seg) clReleaseMemObject(seg);
+    if (red) clReleaseMemObject(red);
+    if (uniq) clReleaseMemObject(uniq);
+    if (cnt) clReleaseMemObject(cnt);
+    free(in);
+    free(sg);
+    free(scan);
+    free(red_init);
+    free(red_all);
+    free(u_init);
+    free(u_all);
+    return r;
+}
+
+clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ctx,
+                                           cl_command_queue queue, clscan_type type,
+                                           clscan_type length_type, size_t n, uint64_t seed,
+                                           char *msg, size_t msg_size)
+{
+    const size_t e = clscan_type_size(type), le = clscan_type_size(length_type);
+    const size_t so = 2, uo = 3, lo = 4, u_bytes = (uo + n + GUARD) * e;
+    const size_t l_bytes = (lo + n + GUARD) * le;
+    clscan_verify_result res = CLSCAN_VERIFY_FAIL;
+    unsigned char *src = calloc(so + n + 1, e), *uniq = malloc(u_bytes), *lens = malloc(l_bytes);
+    unsigned char *want_u = malloc((n + 1) * e), *got_u = malloc(u_bytes), *got_l = malloc(l_bytes);
+    uint64_t *want_l = malloc((n + 1) * sizeof *want_l);
+    cl_mem sb = NULL, ub = NULL, lb = NULL, cb = NULL;
+    cl_event ev = NULL;
+    if (!src || !uniq || !lens || !want_u || !got_u || !got_l || !want_l) {
+        snprintf(msg, msg_size, "out of host memory");
+        goto done;
+    }
+    /* Runs of 1 to 20 equal elements; floats also get NaNs (each a run of its own) and
+     * -0.0 beside +0.0 (one run, its element the first one's). */
+    clscan_verify_rng rng = {seed};
+    uint64_t bits = 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = 1 + (size_t)(clscan_verify_rng_next(&rng) % 20);
+        const uint64_t r = clscan_verify_rng_next(&rng);
+        bits = r % 7 == 0 ? bits + 1 : r;
+        if (type == CLSCAN_FLOAT || type == CLSCAN_DOUBLE) {
+            const double v = r % 11 == 0 ? NAN : r % 13 == 0 ? -0.0 : (double)(r % 50);
+            if (type == CLSCAN_FLOAT) {
+                const float f = (float)v;
+                bits = 0;
+                memcpy(&bits, &f, 4);
+            } else {
+                memcpy(&bits, &v, 8);
+            }
+        }
+        for (; len > 0 && i < n; --len, ++i) clscan_verify_store_bits(src + so * e, i, type, bits);
+    }
+    size_t runs = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || clscan_verify_differs(src + so * e, i - 1, i, type)) {
+            memcpy(want_u + runs * e, src + (so + i) * e, e);
+            want_l[runs++] = 0;
+        }
+        want_l[runs - 1]++;
+    }
+    memset(uniq, POISON, u_bytes);
+    memset(lens, POISON, l_bytes);
+    const cl_ulong poison_count = ~0ull;
+    sb = gen_buffer(cl_ctx, (so + n + 1) * e, src);
+    ub = gen_buffer(cl_ctx, u_bytes, uniq);
+    lb = gen_buffer(cl_ctx, l_bytes, lens);
+    cb = gen_buffer(cl_ctx, 8, &poison_count);
+    if (!sb || !ub || !lb || !cb) {
+        snprintf(msg, msg_size, "buffers could not be created");
+        goto done;
+    }
+    const clscan_status s = clscan_run_length_encode(ctx, queue, sb, so, n, type, ub, uo, lb, lo,
+                                                     length_type, cb, 0, NULL, &ev);
+    if (s == CLSCAN_ERROR_UNSUPPORTED && type == CLSCAN_DOUBLE) {
+        snprintf(msg, msg_size, "refused (no fp64?): %s", clscan_context_last_error(ctx));
+        res = CLSCAN_VERIFY_SKIP;
+        goto done;
+    }
+    cl_ulong m = 0;
+    if (!gen_finish(ctx, queue, "clscan_run_length_encode", s, ev, ub, u_bytes, got_u, msg,
+                    msg_size) ||
+        clEnqueueReadBuffer(queue, lb, CL_TRUE, 0, l_bytes, got_l, 0, NULL, NULL) != CL_SUCCESS ||
+        clEnqueueReadBuffer(queue, cb, CL_TRUE, 0, 8, &m, 0, NULL, NULL) != CL_SUCCESS) {
+        if (s == CLSCAN_SUCCESS) snprintf(msg, msg_size, "reading the results failed");
+        goto done;
+    }
+    if (m != runs) {
+        snprintf(msg, msg_size, "count %llu, expected %zu", (unsigned long long)m, runs);
+        goto done;
+    }
+    for (size_t j = 0; j < runs; j++) {
+        uint64_t l = 0;
+        memcpy(&l, got_l + (lo + j) * le, le);
+        if (memcmp(got_u + (uo + j) * e, want_u + j * e, e) != 0 || l != want_l[j]) {
+            snprintf(msg, msg_size, "run %zu: length %llu, expected %llu, or its element "
+                     "differs", j, (unsigned long long)l, (unsigned long long)want_l[j]);
+            goto done;
+        }
+    }
+    for (size_t b = 0; b < u_bytes; b++)
+        if ((b < uo * e || b >= (uo + runs) * e) && got_u[b] != POISON) {
+            snprintf(msg, msg_size, "unique byte %zu outside the runs was written", b);
+            goto done;
+        }
+    for (size_t b = 0; b < l_bytes; b++)
+        if ((b < lo * le || b >= (lo + runs) * le) && got_l[b] != POISON) {
+            snprintf(msg, msg_size, "lengths byte %zu outside the runs was written", b);
+            goto done;
+        }
+    snprintf(msg, msg_size, "n %zu: %zu runs match the host's", n, runs);
+    res = CLSCAN_VERIFY_PASS;
+done:
+    if (ev) clReleaseEvent(ev);
+    if (sb) clReleaseMemObject(sb);
+    if (ub) clReleaseMemObject(ub);
+    if (lb) clReleaseMemObject(lb);
+    if (cb) clReleaseMemObject(cb);
+    free(src);
+    free(uniq);
+    free(lens);
+    free(want_u);
+    free(got_u);
+    free(got_l);
+    free(want_l);
+    return res;
+}

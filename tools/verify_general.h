@@ -1,5 +1,6 @@
-/* verify_general.h - host references and runners for general scans (clscan_scan) and
- * reductions (clscan_reduce_desc), shared by clscan-selftest and tests/test_general.c. */
+/* verify_general.h - host references and runners for general scans (clscan_scan),
+ * reductions (clscan_reduce_desc), reductions by key (clscan_reduce_by_key) and run-length
+ * encoding, shared by clscan-selftest and the tests. */
 #ifndef CLSCAN_VERIFY_GENERAL_H
 #define CLSCAN_VERIFY_GENERAL_H
 
@@ -63,5 +64,25 @@ clscan_verify_result clscan_verify_run_general_reduce(clscan_context *ctx, cl_co
                                                       const clscan_verify_gen_case *c,
                                                       size_t n, uint64_t seed, char *msg,
                                                       size_t msg_size);
+
+/* Runs clscan_reduce_by_key of case c (one with segments: its keys or flags, values of
+ * its type and operator) over n inputs drawn from seed, with unique keys where with_keys
+ * is set and the segments are keys, into poisoned buffers at offsets, and checks every
+ * segment's result and key and the count against the inclusive reference's values at
+ * the segments' last elements, and that nothing else was written. */
+clscan_verify_result clscan_verify_run_general_by_key(clscan_context *ctx, cl_context cl_ctx,
+                                                      cl_command_queue queue,
+                                                      const clscan_verify_gen_case *c,
+                                                      size_t n, int with_keys, uint64_t seed,
+                                                      char *msg, size_t msg_size);
+
+/* Runs clscan_run_length_encode over n elements of `type` in runs of 1 to 20 (floats
+ * with NaNs and signed zeros) drawn from seed, with lengths of length_type, into
+ * poisoned buffers at offsets, and checks the runs and count against the host's and that
+ * nothing else was written. DOUBLE refused without fp64: CLSCAN_VERIFY_SKIP. */
+clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ctx,
+                                           cl_command_queue queue, clscan_type type,
+                                           clscan_type length_type, size_t n, uint64_t seed,
+                                           char *msg, size_t msg_size);
 
 #endif /* CLSCAN_VERIFY_GENERAL_H */

@@ -1,6 +1,7 @@
 /* algo.h - the algorithm layer: the device-wide scans (algo/scan.c, the multi-level
  * scan of algo/multilevel.c, the single-pass look-back's host side in algo/lookback.c),
- * reductions (algo/reduce.c), compaction (algo/select.c), general scans
+ * reductions (algo/reduce.c), reduce by key and run-length encoding (algo/bykey.c),
+ * histograms (algo/histogram.c), compaction (algo/select.c), general scans
  * (algo/general.c), the radix sort (algo/sort.c), scans over several devices
  * (algo/parts.c) and host streams (algo/stream.c), with their public entry points.
  * Builds on runtime/ (docs/ARCHITECTURE.md). */
@@ -20,6 +21,13 @@ clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl
  * src's elements, and dst's (the scan type; a segmented scan's value type). */
 clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_desc *desc,
                                  size_t *in_size, size_t *out_size);
+
+/* The checks of a call with a description: clscan__check_call's (ctx, queue, wait list;
+ * *in_order) and the description's (its element sizes, as clscan__desc_sizes). */
+clscan_status clscan__check_desc_call(const clscan_context *ctx, cl_command_queue queue,
+                                     const clscan_scan_desc *desc, cl_uint nwait,
+                                     const cl_event *wait, bool *in_order, size_t *in_size,
+                                     size_t *out_size);
 
 /* Whether a checked description is a built-in operator on a library type as it is (no
  * transform, no segments, no conversion): an ordinary scan or reduction. */

@@ -178,6 +178,19 @@ clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_de
     return CLSCAN_SUCCESS;
 }
 
+clscan_status clscan__check_desc_call(const clscan_context *ctx, cl_command_queue queue,
+                                     const clscan_scan_desc *desc, cl_uint nwait,
+                                     const cl_event *wait, bool *in_order, size_t *in_size,
+                                     size_t *out_size)
+{
+    /* (The type and op checked first are placeholders: the description's are checked
+     * with it.) */
+    clscan_status s = clscan__check_call(ctx, queue, CLSCAN_INT32, CLSCAN_OP_ADD, nwait, wait,
+                                         in_order);
+    if (s != CLSCAN_SUCCESS) return s;
+    return clscan__desc_sizes(ctx, desc, in_size, out_size);
+}
+
 int clscan__desc_is_plain(const clscan_scan_desc *desc)
 {
     return !desc->combine && !desc->transform && !desc->output &&

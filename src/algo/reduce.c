@@ -148,13 +148,10 @@ clscan_status clscan_reduce_desc(clscan_context *ctx, cl_command_queue queue,
                                  const cl_event *event_wait_list, cl_event *event)
 {
     bool in_order = true;
-    /* (The type and op checked here are placeholders: the description's are checked
-     * with it.) */
-    clscan_status s = clscan__check_call(ctx, queue, CLSCAN_INT32, CLSCAN_OP_ADD,
-                                         num_events_in_wait_list, event_wait_list, &in_order);
-    if (s != CLSCAN_SUCCESS) return s;
     size_t in_size, out_size;
-    if ((s = clscan__desc_sizes(ctx, desc, &in_size, &out_size)) != CLSCAN_SUCCESS) return s;
+    clscan_status s = clscan__check_desc_call(ctx, queue, desc, num_events_in_wait_list,
+                                              event_wait_list, &in_order, &in_size, &out_size);
+    if (s != CLSCAN_SUCCESS) return s;
     CLSCAN__RETURN_IF(ctx, desc->output != NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->output is given: a reduction has no per-element outputs");
     CLSCAN__RETURN_IF(ctx, desc->segments != CLSCAN_SEGMENTS_NONE, CLSCAN_ERROR_INVALID_ARGUMENT,

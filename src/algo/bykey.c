@@ -1,0 +1,155 @@
+/* bykey.c - clscan_reduce_by_key and clscan_run_length_encode: a segmented inclusive scan
+ * whose output stage (clscan_scan_output) writes each segment's result, and its key, at
+ * the segment's last element, numbered by the segments counted so far, and the number of
+ * segments at the range's last element. */
+#include "algo/algo.h"
+
+#include <stdio.h>
+
+/* OpenCL C names of the library's types, in clscan_type order. */
+static const char *const cl_names[CLSCAN_TYPE_COUNT] = {"int",   "uint",  "long",
+                                                        "ulong", "float", "double"};
+
+/* The statements: segment j's result at out1[j] from its last element (where the range
+ * ends or the next element starts a segment), its key at out0[j] from its first (keys
+ * equal by != may differ in bits: -0.0 and +0.0), the count at out2[0]. */
+static const char keys_output[] =
+    "if (i == 0 || segments[i] != segments[i - 1]) out0[s - 1] = segments[i];\n"
+    "if (i + 1 == n || segments[i + 1] != segments[i]) out1[s - 1] = y;\n"
+    "if (i + 1 == n) out2[0] = s;\n";
+static const char keys_output_no_keys[] =
+    "if (i + 1 == n || segments[i + 1] != segments[i]) out1[s - 1] = y;\n"
+    "if (i + 1 == n) out2[0] = s;\n";
+static const char flags_output[] =
+    "if (i + 1 == n || segments[i + 1] != 0) out1[s - 1] = y;\n"
+    "if (i + 1 == n) out2[0] = s;\n";
+
+/* Checks the output ranges (n elements each, count 8 bytes) against one another and the
+ * inputs' byte ranges. */
+static clscan_status check_outputs(const clscan_context *ctx, const clscan__byte_range *in,
+                                   int nin, const clscan__byte_range *out, int nout)
+{
+    clscan_status s;
+    for (int a = 0; a < nout; ++a) {
+        if (!out[a].mem) continue;
+        for (int b = 0; b < nin; ++b)
+            if (in[b].mem &&
+                (s = clscan__check_disjoint(ctx, in[b].mem, in[b].name, in[b].off, in[b].len,
+                                            out[a].mem, out[a].name, out[a].off,
+                                            out[a].len)) != CLSCAN_SUCCESS)
+                return s;
+        for (int b = a + 1; b < nout; ++b)
+            if (out[b].mem &&
+                (s = clscan__check_disjoint(ctx, out[a].mem, out[a].name, out[a].off,
+                                            out[a].len, out[b].mem, out[b].name, out[b].off,
+                                            out[b].len)) != CLSCAN_SUCCESS)
+                return s;
+    }
+    return CLSCAN_SUCCESS;
+}
+
+/* clscan_reduce_by_key, with what messages call the reduced values and the unique keys
+ * (run-length encoding names them lengths and unique). */
+static clscan_status by_key(clscan_context *ctx, cl_command_queue queue,
+                            const clscan_scan_desc *desc, cl_mem keys, size_t keys_offset,
+                            cl_mem values, size_t values_offset, size_t n, cl_mem unique_keys,
+                            size_t unique_keys_offset, cl_mem reduced, size_t reduced_offset,
+                            cl_mem count, const char *reduced_name, const char *unique_name,
+                            cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                            cl_event *event)
+{
+    bool in_order = true;
+    size_t in_size, out_size;
+    clscan_status s = clscan__check_desc_call(ctx, queue, desc, num_events_in_wait_list,
+                                              event_wait_list, &in_order, &in_size, &out_size);
+    if (s != CLSCAN_SUCCESS) return s;
+    CLSCAN__RETURN_IF(ctx, desc->segments == CLSCAN_SEGMENTS_NONE, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->segments is CLSCAN_SEGMENTS_NONE: reduce by key needs keys or "
+                     "flags (clscan_reduce_desc reduces a whole range)");
+    CLSCAN__RETURN_IF(ctx, desc->output != NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->output is given: reduce by key writes its own outputs");
+    const int by_keys = desc->segments == CLSCAN_SEGMENTS_KEYS;
+    CLSCAN__RETURN_IF(ctx, !by_keys && unique_keys, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "unique_keys is given but the segments are flags (no keys to write)");
+    CLSCAN__RETURN_IF(ctx, n > 0xffffffffull, CLSCAN_ERROR_UNSUPPORTED,
+                     "n is %zu: reduce by key numbers segments in 32 bits (n below 2^32)", n);
+    const size_t ks = by_keys ? clscan_type_size(desc->key_type) : 1;
+    if ((s = clscan__check_range(ctx, keys, "keys", keys_offset, n, ks)) != CLSCAN_SUCCESS ||
+        (s = clscan__check_range(ctx, values, "values", values_offset, n, in_size)) !=
+            CLSCAN_SUCCESS ||
+        (s = clscan__check_range(ctx, reduced, reduced_name, reduced_offset, n, out_size)) !=
+            CLSCAN_SUCCESS ||
+        (s = clscan__check_range(ctx, count, "count (one cl_ulong)", 0, 1, 8)) != CLSCAN_SUCCESS ||
+        (unique_keys && (s = clscan__check_range(ctx, unique_keys, unique_name,
+                                                 unique_keys_offset, n, ks)) != CLSCAN_SUCCESS))
+        return s;
+    const clscan__byte_range in[2] = {{keys, "keys", keys_offset * ks, n * ks},
+                                      {values, "values", values_offset * in_size, n * in_size}};
+    const clscan__byte_range out[3] = {
+        {reduced, reduced_name, reduced_offset * out_size, n * out_size},
+        {unique_keys, unique_name, unique_keys_offset * ks, n * ks},
+        {count, "count", 0, 8}};
+    if ((s = check_outputs(ctx, in, 2, out, 3)) != CLSCAN_SUCCESS) return s;
+    if (n == 0) { /* no segments: the count alone */
+        static const cl_ulong zero = 0;
+        CLSCAN__FORWARD_CL(ctx,
+                           clEnqueueFillBuffer(queue, count, &zero, sizeof zero, 0, sizeof zero,
+                                               num_events_in_wait_list, event_wait_list, event),
+                           "clEnqueueFillBuffer(count)");
+        return CLSCAN_SUCCESS;
+    }
+    clscan_scan_desc d = *desc;
+    d.output = !by_keys ? flags_output : unique_keys ? keys_output : keys_output_no_keys;
+    d.output_types[0] = by_keys && unique_keys ? cl_names[desc->key_type] : NULL;
+    d.output_types[1] = desc->type_name ? desc->type_name : cl_names[desc->type];
+    d.output_types[2] = "ulong";
+    d.output_types[3] = NULL;
+    const cl_mem outs[3] = {unique_keys, reduced, count};
+    const size_t offs[3] = {unique_keys_offset, reduced_offset, 0};
+    return clscan_scan_output(ctx, queue, &d, 1, values, values_offset, keys, keys_offset, NULL,
+                              0, n, outs, offs, 3, NULL, num_events_in_wait_list,
+                              event_wait_list, event);
+}
+
+clscan_status clscan_reduce_by_key(clscan_context *ctx, cl_command_queue queue,
+                                   const clscan_scan_desc *desc, cl_mem keys, size_t keys_offset,
+                                   cl_mem values, size_t values_offset, size_t n,
+                                   cl_mem unique_keys, size_t unique_keys_offset, cl_mem reduced,
+                                   size_t reduced_offset, cl_mem count,
+                                   cl_uint num_events_in_wait_list,
+                                   const cl_event *event_wait_list, cl_event *event)
+{
+    return by_key(ctx, queue, desc, keys, keys_offset, values, values_offset, n, unique_keys,
+                  unique_keys_offset, reduced, reduced_offset, count, "reduced", "unique_keys",
+                  num_events_in_wait_list, event_wait_list, event);
+}
+
+clscan_status clscan_run_length_encode(clscan_context *ctx, cl_command_queue queue, cl_mem src,
+                                       size_t src_offset, size_t n, clscan_type type,
+                                       cl_mem unique, size_t unique_offset, cl_mem lengths,
+                                       size_t lengths_offset, clscan_type length_type,
+                                       cl_mem count, cl_uint num_events_in_wait_list,
+                                       const cl_event *event_wait_list, cl_event *event)
+{
+    bool in_order = true;
+    clscan_status s = clscan__check_call(ctx, queue, type, CLSCAN_OP_ADD,
+                                         num_events_in_wait_list, event_wait_list, &in_order);
+    if (s != CLSCAN_SUCCESS) return s;
+    CLSCAN__RETURN_IF(ctx, length_type != CLSCAN_UINT32 && length_type != CLSCAN_UINT64,
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "length_type %d: the lengths are CLSCAN_UINT32 or CLSCAN_UINT64",
+                     (int)length_type);
+    CLSCAN__RETURN_IF(ctx, unique == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "unique is NULL");
+    /* Each element counts 1 toward its run's length: the lengths are the runs' sums. */
+    clscan_scan_desc d = {0};
+    d.type = length_type;
+    d.op = CLSCAN_OP_ADD;
+    d.transform = "1";
+    d.input_type_name = cl_names[type];
+    d.segments = CLSCAN_SEGMENTS_KEYS;
+    d.key_type = type;
+    /* (src is both the keys and the values; the transform ignores the values.) */
+    return by_key(ctx, queue, &d, src, src_offset, src, src_offset, n, unique, unique_offset,
+                  lengths, lengths_offset, count, "lengths", "unique", num_events_in_wait_list,
+                  event_wait_list, event);
+}
