@@ -17,14 +17,15 @@
  * tiles of the range [0, n). */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_gen_reduce_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
-                             __global const CLSCAN_GEN_SEG *seg, ulong seg_off, ulong n,
+                             __global const CLSCAN_GEN_SEG *seg, ulong seg_off,
+                             ulong index_base, ulong n,
                              int inclusive, ulong tiles_per_group,
                              __global CLSCAN_T *partials, ulong part_off, uint carry_flags)
 {
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive,
-                                 (carry_flags & CLSCAN_CARRY_IN) != 0};
+                                 (carry_flags & CLSCAN_CARRY_IN) != 0, index_base};
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
     CLSCAN_T acc = CLSCAN_IDENTITY;
     for (ulong t = first; t < end; ++t) {
@@ -46,6 +47,7 @@ void clscan_gen_reduce_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
                            __global const CLSCAN_GEN_SEG *seg, ulong seg_off,
+                           ulong index_base,
                            __global CLSCAN_GEN_OUT *dst, ulong dst_off, ulong n,
                            int inclusive, ulong tiles_per_group,
                            __global const CLSCAN_T *partials, ulong part_off, int use_partials,
@@ -60,7 +62,7 @@ void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive,
-                                 (carry_flags & CLSCAN_CARRY_IN) != 0};
+                                 (carry_flags & CLSCAN_CARRY_IN) != 0, index_base};
     const int tile_inclusive = clscan_gen_tile_inclusive(inclusive);
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
     CLSCAN_T start = CLSCAN_IDENTITY;
@@ -97,6 +99,7 @@ void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
                        __global const CLSCAN_GEN_SEG *seg, ulong seg_off,
+                       ulong index_base,
                        __global CLSCAN_GEN_OUT *dst, ulong dst_off, ulong n, int inclusive,
                        __global clscan_lb_word *state, uint epoch, uint spin_limit,
                        __global uint *stats_base, uint stats_off, CLSCAN_GEN_OUT init_value,
@@ -112,7 +115,8 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     __local clscan_lb_local lb;
     __local uint ticket;
     const int has_start = (carry_flags & CLSCAN_CARRY_IN) != 0;
-    const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive, has_start};
+    const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive, has_start,
+                                 index_base};
     const ulong t = clscan_lb_ticket(state, (n + CLSCAN_TILE - 1) / CLSCAN_TILE, &ticket);
     __global clscan_lb_word *status = state + CLSCAN_LB_HEADER_WORDS;
     const ulong base = t * CLSCAN_TILE;

@@ -33,12 +33,13 @@
 #endif
 
 /* The element of the scan at index i (counted from the range's start), from x = src[i]:
- * the user's transform where one is given (CLSCAN_GEN_TRANSFORM_GIVEN), else x. */
+ * the user's transform where one is given (CLSCAN_GEN_TRANSFORM_GIVEN), which sees the
+ * index index_base + i (s: the clscan_gen_source), else x. */
 #ifdef CLSCAN_GEN_TRANSFORM_GIVEN
 CLSCAN_GEN_OUT clscan_user_transform(const CLSCAN_GEN_IN x, const ulong i);
-#define CLSCAN_GEN_TRANSFORM(x, i) clscan_user_transform((x), (i))
+#define CLSCAN_GEN_TRANSFORM(s, x, i) clscan_user_transform((x), (s).index_base + (i))
 #else
-#define CLSCAN_GEN_TRANSFORM(x, i) (x)
+#define CLSCAN_GEN_TRANSFORM(s, x, i) (x)
 #endif
 
 /* What a tile reads: the range's src and segment buffer, whether the call is exclusive
@@ -50,6 +51,7 @@ typedef struct clscan_gen_source {
     __global const CLSCAN_GEN_SEG *seg;
     int exclusive;
     int carried;
+    ulong index_base; /* the index the user's texts see for element 0 (desc->index_base) */
 } clscan_gen_source;
 
 /* The output stage (include/clscan.h: clscan_scan_output): the prelude defines
@@ -85,7 +87,7 @@ void clscan_gen_emit(__global CLSCAN_GEN_OUT *dst, const clscan_gen_source s, ul
     if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) dst[i] = y;
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
     const CLSCAN_GEN_IN x = s.src[i];
-    clscan_user_output(y, x, i, o.n, heads, s.seg, (__global CLSCAN_GEN_O0 *)o.o0 + o.off0,
+    clscan_user_output(y, x, s.index_base + i, o.n, heads, s.seg, (__global CLSCAN_GEN_O0 *)o.o0 + o.off0,
                        (__global CLSCAN_GEN_O1 *)o.o1 + o.off1,
                        (__global CLSCAN_GEN_O2 *)o.o2 + o.off2,
                        (__global CLSCAN_GEN_O3 *)o.o3 + o.off3);
@@ -152,25 +154,25 @@ CLSCAN_T clscan_gen_load(clscan_gen_source s, ulong i)
 {
 #if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
     const CLSCAN_GEN_IN x = s.src[i];
-    return CLSCAN_GEN_TRANSFORM(x, i);
+    return CLSCAN_GEN_TRANSFORM(s, x, i);
 #else
     const ulong prev = i - (i > 0);
     const uint head = clscan_gen_head(s, i, prev);
 #if CLSCAN_GEN_LOAD_BRANCHLESS
     const ulong at = s.exclusive ? prev : i;
     const CLSCAN_GEN_IN x = s.src[at];
-    const CLSCAN_GEN_OUT v = CLSCAN_GEN_TRANSFORM(x, at);
+    const CLSCAN_GEN_OUT v = CLSCAN_GEN_TRANSFORM(s, x, at);
     /* (An exclusive call's element 0 without a head is the carried segment's start.) */
     const int blank = s.exclusive && (head || i == 0);
     return clscan_seg_make(blank ? clscan_user_value_identity() : v, head);
 #else
     if (!s.exclusive) {
         const CLSCAN_GEN_IN x = s.src[i];
-        return clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, i), head);
+        return clscan_seg_make(CLSCAN_GEN_TRANSFORM(s, x, i), head);
     }
     /* (Selected, not branched on: where heads fall is the data's, not predictable.) */
     const CLSCAN_GEN_IN x = s.src[prev];
-    const CLSCAN_GEN_OUT v = CLSCAN_GEN_TRANSFORM(x, prev);
+    const CLSCAN_GEN_OUT v = CLSCAN_GEN_TRANSFORM(s, x, prev);
     return clscan_seg_make(head || i == 0 ? clscan_user_value_identity() : v, head);
 #endif
 #endif
@@ -226,7 +228,7 @@ CLSCAN_GEN_OUT clscan_gen_total(clscan_gen_source s, ulong n, CLSCAN_T v)
 #if CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
     if (s.exclusive && n > 0) {
         const CLSCAN_GEN_IN x = s.src[n - 1];
-        const CLSCAN_T last = clscan_seg_make(CLSCAN_GEN_TRANSFORM(x, n - 1), 0u);
+        const CLSCAN_T last = clscan_seg_make(CLSCAN_GEN_TRANSFORM(s, x, n - 1), 0u);
         v = CLSCAN_OP(v, last);
     }
 #else

@@ -402,7 +402,9 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
  * calls the texts "source", "combine", "identity" and "transform", each from line 1.
  *
  * The input transform: `transform`, an expression over `x` (a src element, const, of the
- * input type) and `i` (its index, const ulong, counted from src_offset) giving an element
+ * input type) and `i` (its index, const ulong, counted from src_offset, plus
+ * desc->index_base: pieces of one range give their first element's global index there,
+ * as clscan_scan_parts and clscan_scan_host do for theirs) giving an element
  * of the scan type, so a scan of f(x, i) needs no pass to materialise f: for example
  * "x > 0.5f ? 1 : 0" to count, or "make_pair(x, 1u)" with a function of `source` that
  * builds your struct. The input type is `input_type_name` (an OpenCL C name: "int", "uint",
@@ -476,6 +478,9 @@ typedef struct clscan_scan_desc {
      * may use (NULL: that buffer is not passed). */
     const char *output;
     const char *output_types[4];
+    /* The index the transform and the output stage see for the range's first element:
+     * i = index_base + the element's position in the range (0: positions alone). */
+    size_t index_base;
 } clscan_scan_desc;
 
 /* Scans src[src_offset, +n) as *desc says into dst[dst_offset, +n), exclusive or (with
@@ -605,7 +610,8 @@ CLSCAN_API clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue
  *          segmented scan's value type)
  *   x      the element as read from src (const, of the input type: before any
  *          transform)
- *   i      its index in the range (const ulong), and n, the range's length (const ulong)
+ *   i      its index in the range (const ulong, plus desc->index_base), and n, the
+ *          range's length (const ulong)
  *   s      with segments: how many segments began at or before element i within the
  *          range (const ulong; 1 for the first segment's elements when element 0 starts
  *          one, 0 for elements that continue a carry-in's segment; it stops counting at
@@ -679,6 +685,8 @@ CLSCAN_API clscan_status clscan_scan_output(clscan_context *ctx, cl_command_queu
  *                  for clscan_scan (segments NULL without them; n == 0 is fine).
  *   desc, inclusive  as for clscan_scan; CLSCAN_SEGMENTS_KEYS is refused
  *                  (CLSCAN_ERROR_UNSUPPORTED: keys at the parts' edges are not compared).
+ *                  A transform's index i counts across the parts: part p's first element
+ *                  has desc->index_base plus the n of the parts before it.
  *   carry          as for clscan_scan_carry, for the whole range: out_buffer (of the
  *                  cl_context) receives the total of all parts. NULL: none.
  *   num_events_in_wait_list, event_wait_list
@@ -737,9 +745,10 @@ CLSCAN_API clscan_status clscan_scan_parts(const clscan_scan_desc *desc, int inc
  *                  to queues[0], odd ones to queues[1]; the call ends with a marker on
  *                  queues[0] after both, so later commands on an in-order queues[0] run
  *                  after the whole call.
- *   desc, inclusive  as for clscan_scan, without segments and without a transform that
- *                  reads the index i (each chunk's scan would count it from 0): both
- *                  CLSCAN_ERROR_UNSUPPORTED.
+ *   desc, inclusive  as for clscan_scan, without segments (CLSCAN_ERROR_UNSUPPORTED)
+ *                  and without an output stage. A transform's index i is the element's
+ *                  index in the whole range (plus desc->index_base): each chunk's scan
+ *                  starts from its first element's.
  *   src, dst       host memory: n elements of the input type and of the scan type. They
  *                  must stay valid, src unchanged and dst untouched, until *event
  *                  completes. dst == src (in place) is allowed when both types have the
@@ -763,7 +772,7 @@ CLSCAN_API clscan_status clscan_scan_parts(const clscan_scan_desc *desc, int inc
  * blocks. Returns what clscan_scan_carry returns, and CLSCAN_ERROR_INVALID_ARGUMENT for
  * a NULL queue array or host pointer (with n > 0), overlapping src and dst, or a chunk
  * whose buffers would exceed the device's largest allocation; or
- * CLSCAN_ERROR_UNSUPPORTED for segments or a transform that reads i. Arguments are
+ * CLSCAN_ERROR_UNSUPPORTED for segments. Arguments are
  * checked, the carry's too, before anything is enqueued; a failure after that (a build
  * failure at chunk 0's scan, an enqueue that fails) leaves the commands already enqueued
  * to run, without an event: they may still read src and write dst, so finish both queues

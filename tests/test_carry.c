@@ -231,9 +231,6 @@ static size_t first_difference(const void *got, const void *want, size_t n, size
 static void run_general(const clscan_verify_gen_case *c, int inclusive, size_t n,
                         uint64_t seed)
 {
-    /* A transform of the index sees each piece's indices from 0 (they count from
-     * src_offset), so only the whole range is scanned for it. */
-    const int chain = !(c->transform && strstr(c->name, "with the index"));
     const size_t is = c->in_size, os = c->out_size;
     const size_t ss = c->desc.segments == CLSCAN_SEGMENTS_FLAGS  ? 1
                       : c->desc.segments == CLSCAN_SEGMENTS_KEYS ? 4
@@ -254,8 +251,9 @@ static void run_general(const clscan_verify_gen_case *c, int inclusive, size_t n
     cl_mem dst = poisoned_dst(n, os, &poison);
     cl_mem totals = clscan_test_buffer(gd, (MAX_PIECES + 1) * os, NULL);
     size_t cuts[MAX_PIECES + 1];
-    const int pieces = chain ? make_cuts(n, &rng, cuts) : 1;
-    if (!chain) cuts[0] = 0, cuts[1] = n;
+    /* (A transform of the index sees a piece's indices from desc.index_base, set to the
+     * piece's start below, so it is cut into pieces as the others are.) */
+    const int pieces = make_cuts(n, &rng, cuts);
     if (c->desc.segments == CLSCAN_SEGMENTS_KEYS)
         for (int p = 1; p < pieces; ++p) {
             if (cuts[p] < cuts[p - 1]) cuts[p] = cuts[p - 1];
@@ -268,9 +266,11 @@ static void run_general(const clscan_verify_gen_case *c, int inclusive, size_t n
         const size_t at = cuts[p], len = cuts[p + 1] - cuts[p];
         const clscan_carry carry = piece_carry(p, totals, os, seed, value);
         cl_event ev = NULL;
-        const clscan_status s = clscan_scan_carry(gd->ctx, gd->queue, &c->desc, inclusive, src,
-                                                  at, segs, at, dst, DST_OFF + at, len, &carry,
-                                                  0, NULL, &ev);
+        clscan_scan_desc d = c->desc;
+        d.index_base = at;
+        const clscan_status s = clscan_scan_carry(gd->ctx, gd->queue, &d, inclusive, src, at,
+                                                  segs, at, dst, DST_OFF + at, len, &carry, 0,
+                                                  NULL, &ev);
         ck_assert_msg(s == CLSCAN_SUCCESS, "%s: %s piece %d: %s: %s", gd->name, what, p,
                       clscan_status_string(s), clscan_context_last_error(gd->ctx));
         clscan_test_wait_release(ev, what);

@@ -531,6 +531,7 @@ typedef struct general_call {
     cl_mem outs[4]; /* the output stage's buffers (src where none) */
     cl_ulong out_offs[4]; /* element offsets into them */
     const clscan__profile *profile; /* what the levels are planned with (plan_profile) */
+    cl_ulong index_base;            /* desc->index_base */
 } general_call;
 
 /* Sets the output stage's four buffers as a's next arguments. */
@@ -541,13 +542,14 @@ static void set_output_args(clscan__kernel_args *a, const general_call *c)
 }
 
 /* Sets the arguments every general kernel starts with, as a's next ones: src, src_off,
- * seg, seg_off. */
+ * seg, seg_off, index_base. */
 static void set_source_args(clscan__kernel_args *a, const general_call *c)
 {
     CLSCAN__ARG(*a, c->src);
     CLSCAN__ARG(*a, c->src_off);
     CLSCAN__ARG(*a, c->seg);
     CLSCAN__ARG(*a, c->seg_off);
+    CLSCAN__ARG(*a, c->index_base);
 }
 
 static clscan_status enqueue_single(clscan__launch *l, clscan__program *prog,
@@ -716,7 +718,7 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
         return s;
     general_call c = {src, segments ? segments : src, dst, src_offset, segments_offset,
                       dst_offset, n, inclusive != 0, ca, {src, src, src, src}, {0, 0, 0, 0},
-                      &planned};
+                      &planned, desc->index_base};
     for (int k = 0; k < 4; ++k)
         if (outs[k]) {
             c.outs[k] = outs[k];

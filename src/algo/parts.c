@@ -37,10 +37,16 @@ static clscan_status check_parts(const clscan_scan_desc *desc, const clscan_part
  * command waited for from another queue runs once its own queue is flushed (rusticl
  * waits forever otherwise). */
 static clscan_status scan_part(const clscan_scan_desc *desc, int inclusive,
-                               const clscan_part *part, int reduce, const clscan_carry *carry,
-                               cl_uint nwait, const cl_event *wait, cl_event *event)
+                               const clscan_part *parts, size_t p, int reduce,
+                               const clscan_carry *carry, cl_uint nwait, const cl_event *wait,
+                               cl_event *event)
 {
-    clscan_status s = clscan_scan_carry(part->ctx, part->queue, desc, inclusive, part->src,
+    /* The transform sees global indices: part p's first element follows the parts
+     * before it. */
+    clscan_scan_desc d = *desc;
+    for (size_t q = 0; q < p; ++q) d.index_base += parts[q].n;
+    const clscan_part *part = &parts[p];
+    clscan_status s = clscan_scan_carry(part->ctx, part->queue, &d, inclusive, part->src,
                                         part->src_offset, part->segments,
                                         part->segments_offset, reduce ? NULL : part->dst,
                                         reduce ? 0 : part->dst_offset, part->n, carry, nwait,
@@ -80,8 +86,8 @@ static clscan_status chain(const clscan_scan_desc *desc, int inclusive, const cl
             c.out_buffer = carry ? carry->out_buffer : NULL;
             c.out_offset = carry ? carry->out_offset : 0;
         }
-        s = p == 0 ? scan_part(desc, inclusive, &parts[p], 0, &c, nwait, wait, &done[p])
-                   : scan_part(desc, inclusive, &parts[p], 0, &c, 1, &done[p - 1], &done[p]);
+        s = p == 0 ? scan_part(desc, inclusive, parts, p, 0, &c, nwait, wait, &done[p])
+                   : scan_part(desc, inclusive, parts, p, 0, &c, 1, &done[p - 1], &done[p]);
     }
     return s;
 }
@@ -97,7 +103,7 @@ static clscan_status reduce_then_scan(const clscan_scan_desc *desc, int inclusiv
     clscan_status s = CLSCAN_SUCCESS;
     for (size_t p = 0; p + 1 < nparts && s == CLSCAN_SUCCESS; ++p) {
         const clscan_carry c = user_in(NULL, tot, p);
-        s = scan_part(desc, inclusive, &parts[p], 1, &c, nwait, wait, &reduced[p]);
+        s = scan_part(desc, inclusive, parts, p, 1, &c, nwait, wait, &reduced[p]);
     }
     if (s != CLSCAN_SUCCESS) return s;
     /* The totals are of the scan type: the same operator, without the transform. */
@@ -124,8 +130,8 @@ static clscan_status reduce_then_scan(const clscan_scan_desc *desc, int inclusiv
             in.out_buffer = carry->out_buffer;
             in.out_offset = carry->out_offset;
         }
-        s = p == 0 ? scan_part(desc, inclusive, &parts[p], 0, &in, nwait, wait, &done[p])
-                   : scan_part(desc, inclusive, &parts[p], 0, &in, 1, &scanned, &done[p]);
+        s = p == 0 ? scan_part(desc, inclusive, parts, p, 0, &in, nwait, wait, &done[p])
+                   : scan_part(desc, inclusive, parts, p, 0, &in, 1, &scanned, &done[p]);
     }
     clReleaseEvent(scanned);
     return s;
@@ -143,7 +149,7 @@ clscan_status clscan_scan_parts(const clscan_scan_desc *desc, int inclusive,
     if ((s = clscan__desc_sizes(ctx, desc, &in_size, &out_size)) != CLSCAN_SUCCESS) return s;
     (void)in_size;
     if (nparts == 1) /* (one part: the call itself) */
-        return scan_part(desc, inclusive, &parts[0], 0, carry, num_events_in_wait_list,
+        return scan_part(desc, inclusive, parts, 0, 0, carry, num_events_in_wait_list,
                          event_wait_list, events);
 
     const int segmented = desc->segments != CLSCAN_SEGMENTS_NONE;

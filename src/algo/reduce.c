@@ -14,6 +14,7 @@ typedef struct reduce_call {
     cl_mem result;
     cl_ulong result_off;
     int general; /* first level through clscan_gen_reduce_tiles */
+    cl_ulong index_base; /* the transform's index of element 0 (general) */
 } reduce_call;
 
 /* Scratch elements the partials of every level take: each level's work-groups leave one
@@ -30,8 +31,9 @@ static cl_ulong scratch_elements(const clscan__profile *p, const clscan__scan_co
 
 /* Enqueues one level: groups of lp fold src[src_off, +n) into out[out_off, +groups). */
 static clscan_status enqueue_level(clscan__launch *l, clscan__program *prog, int general,
-                                   cl_mem src, cl_ulong src_off, cl_ulong n,
-                                   clscan__level_plan lp, cl_mem out, cl_ulong out_off)
+                                   cl_mem src, cl_ulong src_off, cl_ulong index_base,
+                                   cl_ulong n, clscan__level_plan lp, cl_mem out,
+                                   cl_ulong out_off)
 {
     const clscan__scan_config *cfg = &prog->config;
     cl_kernel k = prog->kernels[general ? CLSCAN__K_GEN_REDUCE : CLSCAN__K_REDUCE];
@@ -43,6 +45,7 @@ static clscan_status enqueue_level(clscan__launch *l, clscan__program *prog, int
         const cl_int inclusive = 1;
         CLSCAN__ARG(a, src);
         CLSCAN__ARG(a, seg_off);
+        CLSCAN__ARG(a, index_base);
         CLSCAN__ARG(a, n);
         CLSCAN__ARG(a, inclusive);
     } else {
@@ -74,7 +77,8 @@ static clscan_status enqueue_reduce(clscan__launch *l, clscan__program *prog,
         if (!last) l->scratch->lb_clean = 0; /* partials overwrite status words */
         cl_mem out = last ? c->result : l->scratch->buffer;
         const cl_ulong out_off = last ? c->result_off : part_off;
-        clscan_status s = enqueue_level(l, prog, general, src, src_off, n, lp, out, out_off);
+        clscan_status s =
+            enqueue_level(l, prog, general, src, src_off, c->index_base, n, lp, out, out_off);
         if (s != CLSCAN_SUCCESS || last) return s;
         src = out;
         src_off = out_off;
@@ -127,7 +131,7 @@ clscan_status clscan_reduce(clscan_context *ctx, cl_command_queue queue, cl_mem 
                                          event_wait_list, &in_order);
     if (s != CLSCAN_SUCCESS) return s;
     const size_t elem = clscan_type_size(type);
-    const reduce_call c = {src, src_offset, n, result, result_offset, 0};
+    const reduce_call c = {src, src_offset, n, result, result_offset, 0, 0};
     /* (The ranges are checked first, so that a bad call builds no program.) */
     if ((s = check_ranges(ctx, &c, elem, elem)) != CLSCAN_SUCCESS) return s;
     clscan__scan_config cfg;
@@ -162,7 +166,7 @@ clscan_status clscan_reduce_desc(clscan_context *ctx, cl_command_queue queue,
     if (clscan__desc_is_plain(desc))
         return clscan_reduce(ctx, queue, src, src_offset, n, desc->type, desc->op, result,
                              result_offset, num_events_in_wait_list, event_wait_list, event);
-    const reduce_call c = {src, src_offset, n, result, result_offset, 1};
+    const reduce_call c = {src, src_offset, n, result, result_offset, 1, desc->index_base};
     if ((s = check_ranges(ctx, &c, in_size, out_size)) != CLSCAN_SUCCESS) return s;
     clscan__program *prog;
     if ((s = clscan__desc_program(ctx, desc, ctx->target.profile.scan_algo, &prog, &in_size,

@@ -5,7 +5,6 @@
  * the other queue's work. */
 #include "algo/algo.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,43 +43,6 @@ size_t clscan__host_chunk(const clscan_context *ctx, size_t n, size_t chunk, siz
         if (chunk == 0) chunk = 1;
     }
     return chunk < n ? chunk : n;
-}
-
-/* Whether an OpenCL C expression reads the identifier `i` (a transform's index): as a
- * token of its own, outside comments and string or character literals, and not as a
- * member after `.` or `->`. */
-static int reads_index(const char *text)
-{
-    char last = 0, before = 0; /* the last two characters of punctuation seen */
-    for (const char *p = text; *p;) {
-        if (p[0] == '/' && p[1] == '/') {
-            p += strcspn(p, "\n");
-        } else if (p[0] == '/' && p[1] == '*') {
-            const char *end = strstr(p + 2, "*/");
-            p = end ? end + 2 : p + strlen(p);
-        } else if (*p == '"' || *p == '\'') {
-            const char quote = *p++;
-            while (*p && *p != quote) p += p[0] == '\\' && p[1] ? 2 : 1;
-            if (*p) p++;
-            last = quote;
-        } else if (isalpha((unsigned char)*p) || *p == '_' || isdigit((unsigned char)*p)) {
-            const char *start = p;
-            while (isalnum((unsigned char)*p) || *p == '_' ||
-                   (*p == '.' && isdigit((unsigned char)*start)))
-                p++;
-            const int member = last == '.' || (last == '>' && before == '-');
-            if (p - start == 1 && *start == 'i' && !member) return 1;
-            before = last;
-            last = 'a';
-        } else {
-            if (!isspace((unsigned char)*p)) {
-                before = last;
-                last = *p;
-            }
-            p++;
-        }
-    }
-    return 0;
 }
 
 /* Checks the host ranges: present when n > 0, byte counts that fit a size_t, and src and
@@ -201,7 +163,9 @@ static clscan_status enqueue_chunk(stream *st, cl_command_queue queue, size_t c,
     cl_uint nafter = 1;
     if (c >= 1) after[nafter++] = st->scanned[!k];
     if (c >= 2) after[nafter++] = st->read[k];
-    clscan_status s = clscan_scan_carry(ctx, queue, desc, inclusive, st->in[k], 0, NULL, 0,
+    clscan_scan_desc d = *desc; /* (the transform sees the range's indices) */
+    d.index_base += first;
+    clscan_status s = clscan_scan_carry(ctx, queue, &d, inclusive, st->in[k], 0, NULL, 0,
                                         st->out[k], 0, count, &cc, nafter, after,
                                         &st->scanned[k]);
     clReleaseEvent(st->wrote);
@@ -251,10 +215,6 @@ clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queue
                      "clscan_scan_host takes no segments (desc->segments is %s)",
                      desc->segments == CLSCAN_SEGMENTS_FLAGS ? "CLSCAN_SEGMENTS_FLAGS"
                                                              : "CLSCAN_SEGMENTS_KEYS");
-    CLSCAN__RETURN_IF(ctx, desc->transform && reads_index(desc->transform),
-                     CLSCAN_ERROR_UNSUPPORTED,
-                     "desc->transform reads the index i, which clscan_scan_host cannot give: "
-                     "each chunk is a scan of its own, whose i counts from 0");
     /* The carry as every chunk's clscan_scan_carry checks it, before anything is enqueued
      * (its device ranges cannot overlap the host ones). */
     clscan__carry_args carry_args;
