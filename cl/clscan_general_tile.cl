@@ -18,6 +18,12 @@
 #ifndef CLSCAN_GEN_SEGMENTS
 #define CLSCAN_GEN_SEGMENTS CLSCAN_GEN_SEG_NONE
 #endif
+/* CLSCAN_GEN_WRAP: the scan's elements wrap the output type (a compensated sum's (s, c)
+ * pair): the prelude's clscan_gen_wrap makes one of a value, clscan_gen_unwrap the
+ * output of one. */
+#ifndef CLSCAN_GEN_WRAP
+#define CLSCAN_GEN_WRAP 0
+#endif
 
 /* CLSCAN_GEN_IN: the type of src's elements; CLSCAN_GEN_OUT: the type of dst's (the scan
  * type, or a pair's value type); CLSCAN_GEN_SEG: of the segment buffer (cl_uchar flags, or
@@ -154,7 +160,11 @@ CLSCAN_T clscan_gen_load(clscan_gen_source s, ulong i)
 {
 #if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
     const CLSCAN_GEN_IN x = s.src[i];
+#if CLSCAN_GEN_WRAP
+    return clscan_gen_wrap(CLSCAN_GEN_TRANSFORM(s, x, i));
+#else
     return CLSCAN_GEN_TRANSFORM(s, x, i);
+#endif
 #else
     const ulong prev = i - (i > 0);
     const uint head = clscan_gen_head(s, i, prev);
@@ -192,7 +202,9 @@ int clscan_gen_tile_inclusive(int inclusive)
 /* The output element for a scanned value. */
 CLSCAN_GEN_OUT clscan_gen_output(CLSCAN_T v)
 {
-#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
+#if CLSCAN_GEN_WRAP
+    return clscan_gen_unwrap(v);
+#elif CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
     return v;
 #else
     return v.v;
@@ -216,7 +228,9 @@ uint clscan_gen_heads(CLSCAN_T v)
  * element is combined in here. */
 CLSCAN_T clscan_gen_carry(const CLSCAN_GEN_OUT v)
 {
-#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
+#if CLSCAN_GEN_WRAP
+    return clscan_gen_wrap(v);
+#elif CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
     return v;
 #else
     return clscan_seg_make(v, 0u);

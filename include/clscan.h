@@ -424,6 +424,18 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
  * always starts a segment; its flag is not read. With CLSCAN_SEGMENTS_NONE (0),
  * `segments` must be NULL.
  *
+ * Compensated sums: with `compensated` set, a FLOAT or DOUBLE add scan (built-in
+ * operator, no segments) carries each partial sum as an unevaluated pair (s, c) of the
+ * type: combining two pairs adds the sums and keeps the addition's rounding error exactly
+ * (TwoSum) in c, and the output is s + c rounded once. The rounding errors of the
+ * additions then no longer accumulate: each result y_i of the exact prefix sum S_i of
+ * x_0..x_i satisfies about |y_i - S_i| <= u |S_i| + n u^2 sum |x_j| (u: half an ulp of 1
+ * in the type; the bound of Ogita, Rump and Oishi's cascaded sum, whose tree form this
+ * is), against about (log2 n + carries) u sum |x_j| for the plain scan. The pair doubles
+ * the bytes each element takes in local memory and status words; a transform is
+ * applied first (its result is the element); carries into and out of a call are rounded
+ * values of the type. Reductions (clscan_reduce_desc) refuse it.
+ *
  * Costs. Where the device runs the single-pass scan (docs/DEVICES.md) a call is one
  * kernel, whatever the operator, type, transform or segments: the look-back publishes a
  * struct (or a segmented scan's (value, flag) pair) split over as many status words as it
@@ -481,6 +493,9 @@ typedef struct clscan_scan_desc {
     /* The index the transform and the output stage see for the range's first element:
      * i = index_base + the element's position in the range (0: positions alone). */
     size_t index_base;
+    /* Nonzero: a compensated sum (FLOAT or DOUBLE with CLSCAN_OP_ADD only; see
+     * "Compensated sums" above). */
+    int compensated;
 } clscan_scan_desc;
 
 /* Scans src[src_offset, +n) as *desc says into dst[dst_offset, +n), exclusive or (with

@@ -9,6 +9,7 @@
 #include "verify_general.h"
 
 #include <check.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -238,6 +239,99 @@ static void invalid(void)
     clReleaseMemObject(f);
 }
 
+/* Compensated sums: 2^24 floats of magnitudes 1e-3 to 1e3 (log-uniform), 35% of them
+ * negative, whose exact prefix sums a plain float scan drifts from by many ulps while the
+ * compensated scan stays within 4 ulps of each; then the same values as doubles,
+ * compensated. (Under $CLSCAN_TEST_MAX_SIZE the drift is not asserted.) */
+static double ulps(long double got, long double exact, int is_float)
+{
+    const long double u = is_float ? (long double)FLT_EPSILON : (long double)DBL_EPSILON;
+    long double scale = fabsl(exact);
+    return (double)(fabsl(got - exact) / (scale * u > 0 ? scale * u : u));
+}
+
+static double max_ulps(const clscan_scan_desc *d, const void *in, size_t n, const long double *exact)
+{
+    const int is_float = d->type == CLSCAN_FLOAT;
+    const size_t es = is_float ? 4 : 8;
+    cl_mem src = clscan_test_buffer(gd, n * es, in), dst = clscan_test_buffer(gd, n * es, NULL);
+    cl_event ev = NULL;
+    const clscan_status st =
+        clscan_scan(gd->ctx, gd->queue, d, 1, src, 0, NULL, 0, dst, 0, n, 0, NULL, &ev);
+    ck_assert_msg(st == CLSCAN_SUCCESS, "%s: compensated: %s: %s", gd->name,
+                  clscan_status_string(st), clscan_context_last_error(gd->ctx));
+    clscan_test_wait_release(ev, "compensated scan");
+    void *out = malloc(n * es);
+    ck_assert_ptr_nonnull(out);
+    clscan_test_read(gd, dst, n * es, out);
+    double worst = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const long double y = is_float ? ((float *)out)[i] : ((double *)out)[i];
+        const double e = ulps(y, exact[i], is_float);
+        if (e > worst) worst = e;
+    }
+    free(out);
+    clReleaseMemObject(src);
+    clReleaseMemObject(dst);
+    return worst;
+}
+
+START_TEST(test_compensated)
+{
+    const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE");
+    const size_t cap = cap_text && *cap_text ? (size_t)strtoull(cap_text, NULL, 0) : SIZE_MAX;
+    const size_t n = cap < ((size_t)1 << 24) ? cap : (size_t)1 << 24;
+    clscan_verify_rng rng = {clscan_test_seed(20261126u)};
+    float *xf = malloc(n * sizeof *xf);
+    double *xd = malloc(n * sizeof *xd);
+    long double *ef = malloc(n * sizeof *ef), *ed = malloc(n * sizeof *ed);
+    ck_assert(xf && xd && ef && ed);
+    /* The exact sums: every float here is a multiple of 2^-33 below 2^10 in magnitude, so
+     * the prefix sums are integers (times 2^-33) that a 128-bit integer holds exactly; their long
+     * double values are within 2^-64 relative, far below a double's ulp. The doubles are
+     * the same values. */
+    __int128 k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double mag = pow(10.0, -3.0 + 6.0 * (double)(clscan_verify_rng_next(&rng) >> 11) *
+                                                0x1p-53);
+        const int negative = clscan_verify_rng_next(&rng) % 20 < 7; /* 35%: sum |x| ~ 3.3 |sum x| */
+        xf[i] = negative ? -(float)mag : (float)mag;
+        xd[i] = xf[i];
+        k += (__int128)ldexpl((long double)xf[i], 33);
+        ef[i] = ed[i] = ldexpl((long double)k, -33);
+    }
+    for (int di = 0; di < clscan_test_ndevs; ++di) {
+        gd = &clscan_test_devs[di];
+        clscan_scan_desc d = {0};
+        d.type = CLSCAN_FLOAT;
+        d.op = CLSCAN_OP_ADD;
+        d.combine = "a + b"; /* (the plain sum as a general scan, as the compensated one is) */
+        d.identity = "0.0f";
+        const double plain = max_ulps(&d, xf, n, ef);
+        memset(&d, 0, sizeof d);
+        d.type = CLSCAN_FLOAT;
+        d.op = CLSCAN_OP_ADD;
+        d.compensated = 1;
+        const double comp = max_ulps(&d, xf, n, ef);
+        fprintf(stderr, "%s: %zu floats: plain sum off by up to %.1f ulps, compensated %.2f\n",
+                gd->name, n, plain, comp);
+        ck_assert_msg(comp <= 4, "%s: compensated float sum off by %.2f ulps", gd->name, comp);
+        if (n == (size_t)1 << 24)
+            ck_assert_msg(plain > 16, "%s: the plain float sum was off by only %.1f ulps: the "
+                          "data no longer shows the drift", gd->name, plain);
+        if (!gd->fp64) continue;
+        d.type = CLSCAN_DOUBLE;
+        const double compd = max_ulps(&d, xd, n, ed);
+        fprintf(stderr, "%s: %zu doubles: compensated %.2f ulps\n", gd->name, n, compd);
+        ck_assert_msg(compd <= 4, "%s: compensated double sum off by %.2f ulps", gd->name, compd);
+    }
+    free(xf);
+    free(xd);
+    free(ef);
+    free(ed);
+}
+END_TEST
+
 START_TEST(test_invalid)
 {
     for (int d = 0; d < clscan_test_ndevs; ++d) {
@@ -255,6 +349,7 @@ static Suite *gen_suite(void)
     tcase_set_timeout(dev, 850);
     tcase_add_loop_test(dev, test_cases, 0, CLSCAN_VERIFY_GEN_CASES);
     tcase_add_test(dev, test_reproducible);
+    tcase_add_test(dev, test_compensated);
     tcase_add_test(dev, test_invalid);
     suite_add_tcase(s, dev);
     return s;

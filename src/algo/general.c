@@ -162,6 +162,16 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
                             "desc->segments %d is not a clscan_segments value",
                             (int)d->segments);
     }
+    CLSCAN__RETURN_IF(ctx, d->compensated && (d->type_name || d->combine ||
+                                              (d->type != CLSCAN_FLOAT &&
+                                               d->type != CLSCAN_DOUBLE) ||
+                                              d->op != CLSCAN_OP_ADD),
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->compensated is set: a compensated sum is CLSCAN_FLOAT or "
+                     "CLSCAN_DOUBLE with the built-in CLSCAN_OP_ADD");
+    CLSCAN__RETURN_IF(ctx, d->compensated && d->segments != CLSCAN_SEGMENTS_NONE,
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->compensated is set: compensated sums take no segments");
     CLSCAN__RETURN_IF(ctx, g->uses_double && !ctx->target.profile.fp64, CLSCAN_ERROR_UNSUPPORTED,
                      "device %s has no double precision (fp64)", ctx->target.profile.device_name);
     return CLSCAN_SUCCESS;
@@ -193,7 +203,7 @@ clscan_status clscan__check_desc_call(const clscan_context *ctx, cl_command_queu
 
 int clscan__desc_is_plain(const clscan_scan_desc *desc)
 {
-    return !desc->combine && !desc->transform && !desc->output &&
+    return !desc->combine && !desc->transform && !desc->output && !desc->compensated &&
            desc->segments == CLSCAN_SEGMENTS_NONE &&
            !desc->type_name &&
            (!desc->input_type_name || cl_type_index(desc->input_type_name) == (int)desc->type);
@@ -354,7 +364,7 @@ static void builtin_op_text(clscan_type t, clscan_op op, char *combine, size_t c
  * segmented pair) rather than a library type cl/clscan_common.cl defines. */
 static int custom_scan_type(const clscan_scan_desc *d)
 {
-    return d->type_name != NULL || d->segments != CLSCAN_SEGMENTS_NONE;
+    return d->type_name != NULL || d->segments != CLSCAN_SEGMENTS_NONE || d->compensated;
 }
 
 /* 32-bit words of explicit padding in a segmented scan's pair { value; uint f; pad },
@@ -371,6 +381,7 @@ static size_t pair_pad_words(size_t value_size)
 /* Bytes of the scan's element on the device (a user's type or a pair: checked there). */
 static size_t scan_elem_bytes(const general_plan *g)
 {
+    if (g->d->compensated) return 2 * g->out_size; /* (s, c) */
     if (g->d->segments == CLSCAN_SEGMENTS_NONE) return g->out_size;
     return g->out_size + 4 + 4 * pair_pad_words(g->out_size);
 }
@@ -432,7 +443,25 @@ static char *make_prelude(const general_plan *g)
     if (d->transform && d->input_type_name && cl_type_index(d->input_type_name) < 0)
         put(&t, "typedef char clscan_input_type_size_differs_from_device_sizeof[sizeof(%s) == "
                 "%zu ? 1 : -1];\n", g->in_name, g->in_size);
-    if (d->segments == CLSCAN_SEGMENTS_NONE) {
+    if (d->compensated) {
+        /* (s, c): c holds what the additions of s rounded away, exactly (TwoSum). */
+        put(&t,
+            "typedef struct clscan_comp { %s s; %s c; } clscan_comp;\n"
+            "clscan_comp clscan_gen_wrap(const %s v)\n"
+            "{\n    clscan_comp r;\n    r.s = v;\n    r.c = (%s)0;\n    return r;\n}\n"
+            "%s clscan_gen_unwrap(const clscan_comp v) { return v.s + v.c; }\n"
+            "clscan_comp clscan_user_op(const clscan_comp a, const clscan_comp b)\n"
+            "{\n"
+            "    const %s s = a.s + b.s, bv = s - a.s, av = s - bv;\n"
+            "    const %s e = (a.s - av) + (b.s - bv);\n"
+            "    clscan_comp r;\n    r.s = s;\n    r.c = (a.c + b.c) + e;\n    return r;\n"
+            "}\n"
+            "clscan_comp clscan_user_identity(void) { return clscan_gen_wrap((%s)0); }\n"
+            "typedef char clscan_comp_size_differs_from_host[sizeof(clscan_comp) == "
+            "CLSCAN_T_BYTES ? 1 : -1];\n"
+            "#define CLSCAN_T clscan_comp\n#define CLSCAN_GEN_WRAP 1\n",
+            V, V, V, V, V, V, V, V);
+    } else if (d->segments == CLSCAN_SEGMENTS_NONE) {
         put(&t, "#define clscan_user_op clscan_user_value_op\n"
                 "#define clscan_user_identity clscan_user_value_identity\n");
         if (d->type_name) put(&t, "#define CLSCAN_T %s\n", V);

@@ -158,6 +158,9 @@ clscan_status clscan_reduce_desc(clscan_context *ctx, cl_command_queue queue,
     if (s != CLSCAN_SUCCESS) return s;
     CLSCAN__RETURN_IF(ctx, desc->output != NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->output is given: a reduction has no per-element outputs");
+    CLSCAN__RETURN_IF(ctx, desc->compensated, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->compensated is set: compensated reductions are not supported "
+                     "(a compensated scan's carry out gives the total)");
     CLSCAN__RETURN_IF(ctx, desc->segments != CLSCAN_SEGMENTS_NONE, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->segments is %d: clscan_reduce_desc reduces a whole range "
                      "(segments must be CLSCAN_SEGMENTS_NONE)",
