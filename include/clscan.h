@@ -1072,6 +1072,55 @@ CLSCAN_API clscan_status clscan_unique(clscan_context *ctx, cl_command_queue que
                                        const cl_event *event_wait_list, cl_event *event);
 
 /* ------------------------------------------------------------------------------
+ * Compaction of any element type, and stable partition: clscan_compact.
+ *
+ * The calls above move elements of the library's types. clscan_compact moves elements of
+ * any OpenCL C type (float4, a struct of yours) that `predicate` keeps, and can partition
+ * stably: the rejected elements follow the kept ones in their input order.
+ *
+ *   type_name, type_size, source  the elements' OpenCL C type, its size on the host
+ *                  (sizeof of the same layout; checked against the device's when the
+ *                  program is built), and OpenCL C defining it (NULL for a built-in type
+ *                  such as "float4" or "int2").
+ *   predicate      an expression over x (const, of the type) and i (its index, const
+ *                  ulong), as for clscan_select_if; compiler messages call it
+ *                  "transform" (it is compiled inside one).
+ *   partition      0: keep the selected elements at dst[0, kept) (the rest of dst is left
+ *                  as it was); nonzero: write all n elements, the rejected ones at
+ *                  dst[kept, n).
+ *   stable         with partition: the rejected elements in input order (one more read
+ *                  of the input: the count is reduced first); 0: in reverse order, as
+ *                  clscan_partition_if writes them, in one pass.
+ *
+ * The number kept goes to count (one cl_ulong) as for the other compactions. src and dst
+ * must not overlap. Costs: one general scan with an output stage (clscan_scan_output:
+ * positions are scanned in 64 bits), plus a reduction for a stable partition; one
+ * program per description, built on first use.
+ * ------------------------------------------------------------------------------ */
+typedef struct clscan_compact_desc {
+    const char *type_name;
+    size_t type_size;
+    const char *source;
+    const char *predicate;
+    int partition;
+    int stable;
+} clscan_compact_desc;
+
+/* Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for a NULL desc, type_name or
+ * predicate, a type_size of 0, a type_name longer than 64 characters, stable without
+ * partition, src, dst or count ranges past their buffers (count: 8 bytes), src and dst
+ * overlapping, and what the scans refuse of the queue and events;
+ * CLSCAN_ERROR_BUILD_FAILED where the texts do not compile or type_size differs from the
+ * device's sizeof; or the OpenCL error of the enqueue that failed. On failure *event is
+ * left untouched and, unless an enqueue itself failed part way, nothing is enqueued. */
+CLSCAN_API clscan_status clscan_compact(clscan_context *ctx, cl_command_queue queue,
+                                        const clscan_compact_desc *desc, cl_mem src,
+                                        size_t src_offset, cl_mem dst, size_t dst_offset,
+                                        cl_mem count, size_t n,
+                                        cl_uint num_events_in_wait_list,
+                                        const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------------------------------
  * Radix sort.
  *
  * clscan_sort_keys sorts the n keys of src[src_offset, +n) into dst[dst_offset, +n),

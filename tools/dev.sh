@@ -171,10 +171,11 @@ general_runs() {
     # then, in a process of its own, the global-atomics path (40000 bins), whose scratch
     # row would otherwise grow past earlier calls' and trip Oclgrind's reused-range fault
     # (docs/IMPLEMENTATION-ISSUES.md).
-    # The output stage, reduce by key and run-length encoding (tests/test_output,
-    # tests/test_bykey, up to 700 elements).
+    # The output stage, reduce by key and run-length encoding, compaction of any type
+    # (tests/test_output, test_bykey, test_compact; up to 700 elements).
     echo "output CK_FORK=no"
     echo "bykey CK_FORK=no"
+    echo "compact CK_FORK=no"
     echo "histogram CK_FORK=no CLSCAN_TEST_MAX_BINS=1000"
     echo "histogram-global CK_FORK=no CLSCAN_TEST_MIN_BINS=40000"
 }
@@ -187,6 +188,7 @@ run_oclgrind_general() {
         [[ $name == histogram* ]] && prog=$build/tests/test_histogram
         [[ $name == output ]] && prog=$build/tests/test_output
         [[ $name == bykey ]] && prog=$build/tests/test_bykey
+        [[ $name == compact ]] && prog=$build/tests/test_compact
         run_oclgrind "$name" "CLSCAN_TEST_MAX_SIZE=700 $settings" "$prog" \
             >"$build/oclgrind-$name.summary" &
         pids+=($!)

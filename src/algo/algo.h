@@ -1,9 +1,10 @@
 /* algo.h - the algorithm layer: the device-wide scans (algo/scan.c, the multi-level
  * scan of algo/multilevel.c, the single-pass look-back's host side in algo/lookback.c),
  * reductions (algo/reduce.c), reduce by key and run-length encoding (algo/bykey.c),
- * histograms (algo/histogram.c), compaction (algo/select.c), general scans
- * (algo/general.c), the radix sort (algo/sort.c), scans over several devices
- * (algo/parts.c) and host streams (algo/stream.c), with their public entry points.
+ * histograms (algo/histogram.c), compaction (algo/select.c; of any type, algo/compact.c),
+ * general scans (algo/general.c), the radix sort (algo/sort.c), scans over several
+ * devices (algo/parts.c) and host streams (algo/stream.c), with their public entry
+ * points.
  * Builds on runtime/ (docs/ARCHITECTURE.md). */
 #ifndef CLSCAN_ALGO_H
 #define CLSCAN_ALGO_H

@@ -90,14 +90,9 @@ static clscan_status by_key(clscan_context *ctx, cl_command_queue queue,
         {unique_keys, unique_name, unique_keys_offset * ks, n * ks},
         {count, "count", 0, 8}};
     if ((s = check_outputs(ctx, in, 2, out, 3)) != CLSCAN_SUCCESS) return s;
-    if (n == 0) { /* no segments: the count alone */
-        static const cl_ulong zero = 0;
-        CLSCAN__FORWARD_CL(ctx,
-                           clEnqueueFillBuffer(queue, count, &zero, sizeof zero, 0, sizeof zero,
-                                               num_events_in_wait_list, event_wait_list, event),
-                           "clEnqueueFillBuffer(count)");
-        return CLSCAN_SUCCESS;
-    }
+    if (n == 0) /* nothing to count: the count alone */
+        return clscan__enqueue_zero_count(ctx, queue, count, num_events_in_wait_list,
+                                          event_wait_list, event);
     clscan_scan_desc d = *desc;
     d.output = !by_keys ? flags_output : unique_keys ? keys_output : keys_output_no_keys;
     d.output_types[0] = by_keys && unique_keys ? cl_names[desc->key_type] : NULL;

@@ -131,6 +131,18 @@ clscan_status clscan__enqueue_clear(clscan__launch *l, clscan__program *prog, cl
     return clscan__enqueue(l, prog->kernels[CLSCAN__K_CLEAR], groups, wg, "enqueue clear_words");
 }
 
+clscan_status clscan__enqueue_zero_count(clscan_context *ctx, cl_command_queue queue,
+                                         cl_mem count, cl_uint nwait, const cl_event *wait,
+                                         cl_event *event)
+{
+    static const cl_ulong zero = 0;
+    CLSCAN__FORWARD_CL(ctx,
+                       clEnqueueFillBuffer(queue, count, &zero, sizeof zero, 0, sizeof zero,
+                                           nwait, wait, event),
+                       "clEnqueueFillBuffer(count)");
+    return CLSCAN_SUCCESS;
+}
+
 clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
                                      cl_uint nwait, const cl_event *wait, cl_event *event)
 {

@@ -160,6 +160,11 @@ clscan_status clscan__enqueue_copy_input(clscan__launch *l, cl_mem src, size_t o
  * caller holds prog's lock), as the launch's next command. */
 clscan_status clscan__enqueue_clear(clscan__launch *l, clscan__program *prog, cl_mem buf,
                                     cl_ulong n);
+/* A call with nothing to count: the cl_ulong at byte 0 of count set to 0 after the wait
+ * list (a fill; *event, when asked for, completes with it). */
+clscan_status clscan__enqueue_zero_count(clscan_context *ctx, cl_command_queue queue,
+                                         cl_mem count, cl_uint nwait, const cl_event *wait,
+                                         cl_event *event);
 /* An empty call: a marker after the wait list, if an event or a wait list asks for it. */
 clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue,
                                      cl_uint nwait, const cl_event *wait, cl_event *event);
