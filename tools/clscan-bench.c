@@ -103,7 +103,7 @@ enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQ
        CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_SEG_KEYS_ADD, CALL_CUSTOM_MAX,
        CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HISTOGRAM, CALL_REDUCE_BY_KEY,
        CALL_HOST_STREAM, CALL_COUNT };
-#define HIST_BINS 256 /* histogram: even bins (tools/verify_histogram.c picks the range) */
+#define HIST_BINS 256 /* histogram: even bins (row_fill picks the samples and range) */
 /* The general scans (clscan_scan) a call times: cases of tools/verify_general.c whose input
  * and output elements have one size. */
 static int general_case(int call)
@@ -1068,9 +1068,24 @@ static void row_fill(row *r, row_run *d)
 {
     uint64_t seed = 0x5eed0000ull + r->n * 64 + (uint64_t)r->type * 8 + r->op;
     if (r->call == CALL_HISTOGRAM) {
-        const clscan_verify_hist_case c = {r->type, CLSCAN_UINT32, 0, 0, HIST_BINS, r->n, 0, 0,
-                                           seed};
-        clscan_verify_hist_fill(&c, d->host, r->bounds, r->bounds + 8, NULL);
+        /* As tools/cub_more.cu's: integers in [-128, 384) (unsigned: [0, 512)) into bins
+         * over [0, 256); floats in [-0.5, 1.5) over [0, 1): half the samples counted. */
+        clscan_verify_rng rng = {seed};
+        const int fl = is_float(r->type), sg = r->type == CLSCAN_INT32 || r->type == CLSCAN_INT64;
+        for (size_t i = 0; i < r->n; i++) {
+            const uint64_t x = clscan_verify_rng_next(&rng) % 512;
+            if (fl)
+                clscan_verify_store_float(d->host, i, r->type, ((long double)x - 128) / 256);
+            else
+                clscan_verify_store_bits(d->host, i, r->type, sg ? (uint64_t)((int64_t)x - 128) : x);
+        }
+        memset(r->bounds, 0, sizeof r->bounds);
+        if (fl) {
+            clscan_verify_store_float(r->bounds, 0, r->type, 0);
+            clscan_verify_store_float(r->bounds + 8, 0, r->type, 1);
+        } else {
+            clscan_verify_store_bits(r->bounds + 8, 0, r->type, 256);
+        }
     } else if (is_compaction(r->call)) {
         fill_compaction(r, d->host, d->hflags, seed + (uint64_t)r->call * 0x100000);
     } else if (is_sort(r->call)) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu-all.sh - every primitive against CUB on the lent GPU machine, in one call: build
-# (release), then for each primitive CUB's call (.gpu-kit/anchors/cub_anchor.cu) and
+# (release), then for each primitive CUB's call (.gpu-kit/anchors/cub_anchor.cu, and
+# tools/cub_more.cu for reduce, reduce by key, run-length encode, histogram) and
 # clscan-bench's, both timed as batched wall (K calls back to back, one finish, median of
 # 5 batches) next to their own buffer copy of the same bytes, and one table last.
 #   source .gpu-kit/env.sh && bash tools/gpu-all.sh [scan sizes] [sort sizes]
@@ -9,6 +10,8 @@ set -uo pipefail
 scan_sizes=${1:-16,20,24,28}
 sort_sizes=${2:-20,24,27}
 source "$(dirname "$0")/gpu-build.sh"
+nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/cub_more tools/cub_more.cu >"$OUT/nvcc-more.log" 2>&1 ||
+    tail -20 "$OUT/nvcc-more.log"
 log=$OUT/all.log
 : >"$log"
 pow() { echo "$1" | tr ',' '\n' | sed 's/^/2^/' | paste -sd,; }
@@ -22,9 +25,9 @@ ours() { # name type call mode sizes [env...]
                                if (i > NF || index($0, " PASS") == 0) next;
                                print name, $i, $(i+9), $(i+10), $(i+2) }'
 }
-# rows: "name n cub cub_copy" from cub_anchor.
+# rows: "name n cub cub_copy" from cub_anchor (or tools/cub_more.cu's, with CUB_EXE).
 cub() { # name op sizes
-    /tmp/cub_anchor "$2" $(echo "$3" | tr ',' ' ') 2>&1 | tee -a "$log" |
+    ${CUB_EXE:-/tmp/cub_anchor} "$2" $(echo "$3" | tr ',' ' ') 2>&1 | tee -a "$log" |
         sed -nE "s/^cub_[a-z0-9]+ n=(2\^[0-9]+) us=([0-9.]+) copy_us=([0-9.]+).*/$1 \1 \2 \3/p"
 }
 S=$(pow "$scan_sizes")
@@ -40,6 +43,13 @@ T=$(pow "$sort_sizes")
     ours scan-by-flags int32 seg-add inclusive "$S"
     cub sort-keys sortk "$sort_sizes";      ours sort-keys uint32 sort-keys exclusive "$T"
     cub sort-pairs sortp "$sort_sizes";     ours sort-pairs uint32 sort-pairs exclusive "$T"
+    CUB_EXE=/tmp/cub_more cub reduce reduce "$scan_sizes"
+    ours reduce int32 reduce exclusive "$S"
+    CUB_EXE=/tmp/cub_more cub reduce-by-key bykey "$scan_sizes"
+    ours reduce-by-key int32 reduce-by-key inclusive "$S"
+    CUB_EXE=/tmp/cub_more cub histogram histogram "$scan_sizes"
+    ours histogram int32 histogram exclusive "$S"
+    CUB_EXE=/tmp/cub_more cub rle rle "$scan_sizes"
 } >"$OUT/rows.txt"
 # The table: per primitive and size, ours (batched wall, its copy, dev time) and CUB's.
 echo "primitive       n      ours_us  ours_copy  x_copy  dev_us   cub_us  cub_copy  ours/cub"

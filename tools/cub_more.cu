@@ -1,0 +1,130 @@
+// cub_more.cu - CUB's calls for the primitives .gpu-kit/anchors/cub_anchor.cu does not
+// time, timed the same way (as a user calls them): K calls back to back on one stream,
+// then one synchronize; wall time / K, median of 5 batches, K = 2 GiB / (2 * n * 4) in
+// [3, 2000]; the device-to-device copy of the same bytes timed alike. Results are not
+// checked here (clscan-bench checks ours).
+// Build (GPU machine): nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/cub_more tools/cub_more.cu
+// Usage: cub_more OP log2n...   OP: reduce (DeviceReduce::Sum of int32), bykey
+// (DeviceReduce::ReduceByKey, int32 add by int32 keys in runs of 1 to 24), rle
+// (DeviceRunLengthEncode::Encode of int32 in runs of 1 to 24, uint32 lengths), histogram
+// (DeviceHistogram::HistogramEven, int32 samples in [-128, 384), 256 bins over [0, 256)).
+// Prints "cub_OP n=2^K us=... copy_us=... K=...".
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CK(x)                                                                            \
+    do {                                                                                 \
+        cudaError_t e_ = (x);                                                            \
+        if (e_ != cudaSuccess) {                                                         \
+            std::printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__);  \
+            std::exit(2);                                                                \
+        }                                                                                \
+    } while (0)
+
+static uint32_t mix(uint64_t i)
+{
+    uint32_t h = (uint32_t)i * 2654435761u ^ (uint32_t)(i >> 32);
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    return h ^ (h >> 15);
+}
+static double now()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: cub_more reduce|bykey|rle|histogram log2n...\n");
+        return 2;
+    }
+    const char *op = argv[1];
+    for (int ai = 2; ai < argc; ai++) {
+        const int lg = std::atoi(argv[ai]);
+        const size_t n = (size_t)1 << lg, bytes = n * 4;
+        std::vector<int32_t> vals(n), keys(n);
+        int32_t key = 0;
+        for (size_t i = 0, left = 0; i < n; i++) {
+            if (!left) {
+                key++;
+                left = 1 + mix(i * 7 + 3) % 24;
+            }
+            keys[i] = key;
+            left--;
+            vals[i] = !std::strcmp(op, "histogram") ? (int32_t)(mix(i) % 512) - 128
+                                                    : (int32_t)(mix(i) & 0xff);
+        }
+        int32_t *a, *b, *k, *o, *o2;
+        uint64_t *cnt;
+        CK(cudaMalloc(&a, bytes));
+        CK(cudaMalloc(&b, bytes));
+        CK(cudaMalloc(&k, bytes));
+        CK(cudaMalloc(&o, bytes));
+        CK(cudaMalloc(&o2, bytes));
+        CK(cudaMalloc(&cnt, 8));
+        const int32_t *src = !std::strcmp(op, "rle") ? keys.data() : vals.data();
+        CK(cudaMemcpy(a, src, bytes, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(k, keys.data(), bytes, cudaMemcpyHostToDevice));
+        void *tmp = nullptr;
+        size_t tb = 0;
+        auto run = [&](bool size_only) {
+            size_t x = size_only ? 0 : tb;
+            void *t = size_only ? nullptr : tmp;
+            if (!std::strcmp(op, "reduce"))
+                cub::DeviceReduce::Sum(t, x, a, o, (int64_t)n);
+            else if (!std::strcmp(op, "bykey"))
+                cub::DeviceReduce::ReduceByKey(t, x, k, o2, a, o, cnt, cuda::std::plus<int32_t>(),
+                                               (int64_t)n);
+            else if (!std::strcmp(op, "rle"))
+                cub::DeviceRunLengthEncode::Encode(t, x, a, o, (uint32_t *)o2, cnt, (int64_t)n);
+            else if (!std::strcmp(op, "histogram"))
+                cub::DeviceHistogram::HistogramEven(t, x, a, o, 257, 0, 256, (int64_t)n);
+            else {
+                std::fprintf(stderr, "cub_more: unknown op %s\n", op);
+                std::exit(2);
+            }
+            if (size_only) tb = x;
+        };
+        run(true);
+        CK(cudaMalloc(&tmp, tb ? tb : 1));
+        size_t K = (2ull << 30) / (2 * bytes);
+        K = K < 3 ? 3 : K > 2000 ? 2000 : K;
+        run(false);
+        CK(cudaDeviceSynchronize());
+        std::vector<double> tl, tc;
+        for (int r = 0; r < 5; r++) {
+            const double t0 = now();
+            for (size_t j = 0; j < K; j++) run(false);
+            CK(cudaDeviceSynchronize());
+            const double t1 = now();
+            for (size_t j = 0; j < K; j++)
+                CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
+            CK(cudaDeviceSynchronize());
+            const double t2 = now();
+            tl.push_back((t1 - t0) / K);
+            tc.push_back((t2 - t1) / K);
+        }
+        std::sort(tl.begin(), tl.end());
+        std::sort(tc.begin(), tc.end());
+        std::printf("cub_%s n=2^%d us=%.1f copy_us=%.1f K=%zu\n", op, lg, tl[2] * 1e6,
+                    tc[2] * 1e6, K);
+        std::fflush(stdout);
+        cudaFree(a);
+        cudaFree(b);
+        cudaFree(k);
+        cudaFree(o);
+        cudaFree(o2);
+        cudaFree(cnt);
+        cudaFree(tmp);
+    }
+    return 0;
+}
