@@ -95,7 +95,7 @@ START_TEST(test_reproducible_and_chained)
 {
     const size_t n = max_size() < 300007 ? max_size() : 300007;
     clscan_verify_rng rng = {clscan_test_seed(20261126u)};
-    float *in = malloc(n * sizeof *in + 1);
+    float *in = calloc(n + 1, sizeof *in);
     ck_assert_ptr_nonnull(in);
     double exact = 0;
     for (size_t i = 0; i < n; i++) {

@@ -267,16 +267,16 @@ run_sanitizer_stage() {
 
 # AddressSanitizer + UndefinedBehaviorSanitizer (which stops at its first report, by
 # -fno-sanitize-recover=all and by UBSAN_OPTIONS): units, the default scan, select,
-# general-scan and sort suites, threads, and 100 cycles (too few for the resident-memory check, which ASan's
+# general-scan, sort, reduction, histogram and reduce-by-key suites, threads, and 100 cycles (too few for the resident-memory check, which ASan's
 # quarantine would upset anyway; objects and heap are still checked every cycle). Leaks
 # are checked as each forked test exits.
 stage_asan() {
     stage_start=$SECONDS
-    local dir=$build-asan tests=(units scan select general sort threads cycles)
+    local dir=$build-asan tests=(units scan select general sort reduce histogram bykey threads cycles)
     echo "== asan-ubsan: ${tests[*]} on PoCL"
     if ! sanitizer_build "$dir" -Db_sanitize=address,undefined -Db_lundef=false \
         -Dc_args=-fno-sanitize-recover=all -- test_units test_scan test_select test_general \
-        test_sort test_threads test_cycles; then
+        test_sort test_reduce test_histogram test_bykey test_threads test_cycles; then
         echo "asan-ubsan: the build in $dir failed"
         failed=$((failed + 1))
         return
