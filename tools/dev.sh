@@ -353,14 +353,15 @@ selftest)
 test | test-full)
     build
     found=0
-    # test: every suite but 'extended' and 'profiles-ci' on PoCL (the two CI profiles
-    # take 7 of its minutes there; they run on rusticl and under Oclgrind), and on
-    # rusticl not 'lookback-stress' (tests/meson.build); test-full: all of them on both.
+    # test: every suite but 'extended', 'profiles-ci' and 'rusticl-ci' on PoCL (the two
+    # CI profiles take 7 of its minutes there, and the recursive select and multi-level
+    # carries 3; they run on rusticl, and the profiles under Oclgrind), and on rusticl not
+    # 'lookback-stress' (tests/meson.build); test-full: all of them on both.
     # test also runs 1,000 context cycles on PoCL, where one takes about 60 ms (the
     # 10,000 of test_cycles run on rusticl, 7 ms each).
     skip_pocl=() skip_rusticl=() pocl_cycles=${CLSCAN_TEST_CYCLES:-}
     if [ "$cmd" = test ]; then
-        skip_pocl=(--no-suite extended --no-suite profiles-ci)
+        skip_pocl=(--no-suite extended --no-suite profiles-ci --no-suite rusticl-ci)
         skip_rusticl=(--no-suite extended --no-suite lookback-stress)
         pocl_cycles=${CLSCAN_TEST_CYCLES:-1000}
     fi
