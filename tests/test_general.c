@@ -278,6 +278,13 @@ static double max_ulps(const clscan_scan_desc *d, const void *in, size_t n, cons
 
 START_TEST(test_compensated)
 {
+    /* $CLSCAN_TEST_SKIP_COMPENSATED: not in the one shape Oclgrind 21.10 cannot create
+     * an unsegmented struct scan's kernel in (docs/IMPLEMENTATION-ISSUES.md). */
+    const char *skip = getenv("CLSCAN_TEST_SKIP_COMPENSATED");
+    if (skip && *skip && strcmp(skip, "0") != 0) {
+        fprintf(stderr, "compensated sums skipped (CLSCAN_TEST_SKIP_COMPENSATED)\n");
+        return;
+    }
     const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE");
     const size_t cap = cap_text && *cap_text ? (size_t)strtoull(cap_text, NULL, 0) : SIZE_MAX;
     const size_t n = cap < ((size_t)1 << 24) ? cap : (size_t)1 << 24;
