@@ -941,10 +941,11 @@ CLSCAN_API clscan_status clscan_run_length_encode(clscan_context *ctx, cl_comman
  * CLSCAN_OP_ADD on count_type, in place allowed) turns them into each bin's first
  * position in a bucketed output, the scatter step of a counting sort.
  *
- * Cost: one read of the samples. Where num_bins fits local memory (up to 16384 bins,
- * and at most an eighth of the device's local memory in 32-bit counters: 6016 bins on
- * a 48 KiB device), each work-group counts its share there and writes one row of
- * partial counts, and a second kernel sums the rows into counts (a scratch buffer of
+ * Cost: one read of the samples. Where num_bins, rounded up to a power of two (256 at
+ * least), fits in an eighth of the device's local memory (less 1 KiB) as 32-bit counters,
+ * and 16384 at most (1024 bins on a 48 KiB device, 4096 on a 160 KiB one), each
+ * work-group counts its share there and writes one row of partial counts, and a second
+ * kernel sums the rows into counts (a scratch buffer of
  * rows * num_bins 32-bit counts); beyond that the samples are counted with global
  * atomics into a cleared scratch row. No 64-bit atomics are used. Counts are exact and
  * do not depend on timing. Each sample type, kind of bins and power of two of local
