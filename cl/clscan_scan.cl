@@ -30,6 +30,33 @@
     const ulong first = (ulong)get_group_id(0) * (tiles_per_group);           \
     const ulong end = min(first + (tiles_per_group), ntiles_)
 
+/* The reduce kernel's vectors (built-in operators on GPUs): 16 bytes, CLSCAN_RV_LANES
+ * elements, folded lane by lane into as many accumulators. */
+#define CLSCAN_RV_CAT_(t, n) t##n
+#define CLSCAN_RV_VEC_(t, n) CLSCAN_RV_CAT_(t, n)
+#ifndef CLSCAN_RV_UNROLL
+#define CLSCAN_RV_UNROLL 4
+#endif
+#if CLSCAN_T_BYTES == 4
+#define CLSCAN_RV_LANES 4
+#define CLSCAN_RV_T CLSCAN_RV_VEC_(CLSCAN_T, 4)
+#define CLSCAN_RV_FOLD(a, x)                                                    \
+    do {                                                                        \
+        a[0] = CLSCAN_OP(a[0], (x).s0);                                         \
+        a[1] = CLSCAN_OP(a[1], (x).s1);                                         \
+        a[2] = CLSCAN_OP(a[2], (x).s2);                                         \
+        a[3] = CLSCAN_OP(a[3], (x).s3);                                         \
+    } while (0)
+#else
+#define CLSCAN_RV_LANES 2
+#define CLSCAN_RV_T CLSCAN_RV_VEC_(CLSCAN_T, 2)
+#define CLSCAN_RV_FOLD(a, x)                                                    \
+    do {                                                                        \
+        a[0] = CLSCAN_OP(a[0], (x).s0);                                         \
+        a[1] = CLSCAN_OP(a[1], (x).s1);                                         \
+    } while (0)
+#endif
+
 /* partials[part_off + group] = the combination of the group's tiles of
  * src[src_off, src_off + n). */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
@@ -70,6 +97,35 @@ void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
     }
     const CLSCAN_T h0 = CLSCAN_OP(a0, a1), h1 = CLSCAN_OP(h0, a2);
     const CLSCAN_T acc = CLSCAN_OP(h1, a3);
+#elif CLSCAN_OP_ID != CLSCAN_OP_CUSTOM
+    /* A built-in operator (every one is commutative): each work-item folds a strided
+     * share of the group's elements straight from global memory into CLSCAN_RV_LANES
+     * accumulators, CLSCAN_RV_UNROLL loads of 16 bytes in flight, no tile in local memory
+     * and no barrier until the group's one reduction at the end. Still one fixed order
+     * per (device, tuning, n), so the bits repeat. (H100, int32 at 2^24: 0.84x the
+     * copy's time through the tile, 0.66x this way; 0.50x at 2^28, as fast as CUB;
+     * docs/PERFORMANCE.md has the runs.) */
+    (void)tile;
+    const uint lid = get_local_id(0);
+    const ulong lo = min(first * CLSCAN_TILE, n), hi = min(end * CLSCAN_TILE, n);
+    __global const CLSCAN_T *p = src + src_off;
+    CLSCAN_T a[CLSCAN_RV_LANES];
+    for (uint c = 0; c < CLSCAN_RV_LANES; ++c) a[c] = CLSCAN_IDENTITY;
+    ulong k = lo;
+    /* Vectors where the range starts on a 16-byte boundary of the buffer (lo is a
+     * multiple of the tile, so the offset alone decides, for every group alike). */
+    if ((src_off & (CLSCAN_RV_LANES - 1)) == 0) {
+        const ulong step = (ulong)CLSCAN_WG_SIZE * CLSCAN_RV_LANES * CLSCAN_RV_UNROLL;
+        __global const CLSCAN_RV_T *v = (__global const CLSCAN_RV_T *)(p + lo);
+        for (; hi - k >= step; k += step, v += step / CLSCAN_RV_LANES) {
+            CLSCAN_RV_T x[CLSCAN_RV_UNROLL];
+            for (uint u = 0; u < CLSCAN_RV_UNROLL; ++u) x[u] = v[u * CLSCAN_WG_SIZE + lid];
+            for (uint u = 0; u < CLSCAN_RV_UNROLL; ++u) CLSCAN_RV_FOLD(a, x[u]);
+        }
+    }
+    for (k += lid; k < hi; k += CLSCAN_WG_SIZE) a[0] = CLSCAN_OP(a[0], p[k]);
+    for (uint c = 1; c < CLSCAN_RV_LANES; ++c) a[0] = CLSCAN_OP(a[0], a[c]);
+    const CLSCAN_T acc = clscan_wg_reduce_value(a[0], scratch);
 #else
     CLSCAN_T acc = CLSCAN_IDENTITY;
     for (ulong t = first; t < end; ++t) {

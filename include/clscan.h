@@ -818,10 +818,13 @@ CLSCAN_API clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_
  * the host needs it). Nothing but that one element of result is written. result must not
  * overlap src's range.
  *
- * Order: elements are combined in index order (the operator need only be associative),
- * each work-group folding a contiguous run of tiles and the runs' totals folded in order,
- * so floating-point results differ from a serial loop by rounding but are reproducible:
- * the same call (device, tuning, type, op, n) gives the same bits every time. It is not
+ * Order: each work-group folds a contiguous run of the range and the runs' totals are
+ * folded in order. clscan_reduce_desc keeps index order within a run too (its operator
+ * need only be associative). clscan_reduce's built-in operators are all commutative, so
+ * on devices with more than one work-item per group each work-item folds a strided
+ * share of its group's run (wide loads, no local tile). Either way floating-point
+ * results differ from a serial loop by rounding but are reproducible: the same call
+ * (device, tuning, type, op, n, src_offset) gives the same bits every time. It is not
  * the same association as a scan's total (clscan_scan_carry's out_buffer), so the two
  * may differ in the last bits.
  *
