@@ -49,12 +49,15 @@
 
 /* What decides a sample's bin. Even bins: lower and upper of the sample type; for
  * integers range = upper - lower (as unsigned 64-bit; upper > lower) and magic (see
- * clscan_hist_div), for floats scale = bins / (upper - lower) in the sample type, all
- * computed by the host. Levels: the bins + 1 ascending levels in global memory. */
+ * clscan_hist_div), and where every bin is `width` values wide (range a multiple of
+ * bins, below 2^32) width and wmagic = min(floor(2^32 / width), 2^32 - 1), else width 0;
+ * for floats scale = bins / (upper - lower) in the sample type; all computed by the
+ * host. Levels: the bins + 1 ascending levels in global memory. */
 typedef struct clscan_hist_bins {
     CLSCAN_HS lower, upper;
     CLSCAN_HS scale;
     ulong range, magic;
+    uint width, wmagic;
     uint bins;
     __global const CLSCAN_HS *levels;
 } clscan_hist_bins;
@@ -90,10 +93,22 @@ uint clscan_hist_bin(const CLSCAN_HS x, const clscan_hist_bins *h)
     const CLSCAN_HS v = d * h->scale;
     const uint b = v < (CLSCAN_HS)h->bins ? (uint)v : h->bins - 1u;
     return min(b, h->bins - 1u);
-#elif CLSCAN_HS_WIDE
-    return clscan_hist_div((ulong)x - (ulong)h->lower, h->bins, h->range, h->magic);
 #else
-    return clscan_hist_div((ulong)((uint)x - (uint)h->lower), h->bins, h->range, h->magic);
+#if CLSCAN_HS_WIDE
+    const ulong d = (ulong)x - (ulong)h->lower;
+#else
+    const ulong d = (ulong)((uint)x - (uint)h->lower);
+#endif
+    if (h->width) {
+        /* d / width in 32 bits (d < range < 2^32): the estimate mul_hi(d, wmagic) is the
+         * quotient or one less (wmagic * width >= 2^32 - width), one comparison settles
+         * it. Two multiplications where clscan_hist_div takes 64-bit ones. */
+        const uint d32 = (uint)d;
+        uint q = mul_hi(d32, h->wmagic);
+        if (d32 - q * h->width >= h->width) ++q;
+        return q;
+    }
+    return clscan_hist_div(d, h->bins, h->range, h->magic);
 #endif
 #else
     __global const CLSCAN_HS *lv = h->levels;
@@ -111,10 +126,11 @@ uint clscan_hist_bin(const CLSCAN_HS x, const clscan_hist_bins *h)
 /* The arguments every counting kernel takes after the samples, as one struct. */
 #define CLSCAN_HIST_PARAMS                                                               \
     const CLSCAN_HS lower, const CLSCAN_HS upper, const CLSCAN_HS scale, const ulong range, \
-        const ulong magic, const uint bins, __global const CLSCAN_HS *levels,               \
-        const ulong levels_off
+        const ulong magic, const uint width, const uint wmagic, const uint bins,            \
+        __global const CLSCAN_HS *levels, const ulong levels_off
 #define CLSCAN_HIST_MAKE(h)                                                              \
-    const clscan_hist_bins h = {lower, upper, scale, range, magic, bins, levels + levels_off}
+    const clscan_hist_bins h = {lower,  upper, scale, range, magic,                     \
+                                width,  wmagic, bins, levels + levels_off}
 
 /* Work-group g counts samples[off + [g * per_group, (g + 1) * per_group) and < n) into
  * row g of partials (bins <= CLSCAN_HIST_LOCAL_BINS counters in local memory). */
@@ -130,14 +146,27 @@ void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ul
     const ulong first = (ulong)get_group_id(0) * per_group;
     const ulong end = min(first + per_group, n);
     __global const CLSCAN_HS *s = samples + off;
-    for (ulong i = first + lid; i < end; i += CLSCAN_WG_SIZE) {
-        const uint b = clscan_hist_bin(s[i], &h);
 #if CLSCAN_WG_SIZE == 1
+    for (ulong i = first; i < end; ++i) {
+        const uint b = clscan_hist_bin(s[i], &h);
         if (b != CLSCAN_HIST_NONE) counts[b] += 1u; /* (one work-item: no race) */
-#else
-        if (b != CLSCAN_HIST_NONE) atomic_inc(&counts[b]);
-#endif
     }
+#else
+    /* Four samples loaded before any is counted: four loads in flight per work-item. */
+    ulong i = first + lid;
+    for (; i + 3 * CLSCAN_WG_SIZE < end; i += 4 * CLSCAN_WG_SIZE) {
+        CLSCAN_HS x[4];
+        for (uint u = 0; u < 4; ++u) x[u] = s[i + u * CLSCAN_WG_SIZE];
+        for (uint u = 0; u < 4; ++u) {
+            const uint b = clscan_hist_bin(x[u], &h);
+            if (b != CLSCAN_HIST_NONE) atomic_inc(&counts[b]);
+        }
+    }
+    for (; i < end; i += CLSCAN_WG_SIZE) {
+        const uint b = clscan_hist_bin(s[i], &h);
+        if (b != CLSCAN_HIST_NONE) atomic_inc(&counts[b]);
+    }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     __global uint *row = partials + (ulong)get_group_id(0) * bins;
     for (uint b = lid; b < bins; b += CLSCAN_WG_SIZE) row[b] = counts[b];
@@ -156,17 +185,37 @@ __kernel void clscan_hist_global(__global const CLSCAN_HS *samples, ulong off, u
     }
 }
 
+/* The column sum's shape: a work-group takes CLSCAN_HIST_SUM_BINS consecutive bins, and
+ * its work-items split the rows into CLSCAN_HIST_SUM_STRIPES interleaved stripes. */
+#if CLSCAN_WG_SIZE >= 32
+#define CLSCAN_HIST_SUM_BINS 32
+#else
+#define CLSCAN_HIST_SUM_BINS CLSCAN_WG_SIZE
+#endif
+#define CLSCAN_HIST_SUM_STRIPES (CLSCAN_WG_SIZE / CLSCAN_HIST_SUM_BINS)
+
 /* counts[off + b] = the sum of partials[g * bins + b] over rows g < rows (plus its old
  * value where accumulate is set), as 64-bit counts where count64 is set (counts64 is
- * then the buffer), else 32-bit ones (wrapping past 2^32 - 1). One work-item a bin. */
-__kernel void clscan_hist_sum(__global const uint *partials, ulong rows, uint bins,
-                              __global uint *counts32, __global ulong *counts64, ulong off,
-                              int count64, int accumulate)
+ * then the buffer), else 32-bit ones (wrapping past 2^32 - 1). Work-item (bin, stripe)
+ * sums rows stripe, stripe + STRIPES, ...; the stripes' sums are added in order. */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG_SIZE, 1, 1)))
+void clscan_hist_sum(__global const uint *partials, ulong rows, uint bins,
+                     __global uint *counts32, __global ulong *counts64, ulong off,
+                     int count64, int accumulate)
 {
-    const ulong b = get_global_id(0);
-    if (b >= bins) return;
+    __local ulong sums[CLSCAN_WG_SIZE];
+    const uint lid = get_local_id(0);
+    const uint stripe = lid / CLSCAN_HIST_SUM_BINS;
+    const ulong b = (ulong)get_group_id(0) * CLSCAN_HIST_SUM_BINS + lid % CLSCAN_HIST_SUM_BINS;
     ulong total = 0;
-    for (ulong g = 0; g < rows; ++g) total += partials[g * bins + b];
+    if (b < bins)
+        for (ulong g = stripe; g < rows; g += CLSCAN_HIST_SUM_STRIPES)
+            total += partials[g * bins + b];
+    sums[lid] = total;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (stripe != 0 || b >= bins) return;
+    for (uint k = 1; k < CLSCAN_HIST_SUM_STRIPES; ++k)
+        total += sums[k * CLSCAN_HIST_SUM_BINS + lid];
     if (count64) counts64[off + b] = (accumulate ? counts64[off + b] : 0ul) + total;
     else counts32[off + b] = (accumulate ? counts32[off + b] : 0u) + (uint)total;
 }

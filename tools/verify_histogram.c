@@ -101,11 +101,17 @@ void clscan_verify_hist_fill(const clscan_verify_hist_case *c, void *samples, vo
             put_float(levels, j, t, lo + unit(&r) * wd);
     } else {
         const i128 mn = type_min(t), mx = type_max(t);
-        const uint64_t kind = clscan_verify_rng_next(&r) % 4;
+        /* Spans of one value a bin, of a few values and a remainder, of a few values
+         * each, of the widest bins below 2^32 values in all, and a third or all of the
+         * type (the device takes 32-bit division where bins have one width and the span
+         * is below 2^32). */
+        const uint64_t kind = clscan_verify_rng_next(&r) % 6;
         i128 span = kind == 0   ? (i128)bins
                     : kind == 1 ? (i128)bins * (1 + (i128)(clscan_verify_rng_next(&r) % 100)) +
                                       (i128)(clscan_verify_rng_next(&r) % bins)
-                    : kind == 2 ? (mx - mn) / 3
+                    : kind == 2 ? (i128)bins * (1 + (i128)(clscan_verify_rng_next(&r) % 100))
+                    : kind == 3 ? (i128)bins * (i128)(UINT32_MAX / bins)
+                    : kind == 4 ? (mx - mn) / 3
                                 : mx - mn;
         if (span > mx - mn) span = mx - mn;
         if (span < 1) span = 1;

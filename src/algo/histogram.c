@@ -58,6 +58,8 @@ typedef struct hist_call {
     unsigned char lower[8], upper[8], scale[8]; /* of the sample type */
     cl_ulong range, magic;                       /* integers: upper - lower, and the
                                                     reciprocal clscan_hist_div takes */
+    cl_uint width, wmagic;                       /* integer bins of one width below 2^32
+                                                    (else 0), and its 32-bit reciprocal */
     cl_mem levels;                               /* the level buffer, or samples */
     cl_ulong levels_off;
     cl_mem counts;
@@ -65,8 +67,8 @@ typedef struct hist_call {
     cl_int count64;
 } hist_call;
 
-/* Sets the bin arguments (lower, upper, scale, range, magic, bins, levels, levels_off) as a's
- * next ones. */
+/* Sets the bin arguments (lower, upper, scale, range, magic, width, wmagic, bins, levels,
+ * levels_off) as a's next ones. */
 static void set_bin_args(clscan__kernel_args *a, const hist_call *c)
 {
     const size_t e = clscan_type_size(c->type);
@@ -75,6 +77,8 @@ static void set_bin_args(clscan__kernel_args *a, const hist_call *c)
     clscan__arg_bytes(a, e, c->scale);
     CLSCAN__ARG(*a, c->range);
     CLSCAN__ARG(*a, c->magic);
+    CLSCAN__ARG(*a, c->width);
+    CLSCAN__ARG(*a, c->wmagic);
     CLSCAN__ARG(*a, c->bins);
     CLSCAN__ARG(*a, c->levels);
     CLSCAN__ARG(*a, c->levels_off);
@@ -126,10 +130,15 @@ static hist_plan plan_passes(const clscan__profile *p, cl_ulong wg, cl_uint bins
     return h;
 }
 
-/* The work-groups a local pass of m samples takes, and the samples of each. */
-static cl_ulong pass_rows(const hist_plan *h, cl_ulong wg, cl_ulong m, cl_ulong *per_group)
+/* The work-groups a local pass of m samples takes, and the samples of each: no more than
+ * the device's groups, and each with at least 16 samples a work-item and 4 a bin, so that
+ * clearing and writing out a row stays small beside the counting. (H100, 256 bins: one
+ * group for every 256 samples left 2^16 samples at 2.6x the copy's time.) */
+static cl_ulong pass_rows(const hist_plan *h, cl_ulong wg, cl_uint bins, cl_ulong m,
+                          cl_ulong *per_group)
 {
-    cl_ulong rows = (m + wg - 1) / wg;
+    const cl_ulong least = 16 * wg > 4 * (cl_ulong)bins ? 16 * wg : 4 * (cl_ulong)bins;
+    cl_ulong rows = (m + least - 1) / least;
     if (rows > h->groups) rows = h->groups;
     if (rows < 1) rows = 1;
     if ((m + rows - 1) / rows > h->per_group) rows = (m + h->per_group - 1) / h->per_group;
@@ -152,7 +161,8 @@ static clscan_status enqueue_sum(clscan__launch *l, clscan__program *prog, const
     CLSCAN__ARG(a, c->count64);
     CLSCAN__ARG(a, accumulate);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(hist_sum)");
-    return clscan__enqueue(l, k, (c->bins + wg - 1) / wg, wg, "enqueue hist_sum");
+    const size_t per_group = wg >= 32 ? 32 : wg; /* CLSCAN_HIST_SUM_BINS */
+    return clscan__enqueue(l, k, (c->bins + per_group - 1) / per_group, wg, "enqueue hist_sum");
 }
 
 /* Enqueues every pass of call c with prog (its lock held) on a launch holding the scratch
@@ -170,7 +180,7 @@ static clscan_status enqueue_hist(clscan__launch *l, clscan__program *prog, cons
         const cl_ulong off = c->samples_off + done;
         cl_ulong rows = 1, per_group = 0;
         if (h->local) {
-            rows = pass_rows(h, wg, m, &per_group);
+            rows = pass_rows(h, wg, c->bins, m, &per_group);
             cl_kernel k = prog->kernels[CLSCAN__K_HIST_LOCAL];
             clscan__kernel_args a = clscan__args_begin(k, 0);
             CLSCAN__ARG(a, c->samples);
@@ -238,7 +248,7 @@ static clscan_status run_hist(clscan_context *ctx, cl_command_queue queue, bool 
     const cl_ulong wg = prog->config.wg_size;
     const hist_plan h = plan_passes(p, wg, c->bins, local != 0, c->mode);
     cl_ulong rows = 1, per_group;
-    if (local) rows = pass_rows(&h, wg, c->n < h.pass_n ? c->n : h.pass_n, &per_group);
+    if (local) rows = pass_rows(&h, wg, c->bins, c->n < h.pass_n ? c->n : h.pass_n, &per_group);
     const size_t scratch = c->n ? (size_t)(rows * c->bins * 4) : 0;
     clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch)) !=
@@ -272,7 +282,7 @@ clscan_status clscan_histogram_even(clscan_context *ctx, cl_command_queue queue,
                                     const cl_event *event_wait_list, cl_event *event)
 {
     hist_call c = {samples, samples_offset, n, sample_type, (cl_uint)num_bins, 1,
-                   {0}, {0}, {0}, 0, 0, samples, 0, counts, counts_offset,
+                   {0}, {0}, {0}, 0, 0, 0, 0, samples, 0, counts, counts_offset,
                    count_type == CLSCAN_UINT64};
     bool in_order = true;
     clscan_status s = check_common(ctx, queue, &c, num_bins, count_type,
@@ -324,6 +334,11 @@ clscan_status clscan_histogram_even(clscan_context *ctx, cl_command_queue queue,
                                         ? two64 / c.range
                                         : (unsigned __int128)num_bins * two64 / c.range;
         c.magic = m >= two64 ? ~(cl_ulong)0 : (cl_ulong)m;
+        if (c.range < ((cl_ulong)1 << 32) && c.range % num_bins == 0) {
+            c.width = (cl_uint)(c.range / num_bins);
+            const cl_ulong wm = ((cl_ulong)1 << 32) / c.width;
+            c.wmagic = wm > 0xffffffffu ? 0xffffffffu : (cl_uint)wm;
+        }
     }
     return run_hist(ctx, queue, in_order, &c, num_events_in_wait_list, event_wait_list, event);
 }
@@ -336,7 +351,7 @@ clscan_status clscan_histogram_range(clscan_context *ctx, cl_command_queue queue
                                      const cl_event *event_wait_list, cl_event *event)
 {
     hist_call c = {samples, samples_offset, n, sample_type, (cl_uint)num_bins, 2,
-                   {0}, {0}, {0}, 0, 0, levels, levels_offset, counts, counts_offset,
+                   {0}, {0}, {0}, 0, 0, 0, 0, levels, levels_offset, counts, counts_offset,
                    count_type == CLSCAN_UINT64};
     bool in_order = true;
     clscan_status s = check_common(ctx, queue, &c, num_bins, count_type,
