@@ -102,7 +102,7 @@
 enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
        CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_SEG_KEYS_ADD, CALL_CUSTOM_MAX,
        CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HISTOGRAM, CALL_REDUCE_BY_KEY,
-       CALL_HOST_STREAM, CALL_COUNT };
+       CALL_RLE, CALL_HOST_STREAM, CALL_COUNT };
 #define HIST_BINS 256 /* histogram: even bins (row_fill picks the samples and range) */
 /* The general scans (clscan_scan) a call times: cases of tools/verify_general.c whose input
  * and output elements have one size. */
@@ -116,6 +116,7 @@ static int general_case(int call)
     case CALL_MAT2: return 1;            /* 2x2 uint matrix product, a 16-byte struct */
     case CALL_TRANSFORM_COUNT: return 3; /* int32 add of "x > 0.5f ? 1 : 0" over floats */
     case CALL_REDUCE_BY_KEY: return 10;  /* int32 add by int32 keys (CUB's ReduceByKey) */
+    case CALL_RLE: return 10;            /* (its keys: the runs to encode) */
     default: return -1;
     }
 }
@@ -193,6 +194,8 @@ static void usage(FILE *f)
           "                            (clscan_histogram_even, 256 bins, uint32 counts);\n"
           "                            reduce-by-key (int32 add by int32 keys in runs of 1\n"
           "                            to 24, sums and count; --type, --mode ignored);\n"
+          "                            rle (clscan_run_length_encode of those keys: unique\n"
+          "                            values, uint32 lengths, count; --type, --mode ignored);\n"
           "                            general scans (clscan_scan, their own types; --type\n"
           "                            ignored): seg-add (int32 add, segmented by flags),\n"
           "                            seg-keys-min (int64 min by int32 keys),\n"
@@ -271,7 +274,7 @@ static const char *call_name(int i)
                                                   "sort-pairs", "seg-add",  "seg-keys-min",
                                                   "seg-keys-add", "custom-max", "mat2", "transform-count",
                                                   "reduce", "histogram", "reduce-by-key",
-                                                  "host-stream"};
+                                                  "rle", "host-stream"};
     return names[i];
 }
 static int takes_predicate(int call) { return call == CALL_SELECT_IF || call == CALL_PARTITION; }
@@ -299,6 +302,7 @@ static size_t rows_per_call(const options *o, int call)
          : call == CALL_REDUCE        ? o->nops
          : call == CALL_HOST_STREAM   ? o->nops * o->nmodes * stream_chunks(o)
          : call == CALL_REDUCE_BY_KEY ? 1
+         : call == CALL_RLE           ? 1
          : general_case(call) >= 0    ? o->nmodes
                                       : 1;
 }
@@ -901,7 +905,8 @@ static cl_mem upload(bench *b, const void *host, size_t bytes, cl_int *err)
  * a sort of pairs takes its values from flags and writes them to count. done may be NULL
  * (no event asked for). */
 static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl_mem src,
-                                  cl_mem flags, cl_mem out, cl_mem count, cl_event *done)
+                                  cl_mem flags, cl_mem out, cl_mem count, cl_mem aux,
+                                  cl_event *done)
 {
     switch (r->call) {
     case CALL_SORT_KEYS:
@@ -929,6 +934,9 @@ static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl
         return clscan_reduce_by_key(b->ctx, q, &g.desc, flags, 0, src, 0, r->n, NULL, 0, out, 0,
                                     count, 0, NULL, done);
     }
+    case CALL_RLE: /* (the keys in flags' place; unique values into out, lengths into aux) */
+        return clscan_run_length_encode(b->ctx, q, flags, 0, r->n, CLSCAN_INT32, out, 0, aux, 0,
+                                        CLSCAN_UINT32, count, 0, NULL, done);
     case CALL_HISTOGRAM:
         return clscan_histogram_even(b->ctx, q, src, 0, r->n, r->type, HIST_BINS, r->bounds,
                                      r->bounds + 8, count, 0, CLSCAN_UINT32, 0, NULL, done);
@@ -969,6 +977,7 @@ typedef struct row_run {
     clscan_verify_gen_case gc;
     size_t elem, bytes, fbytes, count_bytes, k;
     cl_mem out, count, in[MAX_ROTATE], flags[MAX_ROTATE];
+    cl_mem aux; /* rle: the lengths */
     void *host, *got;
     cl_uchar *hflags;
     double *dev, *wall, *copy, *copy_wall;
@@ -1104,7 +1113,8 @@ static void row_fill(row *r, row_run *d)
 static int row_upload(bench *b, row *r, row_run *d)
 {
     const int counted = is_compaction(r->call) || r->call == CALL_SORT_PAIRS ||
-                        r->call == CALL_HISTOGRAM || r->call == CALL_REDUCE_BY_KEY;
+                        r->call == CALL_HISTOGRAM || r->call == CALL_REDUCE_BY_KEY ||
+                        r->call == CALL_RLE;
     cl_int err = CL_SUCCESS;
     d->out = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, d->bytes, NULL, &err);
     if (counted && err == CL_SUCCESS)
@@ -1112,6 +1122,10 @@ static int row_upload(bench *b, row *r, row_run *d)
     for (size_t j = 0; j < d->k && err == CL_SUCCESS; j++) {
         d->in[j] = upload(b, d->host, d->bytes, &err);
         if (d->fbytes && err == CL_SUCCESS) d->flags[j] = upload(b, d->hflags, d->fbytes, &err);
+    }
+    if (r->call == CALL_RLE && err == CL_SUCCESS) {
+        d->aux = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, d->bytes, NULL, &err);
+        if (err == CL_SUCCESS) err = poison(b->queue, d->aux, d->bytes);
     }
     if (err == CL_SUCCESS) err = poison(b->queue, d->out, d->bytes); /* touches it, too */
     if (d->count && err == CL_SUCCESS) err = poison(b->queue, d->count, d->count_bytes);
@@ -1149,7 +1163,7 @@ static int row_time_calls(bench *b, const options *o, row *r, row_run *d)
         double t0 = now_ns(), span;
         clscan_ext_trace_events(trace, TRACE_CAP, &traced);
         clscan_status s = enqueue_call(b, b->queue, r, d->in[rot], d->flags[rot], d->out,
-                                       d->count, &done);
+                                       d->count, d->aux, &done);
         clscan_ext_trace_events(NULL, 0, NULL);
         clscan_ext_lookback_stats(NULL);
         if (s == CLSCAN_SUCCESS) err = clWaitForEvents(1, &done);
@@ -1234,6 +1248,41 @@ static int check_by_key(bench *b, row *r, const row_run *d)
     return 0;
 }
 
+/* Compares run-length encoding's unique values (in d->got), lengths (d->aux) and count
+ * with the runs of the keys (d->hflags). 0, or -1 where it could not check. */
+static int check_rle(bench *b, row *r, const row_run *d)
+{
+    cl_ulong m = 0;
+    cl_uint *lengths = malloc(d->bytes ? d->bytes : 1);
+    if (!lengths) return row_fail(r, "SKIP", "out of host memory for %zu-byte buffers", d->bytes);
+    cl_int err = clEnqueueReadBuffer(b->queue, d->count, CL_TRUE, 0, sizeof m, &m, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(b->queue, d->aux, CL_TRUE, 0, d->bytes, lengths, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        free(lengths);
+        return row_fail(r, "ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
+    }
+    const int32_t *keys = (const int32_t *)d->hflags, *got = d->got;
+    size_t j = 0, start = 0;
+    for (size_t i = 0; i < r->n && !strcmp(r->check, "PASS"); ++i) {
+        if (i + 1 < r->n && keys[i + 1] == keys[i]) continue;
+        if (j >= m || got[j] != keys[i] || lengths[j] != i + 1 - start) {
+            r->check = "FAIL";
+            snprintf(r->note, sizeof r->note, "run %zu: got %d x %u, expected %d x %zu", j,
+                     j < m ? got[j] : 0, j < m ? lengths[j] : 0, keys[i], i + 1 - start);
+        }
+        ++j;
+        start = i + 1;
+    }
+    if (!strcmp(r->check, "PASS") && m != j) {
+        r->check = "FAIL";
+        snprintf(r->note, sizeof r->note, "count %llu, expected %zu", (unsigned long long)m, j);
+    }
+    r->kept = m;
+    free(lengths);
+    return 0;
+}
+
 /* Compares the histogram's counts (in d->count) with the host's; sets r->check and r->note
  * where a bin differs. 0, or -1 where the counts could not be read. */
 static int check_histogram(bench *b, row *r, const row_run *d)
@@ -1280,6 +1329,8 @@ static int row_check(bench *b, row *r, row_run *d)
     }
     if (r->call == CALL_REDUCE_BY_KEY) {
         if (check_by_key(b, r, d)) return -1;
+    } else if (r->call == CALL_RLE) {
+        if (check_rle(b, r, d)) return -1;
     } else if (d->gcase >= 0) {
         if (row_check_general(r, d)) return -1;
     } else if (r->call == CALL_HISTOGRAM) {
@@ -1363,7 +1414,8 @@ static int run_batch(bench *b, row *r, row_run *d, int copy, size_t first, size_
             err = clEnqueueCopyBuffer(b->plain, d->in[rot], d->out, 0, 0, d->bytes, 0, NULL,
                                       NULL);
         else
-            s = enqueue_call(b, b->plain, r, d->in[rot], d->flags[rot], d->out, d->count, NULL);
+            s = enqueue_call(b, b->plain, r, d->in[rot], d->flags[rot], d->out, d->count,
+                             d->aux, NULL);
     }
     const cl_int fin = clFinish(b->plain); /* (after a failure too: nothing left running) */
     const double t1 = now_ns();
@@ -1428,6 +1480,7 @@ static void row_release(row_run *d)
 {
     if (d->out) clReleaseMemObject(d->out);
     if (d->count) clReleaseMemObject(d->count);
+    if (d->aux) clReleaseMemObject(d->aux);
     for (size_t j = 0; j < d->k; j++) {
         if (d->in[j]) clReleaseMemObject(d->in[j]);
         if (d->flags[j]) clReleaseMemObject(d->flags[j]);
@@ -1632,6 +1685,8 @@ static double moved_bytes(const row *r)
     if (r->call == CALL_HISTOGRAM) return n * e + HIST_BINS * 4;
     if (r->call == CALL_REDUCE_BY_KEY) /* values, keys, the sums written, the count */
         return n * 8 + (double)r->kept * 4 + 8;
+    if (r->call == CALL_RLE) /* keys, the unique values and lengths written, the count */
+        return n * 4 + (double)r->kept * 8 + 8;
     if (general_case(r->call) >= 0) { /* input, output, segments */
         const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
         return n * (double)(g.in_size + g.out_size) +

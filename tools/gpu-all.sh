@@ -49,7 +49,7 @@ T=$(pow "$sort_sizes")
     ours reduce-by-key int32 reduce-by-key inclusive "$S"
     CUB_EXE=/tmp/cub_more cub histogram histogram "$scan_sizes"
     ours histogram int32 histogram exclusive "$S"
-    CUB_EXE=/tmp/cub_more cub rle rle "$scan_sizes"
+    CUB_EXE=/tmp/cub_more cub rle rle "$scan_sizes"; ours rle int32 rle exclusive "$S"
 } >"$OUT/rows.txt"
 # The table: per primitive and size, ours (batched wall, its copy, dev time) and CUB's.
 echo "primitive       n      ours_us  ours_copy  x_copy  dev_us   cub_us  cub_copy  ours/cub"
