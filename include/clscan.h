@@ -915,6 +915,28 @@ CLSCAN_API clscan_status clscan_run_length_encode(clscan_context *ctx, cl_comman
                                                   const cl_event *event_wait_list,
                                                   cl_event *event);
 
+/* Runs longer than one element (CUB's RunLengthEncode::NonTrivialRuns): for the runs of
+ * equal elements of src[src_offset, +n) that have two elements or more, in order, run c's
+ * first index (counted from src_offset) at offsets[offsets_offset + c] and its length at
+ * lengths[lengths_offset + c], both of length_type (CLSCAN_UINT32 or CLSCAN_UINT64), and
+ * their number as one cl_ulong at byte 0 of count. Elements compare as for
+ * clscan_run_length_encode. offsets and lengths need room for n / 2 elements (no more
+ * runs can be that long); nothing past the last such run is written.
+ *
+ * Cost: two passes and a temporary of n cl_uints created by the call (released at once;
+ * OpenCL frees it when the commands are done): a segmented scan writes each run's length
+ * at its last element, then an unsegmented scan counts the lengths above one and writes
+ * the outputs; two programs, built on first use. Returns what clscan_run_length_encode
+ * returns (a NULL or too short offsets or lengths range; CLSCAN_ERROR_OUT_OF_RESOURCES
+ * where the temporary cannot be had). Where the second pass fails after the first was
+ * enqueued, the first has written only the temporary.
+ */
+CLSCAN_API clscan_status clscan_run_length_encode_nontrivial(
+    clscan_context *ctx, cl_command_queue queue, cl_mem src, size_t src_offset, size_t n,
+    clscan_type type, cl_mem offsets, size_t offsets_offset, cl_mem lengths,
+    size_t lengths_offset, clscan_type length_type, cl_mem count,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event);
+
 /* ------------------------------------------------------------------------------
  * Histograms.
  *

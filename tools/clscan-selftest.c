@@ -635,16 +635,20 @@ static void clscan_run_rle(clscan_device_run *run, clscan_context *ctx, cl_conte
     clscan_selftest *t = run->t;
     char msg[1024], line[1500];
     if (!(t->kinds >> CLSCAN_GENERAL_KIND_BIT & 1)) return;
-    for (size_t z = 0; z < nsizes; z++) {
+    for (size_t z = 0; z < 2 * nsizes; z++) {
+        /* (Every size twice: all runs, then only those longer than one.) */
         const clscan_type lt = z % 2 ? CLSCAN_UINT64 : CLSCAN_UINT32;
+        const int nontrivial = z >= nsizes;
+        const size_t n = sizes[z % nsizes].n;
         const clscan_verify_result r = clscan_verify_run_rle(
-            ctx, cl_ctx, queue, (clscan_type)ty, lt, sizes[z].n,
+            ctx, cl_ctx, queue, (clscan_type)ty, lt, nontrivial, n,
             clscan_verify_mix(t->seed, 0x7e000u + ((uint64_t)ty << 20) + z), msg, sizeof msg);
-        snprintf(line, sizeof line, "run-length encode %s n=%zu lengths %s (seed %" PRIu64
-                 "): %s", clscan_type_name((clscan_type)ty), sizes[z].n, clscan_type_name(lt),
-                 t->seed, msg);
-        const clscan_rec rec = {clscan_type_name((clscan_type)ty), "-", "run-length-encode", "-",
-                                sizes[z].n, 2, 0, 3, 0};
+        snprintf(line, sizeof line, "run-length encode%s %s n=%zu lengths %s (seed %" PRIu64
+                 "): %s", nontrivial ? " (runs longer than one)" : "",
+                 clscan_type_name((clscan_type)ty), n, clscan_type_name(lt), t->seed, msg);
+        const clscan_rec rec = {clscan_type_name((clscan_type)ty), "-",
+                                nontrivial ? "run-length-encode-nontrivial" : "run-length-encode",
+                                "-", n, 2, 0, 3, 0};
         clscan_tally(run, &run->rle[ty], &rec, r, line, msg);
     }
 }
@@ -746,7 +750,8 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
     if (t->kinds >> CLSCAN_SORT_KIND_BIT & ((1u << CLSCAN_VERIFY_SORT_KIND_COUNT) - 1))
         clscan_print_table(f, run->sorts, CLSCAN_NAMES_SORTS, CLSCAN_VERIFY_SORT_KIND_COUNT, 14);
     if (t->kinds >> CLSCAN_GENERAL_KIND_BIT & 1) {
-        fprintf(f, "  run-length encode (type: passed/failed/skipped):");
+        fprintf(f, "  run-length encode, all runs and those longer than one\n"
+                   "  (type: passed/failed/skipped):");
         for (int ty = 0; ty < CLSCAN_TYPE_COUNT; ty++)
             fprintf(f, " %s: %u/%u/%u", clscan_type_name((clscan_type)ty), run->rle[ty].pass,
                     run->rle[ty].fail, run->rle[ty].skip);

@@ -540,14 +540,16 @@ done:
 
 clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ctx,
                                            cl_command_queue queue, clscan_type type,
-                                           clscan_type length_type, size_t n, uint64_t seed,
-                                           char *msg, size_t msg_size)
+                                           clscan_type length_type, int nontrivial, size_t n,
+                                           uint64_t seed, char *msg, size_t msg_size)
 {
-    const size_t e = clscan_type_size(type), le = clscan_type_size(length_type);
+    /* (nontrivial: "unique" holds the runs' offsets, of length_type.) */
+    const size_t e = nontrivial ? clscan_type_size(length_type) : clscan_type_size(type),
+                 le = clscan_type_size(length_type), se = clscan_type_size(type);
     const size_t so = 2, uo = 3, lo = 4, u_bytes = (uo + n + GUARD) * e;
     const size_t l_bytes = (lo + n + GUARD) * le;
     clscan_verify_result res = CLSCAN_VERIFY_FAIL;
-    unsigned char *src = calloc(so + n + 1, e), *uniq = malloc(u_bytes), *lens = malloc(l_bytes);
+    unsigned char *src = calloc(so + n + 1, se), *uniq = malloc(u_bytes), *lens = malloc(l_bytes);
     unsigned char *want_u = malloc((n + 1) * e), *got_u = malloc(u_bytes), *got_l = malloc(l_bytes);
     uint64_t *want_l = malloc((n + 1) * sizeof *want_l);
     cl_mem sb = NULL, ub = NULL, lb = NULL, cb = NULL;
@@ -574,20 +576,23 @@ clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ct
                 memcpy(&bits, &v, 8);
             }
         }
-        for (; len > 0 && i < n; --len, ++i) clscan_verify_store_bits(src + so * e, i, type, bits);
+        for (; len > 0 && i < n; --len, ++i) clscan_verify_store_bits(src + so * se, i, type, bits);
     }
     size_t runs = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i == 0 || clscan_verify_differs(src + so * e, i - 1, i, type)) {
-            memcpy(want_u + runs * e, src + (so + i) * e, e);
+        if (i == 0 || clscan_verify_differs(src + so * se, i - 1, i, type)) {
+            if (nontrivial && runs > 0 && want_l[runs - 1] == 1) --runs; /* (too short) */
+            if (nontrivial) clscan_verify_store_bits(want_u, runs, length_type, i);
+            else memcpy(want_u + runs * e, src + (so + i) * e, e);
             want_l[runs++] = 0;
         }
         want_l[runs - 1]++;
     }
+    if (nontrivial && runs > 0 && want_l[runs - 1] == 1) --runs;
     memset(uniq, POISON, u_bytes);
     memset(lens, POISON, l_bytes);
     const cl_ulong poison_count = ~0ull;
-    sb = gen_buffer(cl_ctx, (so + n + 1) * e, src);
+    sb = gen_buffer(cl_ctx, (so + n + 1) * se, src);
     ub = gen_buffer(cl_ctx, u_bytes, uniq);
     lb = gen_buffer(cl_ctx, l_bytes, lens);
     cb = gen_buffer(cl_ctx, 8, &poison_count);
@@ -595,8 +600,11 @@ clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ct
         snprintf(msg, msg_size, "buffers could not be created");
         goto done;
     }
-    const clscan_status s = clscan_run_length_encode(ctx, queue, sb, so, n, type, ub, uo, lb, lo,
-                                                     length_type, cb, 0, NULL, &ev);
+    const clscan_status s =
+        nontrivial ? clscan_run_length_encode_nontrivial(ctx, queue, sb, so, n, type, ub, uo, lb,
+                                                         lo, length_type, cb, 0, NULL, &ev)
+                   : clscan_run_length_encode(ctx, queue, sb, so, n, type, ub, uo, lb, lo,
+                                              length_type, cb, 0, NULL, &ev);
     if (s == CLSCAN_ERROR_UNSUPPORTED && type == CLSCAN_DOUBLE) {
         snprintf(msg, msg_size, "refused (no fp64?): %s", clscan_context_last_error(ctx));
         res = CLSCAN_VERIFY_SKIP;
@@ -618,14 +626,16 @@ clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ct
         uint64_t l = 0;
         memcpy(&l, got_l + (lo + j) * le, le);
         if (memcmp(got_u + (uo + j) * e, want_u + j * e, e) != 0 || l != want_l[j]) {
-            snprintf(msg, msg_size, "run %zu: length %llu, expected %llu, or its element "
-                     "differs", j, (unsigned long long)l, (unsigned long long)want_l[j]);
+            snprintf(msg, msg_size, "run %zu: length %llu, expected %llu, or its %s differs", j,
+                     (unsigned long long)l, (unsigned long long)want_l[j],
+                     nontrivial ? "offset" : "element");
             goto done;
         }
     }
     for (size_t b = 0; b < u_bytes; b++)
         if ((b < uo * e || b >= (uo + runs) * e) && got_u[b] != POISON) {
-            snprintf(msg, msg_size, "unique byte %zu outside the runs was written", b);
+            snprintf(msg, msg_size, "%s byte %zu outside the runs was written",
+                     nontrivial ? "offsets" : "unique", b);
             goto done;
         }
     for (size_t b = 0; b < l_bytes; b++)
@@ -633,7 +643,8 @@ clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ct
             snprintf(msg, msg_size, "lengths byte %zu outside the runs was written", b);
             goto done;
         }
-    snprintf(msg, msg_size, "n %zu: %zu runs match the host's", n, runs);
+    snprintf(msg, msg_size, "n %zu: %zu %sruns match the host's", n, runs,
+             nontrivial ? "nontrivial " : "");
     res = CLSCAN_VERIFY_PASS;
 done:
     if (ev) clReleaseEvent(ev);

@@ -148,3 +148,87 @@ clscan_status clscan_run_length_encode(clscan_context *ctx, cl_command_queue que
                   lengths, lengths_offset, count, "lengths", "unique", num_events_in_wait_list,
                   event_wait_list, event);
 }
+
+/* Runs longer than one (CUB's NonTrivialRuns), in two passes over a temporary of n
+ * uints. Pass 1, a segmented scan of 1 over the runs of src, writes each run's length at
+ * its last element and 0 elsewhere; pass 2 counts the nonzero lengths above 1 with an
+ * unsegmented scan of "x > 1" and writes run c's offset (its last index + 1 - length)
+ * and length at slot c - 1, and the count at the range's last element. */
+static const char nontrivial_lengths[] =
+    "out0[i] = (i + 1 == n || segments[i + 1] != segments[i]) ? y : 0u;\n";
+static const char nontrivial_output[] =
+    "if (x > 1u) { out0[y - 1] = i + 1 - x; out1[y - 1] = x; }\n"
+    "if (i + 1 == n) out2[0] = y;\n";
+
+clscan_status clscan_run_length_encode_nontrivial(
+    clscan_context *ctx, cl_command_queue queue, cl_mem src, size_t src_offset, size_t n,
+    clscan_type type, cl_mem offsets, size_t offsets_offset, cl_mem lengths,
+    size_t lengths_offset, clscan_type length_type, cl_mem count,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    bool in_order = true;
+    clscan_status s = clscan__check_call(ctx, queue, type, CLSCAN_OP_ADD,
+                                         num_events_in_wait_list, event_wait_list, &in_order);
+    if (s != CLSCAN_SUCCESS) return s;
+    CLSCAN__RETURN_IF(ctx, length_type != CLSCAN_UINT32 && length_type != CLSCAN_UINT64,
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "length_type %d: the offsets and lengths are CLSCAN_UINT32 or "
+                     "CLSCAN_UINT64",
+                     (int)length_type);
+    CLSCAN__RETURN_IF(ctx, n > 0xffffffffull, CLSCAN_ERROR_UNSUPPORTED,
+                     "n is %zu: run-length encoding numbers runs in 32 bits (n below 2^32)", n);
+    /* (At most n / 2 runs are longer than one.) */
+    const size_t e = clscan_type_size(type), le = clscan_type_size(length_type), room = n / 2;
+    if ((s = clscan__check_range(ctx, src, "src", src_offset, n, e)) != CLSCAN_SUCCESS ||
+        (s = clscan__check_range(ctx, offsets, "offsets", offsets_offset, room, le)) !=
+            CLSCAN_SUCCESS ||
+        (s = clscan__check_range(ctx, lengths, "lengths", lengths_offset, room, le)) !=
+            CLSCAN_SUCCESS ||
+        (s = clscan__check_range(ctx, count, "count (one cl_ulong)", 0, 1, 8)) != CLSCAN_SUCCESS)
+        return s;
+    const clscan__byte_range in[1] = {{src, "src", src_offset * e, n * e}};
+    const clscan__byte_range out[3] = {{offsets, "offsets", offsets_offset * le, room * le},
+                                       {lengths, "lengths", lengths_offset * le, room * le},
+                                       {count, "count", 0, 8}};
+    if ((s = check_outputs(ctx, in, 1, out, 3)) != CLSCAN_SUCCESS) return s;
+    if (n == 0)
+        return clscan__enqueue_zero_count(ctx, queue, count, num_events_in_wait_list,
+                                          event_wait_list, event);
+    cl_mem tmp;
+    if ((s = clscan__create_buffer(ctx, n * sizeof(cl_uint), "run lengths", &tmp)) !=
+        CLSCAN_SUCCESS)
+        return s;
+    clscan_scan_desc d1 = {0};
+    d1.type = CLSCAN_UINT32;
+    d1.op = CLSCAN_OP_ADD;
+    d1.transform = "1u";
+    d1.input_type_name = cl_names[type];
+    d1.segments = CLSCAN_SEGMENTS_KEYS;
+    d1.key_type = type;
+    d1.output = nontrivial_lengths;
+    d1.output_types[0] = "uint";
+    const size_t zero = 0;
+    cl_event first = NULL;
+    s = clscan_scan_output(ctx, queue, &d1, 1, src, src_offset, src, src_offset, NULL, 0, n,
+                           &tmp, &zero, 1, NULL, num_events_in_wait_list, event_wait_list,
+                           &first);
+    if (s == CLSCAN_SUCCESS) {
+        clscan_scan_desc d2 = {0};
+        d2.type = CLSCAN_UINT32;
+        d2.op = CLSCAN_OP_ADD;
+        d2.transform = "x > 1u ? 1u : 0u";
+        d2.input_type_name = "uint";
+        d2.output = nontrivial_output;
+        d2.output_types[0] = cl_names[length_type];
+        d2.output_types[1] = cl_names[length_type];
+        d2.output_types[2] = "ulong";
+        const cl_mem outs[3] = {offsets, lengths, count};
+        const size_t offs[3] = {offsets_offset, lengths_offset, 0};
+        s = clscan_scan_output(ctx, queue, &d2, 1, tmp, 0, NULL, 0, NULL, 0, n, outs, offs, 3,
+                               NULL, 1, &first, event);
+    }
+    if (first) clReleaseEvent(first);
+    /* (OpenCL frees it once the commands that use it have finished.) */
+    clReleaseMemObject(tmp);
+    return s;
+}
