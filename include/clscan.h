@@ -261,6 +261,8 @@ typedef struct clscan_context_options {
     const char *kernel_include_dir; /* CLSCAN_KERNEL_INCLUDE_DIR (copied) */
     /* Added in 0.2 (a struct_size that ends before a field leaves it at its default). */
     clscan_sort_algorithm sort_algorithm; /* CLSCAN_SORT_ALGO */
+    cl_ulong max_text_bytes;        /* CLSCAN_MAX_TEXT_BYTES: the longest user text a
+                                       call accepts (default 65536) */
 } clscan_context_options;
 
 /* clscan_context_create with options (NULL: exactly clscan_context_create). Returns what
@@ -400,6 +402,17 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
  * The expressions must be pure (they may be evaluated more than once, in any work-item)
  * and may call OpenCL C built-ins and the functions of `source`. A compiler message
  * calls the texts "source", "combine", "identity" and "transform", each from line 1.
+ *
+ * User texts are device code. Every text a call takes (a description's source, combine,
+ * identity, transform and output, a predicate) is pasted into an OpenCL C program and
+ * compiled and run with the library's own kernels: a text can end the function it is
+ * placed in and define kernels or functions of its own, read or write through any
+ * pointer it forms, or hang the device. Pass only texts from a source you trust as much
+ * as your own code, never text taken from a user of your program. Each text may be at
+ * most max_text_bytes long (CLSCAN_MAX_TEXT_BYTES, default 65536 bytes; a 2 MiB
+ * predicate overflowed the compiler's stack in the calling process on PoCL and rusticl);
+ * a longer one is refused with CLSCAN_ERROR_INVALID_ARGUMENT before any compiler sees
+ * it.
  *
  * The input transform: `transform`, an expression over `x` (a src element, const, of the
  * input type) and `i` (its index, const ulong, counted from src_offset, plus
@@ -1033,7 +1046,9 @@ CLSCAN_API clscan_status clscan_histogram_range(clscan_context *ctx, cl_command_
  * uint, long, ulong, float or double), and `i`, its index (const ulong, counted from
  * src_offset), for example "x > 0", "(x & 1) == 0" or "i % 3 == 0 && !isnan(x)". It may
  * call OpenCL C built-in functions. It must be pure: it may be evaluated more than once
- * per element. Each distinct predicate text is compiled once per context and type and
+ * per element. It is device code from a trusted source, at most max_text_bytes long (see
+ * "User texts are device code" above). Each distinct predicate text is compiled once per
+ * context and type and
  * cached; one that does not compile gives CLSCAN_ERROR_BUILD_FAILED, with the
  * compiler's log (which calls the predicate's text "predicate", line 1) in
  * clscan_context_last_error().
@@ -1060,7 +1075,7 @@ CLSCAN_API clscan_status clscan_histogram_range(clscan_context *ctx, cl_command_
  *
  * Events, wait lists, queues and threads as for the scans. Returns CLSCAN_SUCCESS;
  * CLSCAN_ERROR_INVALID_ARGUMENT for what the scans refuse, a NULL predicate, an empty
- * one, a flags range past the end of its buffer, a count buffer smaller than 8 bytes,
+ * one or one longer than max_text_bytes, a flags range past the end of its buffer, a count buffer smaller than 8 bytes,
  * or overlapping ranges; CLSCAN_ERROR_UNSUPPORTED for DOUBLE without fp64;
  * CLSCAN_ERROR_BUILD_FAILED (a predicate that does not compile);
  * CLSCAN_ERROR_OUT_OF_RESOURCES where the in-place copy would exceed the device's

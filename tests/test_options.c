@@ -178,6 +178,7 @@ GET(wg_algo, p->wg_algo)
 GET(scan_algo, p->scan_algo)
 GET(lb_atomics, p->lb_atomics)
 GET(lb_spins, p->lb_spins)
+GET(max_text_bytes, p->max_text_bytes)
 GET(lb_test, p->lb_test)
 GET(disk_cache, c->target.cache.disk_cache)
 SGET(extensions, p->extensions)
@@ -304,6 +305,7 @@ static const field_case field_cases[] = {
              TEST_CACHE, disk_cache, 1),
     STR_WITH("CLSCAN_CACHE_DIR", TEST_CACHE, cache_dir, "CLSCAN_DISK_CACHE", "1", cache_dir),
     STR("CLSCAN_KERNEL_INCLUDE_DIR", TEST_INCLUDE, kernel_include_dir, kernel_include_dir),
+    NUM("CLSCAN_MAX_TEXT_BYTES", "100", max_text_bytes, 100, max_text_bytes, 100),
 };
 enum { FIELD_CASES = sizeof field_cases / sizeof field_cases[0] };
 
@@ -358,8 +360,9 @@ START_TEST(test_every_field)
         fprintf(stderr, "%s: %d option/variable pairs agree (%u of them at the device's "
                 "default value)\n", d->name, FIELD_CASES, already);
     }
-    /* Every field but struct_size and flags has a row: the 35 variables. */
-    ck_assert_int_eq(nfields, 35);
+    /* Every field but struct_size, flags and sort_algorithm (test_sort) has a row: the 36
+     * variables. */
+    ck_assert_int_eq(nfields, 36);
 }
 END_TEST
 
@@ -650,6 +653,7 @@ static const bad_case bad_cases[] = {
     BAD("CLSCAN_LOCAL_MEM_BANKS", local_mem_banks, 2000, "2000"),
     BAD("CLSCAN_BANK_WIDTH", bank_width, CLSCAN_OPTION_ZERO, "0"),
     BAD("CLSCAN_LOOKBACK_SPINS", lookback_spins, (1ull << 30) + 1, "1073741825"),
+    BAD("CLSCAN_MAX_TEXT_BYTES", max_text_bytes, (1ull << 30) + 1, "1073741825"),
     BAD("CLSCAN_FP64", fp64, 7, "7"),
     BAD("CLSCAN_INT64_ATOMICS", int64_atomics, 3, "3"),
     BAD("CLSCAN_PADDING", padding, 3, "3"),
@@ -809,6 +813,88 @@ static void check_scans(clscan_test_dev *d, clscan_context *c, const char *what)
     free(out);
 }
 
+/* Texts at the cap run; one byte more is refused with a message naming the cap, before
+ * any build: a predicate, a description's transform and output, a compaction's source;
+ * and the default cap (64 KiB) refuses a text of 64 KiB + 1. */
+START_TEST(test_text_cap)
+{
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
+        clscan_context_options o = {.struct_size = sizeof o};
+        o.max_text_bytes = 100;
+        clscan_context *c = make(d, &o, "texts of up to 100 bytes");
+        cl_int err;
+        const cl_int init[8] = {5, -1, 7, 0, 3, -8, 2, 9};
+        cl_mem src = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                    sizeof init, (void *)init, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        cl_mem dst = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        cl_mem count = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE, 8, NULL, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        char text[70000];
+        /* "x > 0" padded with spaces to 100 bytes: kept, and the count is right. */
+        memset(text, ' ', 100);
+        memcpy(text, "x > 0", 5);
+        text[100] = '\0';
+        clscan_status s = clscan_select_if(c, d->queue, src, 0, dst, 0, count, 8, CLSCAN_INT32,
+                                           text, 0, NULL, NULL);
+        ck_assert_msg(s == CLSCAN_SUCCESS, "%s: a 100-byte predicate: %s: %s", d->name,
+                      clscan_status_string(s), clscan_context_last_error(c));
+        cl_ulong kept = 0;
+        ck_assert_int_eq(clEnqueueReadBuffer(d->queue, count, CL_TRUE, 0, 8, &kept, 0, NULL,
+                                             NULL), CL_SUCCESS);
+        ck_assert_uint_eq(kept, 5);
+        /* One byte more. */
+        text[100] = ' ';
+        text[101] = '\0';
+        s = clscan_select_if(c, d->queue, src, 0, dst, 0, count, 8, CLSCAN_INT32, text, 0, NULL,
+                             NULL);
+        ck_assert_int_eq(s, CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(clscan_context_last_error(c), "predicate is longer than 100 bytes"),
+                      "%s: %s", d->name, clscan_context_last_error(c));
+        clscan_scan_desc g = {0};
+        g.type = CLSCAN_INT32;
+        g.op = CLSCAN_OP_ADD;
+        g.transform = text;
+        s = clscan_scan(c, d->queue, &g, 1, src, 0, NULL, 0, dst, 0, 8, 0, NULL, NULL);
+        ck_assert_int_eq(s, CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(clscan_context_last_error(c), "desc->transform is longer than 100"),
+                      "%s: %s", d->name, clscan_context_last_error(c));
+        g.transform = NULL;
+        g.output = text;
+        const cl_mem outs[1] = {count};
+        const size_t offs[1] = {0};
+        g.output_types[0] = "ulong";
+        s = clscan_scan_output(c, d->queue, &g, 1, src, 0, NULL, 0, dst, 0, 8, outs, offs, 1,
+                               NULL, 0, NULL, NULL);
+        ck_assert_int_eq(s, CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(clscan_context_last_error(c), "desc->output is longer than 100"),
+                      "%s: %s", d->name, clscan_context_last_error(c));
+        const clscan_compact_desc cd = {"int", 4, text, "x > 0", 0, 0};
+        s = clscan_compact(c, d->queue, &cd, src, 0, dst, 0, count, 8, 0, NULL, NULL);
+        ck_assert_int_eq(s, CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(clscan_context_last_error(c), "desc->source is longer than 100"),
+                      "%s: %s", d->name, clscan_context_last_error(c));
+        clscan_context_release(c);
+        /* The default cap. */
+        c = make(d, NULL, "the default context");
+        memset(text, ' ', 65537);
+        memcpy(text, "x > 0", 5);
+        text[65537] = '\0';
+        s = clscan_select_if(c, d->queue, src, 0, dst, 0, count, 8, CLSCAN_INT32, text, 0, NULL,
+                             NULL);
+        ck_assert_int_eq(s, CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(clscan_context_last_error(c), "longer than 65536 bytes"), "%s: %s",
+                      d->name, clscan_context_last_error(c));
+        clscan_context_release(c);
+        clReleaseMemObject(src);
+        clReleaseMemObject(dst);
+        clReleaseMemObject(count);
+    }
+}
+END_TEST
+
 START_TEST(test_scan_with_options)
 {
     rng_state = clscan_test_seed(20261201);
@@ -853,7 +939,7 @@ static const char *const tuning_vars[] = {
     "CLSCAN_GROUPS_PER_CU", "CLSCAN_MAX_GROUPS", "CLSCAN_SINGLE_GROUP_TILES",
     "CLSCAN_SP_WORK_GROUP_SIZE", "CLSCAN_SP_ITEMS_PER_THREAD", "CLSCAN_PADDING",
     "CLSCAN_SUBGROUP_IMPL", "CLSCAN_WG_SCAN", "CLSCAN_SCAN_ALGO", "CLSCAN_LOOKBACK_ATOMICS",
-    "CLSCAN_LOOKBACK_SPINS", "CLSCAN_LOOKBACK_TEST",
+    "CLSCAN_LOOKBACK_SPINS", "CLSCAN_LOOKBACK_TEST", "CLSCAN_MAX_TEXT_BYTES",
 };
 
 int main(void)
@@ -865,6 +951,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_null_and_zero_options);
     tcase_add_test(tc, test_every_field);
+    tcase_add_test(tc, test_text_cap);
     tcase_add_test(tc, test_precedence);
     tcase_add_test(tc, test_ignore_environment);
     tcase_add_test(tc, test_abi);

@@ -43,12 +43,15 @@ static clscan_status check_compact(const clscan_context *ctx, const clscan_compa
                      "desc->%s is NULL", !d->type_name ? "type_name" : "predicate");
     CLSCAN__RETURN_IF(ctx, strlen(d->type_name) > MAX_TYPE_NAME, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->type_name is longer than %d characters", MAX_TYPE_NAME);
+    clscan_status s;
+    if ((s = clscan__check_text_length(ctx, d->predicate, "desc->predicate")) != CLSCAN_SUCCESS ||
+        (s = clscan__check_text_length(ctx, d->source, "desc->source")) != CLSCAN_SUCCESS)
+        return s;
     CLSCAN__RETURN_IF(ctx, d->type_size == 0, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->type_size is 0");
     CLSCAN__RETURN_IF(ctx, d->stable && !d->partition, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->stable is set without desc->partition (a select keeps its order)");
     const size_t e = d->type_size;
-    clscan_status s;
     if ((s = clscan__check_range(ctx, src, "src", src_offset, n, e)) != CLSCAN_SUCCESS ||
         (s = clscan__check_range(ctx, dst, "dst", dst_offset, n, e)) != CLSCAN_SUCCESS ||
         (s = clscan__check_range(ctx, count, "count (one cl_ulong)", 0, 1, 8)) != CLSCAN_SUCCESS ||

@@ -37,6 +37,10 @@ static int is_blank(const char *text)
 /* Checks one optional expression or source text: NULL is fine, empty is not. */
 static clscan_status check_text(const clscan_context *ctx, const char *text, const char *name)
 {
+    char full[40];
+    snprintf(full, sizeof full, "desc->%s", name);
+    clscan_status s = clscan__check_text_length(ctx, text, full);
+    if (s != CLSCAN_SUCCESS) return s;
     CLSCAN__RETURN_IF(ctx, text && is_blank(text), CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->%s is empty", name);
     return CLSCAN_SUCCESS;

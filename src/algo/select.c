@@ -54,6 +54,8 @@ static clscan_status check_select(const clscan_context *ctx, cl_command_queue qu
     if (c->mode == CLSCAN__SELECT_IF || c->mode == CLSCAN__SELECT_PARTITION) {
         CLSCAN__RETURN_IF(ctx, c->predicate == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "predicate is NULL");
+        const clscan_status ts = clscan__check_text_length(ctx, c->predicate, "predicate");
+        if (ts != CLSCAN_SUCCESS) return ts;
         CLSCAN__RETURN_IF(ctx, c->predicate[strspn(c->predicate, " \t\r\n")] == '\0',
                          CLSCAN_ERROR_INVALID_ARGUMENT, "predicate is empty");
     }

@@ -167,6 +167,10 @@ typedef struct clscan__profile {
     clscan__lb_test lb_test;    /* a test mode of cl/clscan_lookback.cl, or off */
     clscan__sort_algo sort_algo; /* the radix sort's */
     const char *sort_algo_source;
+    /* The longest user text (a predicate, a description's texts) a call accepts, in
+     * bytes (CLSCAN_MAX_TEXT_BYTES); longer ones are refused before any compiler sees
+     * them. */
+    cl_ulong max_text_bytes;
 } clscan__profile;
 
 /* Reads the device's facts into p (zeroing it first): the fields above the bank probe's.

@@ -9,6 +9,19 @@
 /* Zeros for the by-value carry-in of a call without one (the largest element type). */
 static const unsigned char no_value[256];
 
+clscan_status clscan__check_text_length(const clscan_context *ctx, const char *text,
+                                        const char *name)
+{
+    const cl_ulong cap = ctx->target.profile.max_text_bytes;
+    /* (strnlen: a hostile text of gigabytes is not walked to its end.) */
+    const size_t len = text ? strnlen(text, cap < SIZE_MAX ? (size_t)cap + 1 : SIZE_MAX) : 0;
+    CLSCAN__RETURN_IF(ctx, (cl_ulong)len > cap, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "%s is longer than %llu bytes, the most a user text may have "
+                     "(CLSCAN_MAX_TEXT_BYTES, or the options' max_text_bytes)",
+                     name, (unsigned long long)cap);
+    return CLSCAN_SUCCESS;
+}
+
 clscan_status clscan__check_range(const clscan_context *ctx, cl_mem mem, const char *name,
                                  size_t offset, size_t n, size_t elem)
 {

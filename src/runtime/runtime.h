@@ -71,6 +71,10 @@ clscan_status clscan__check_type_op(const clscan_context *ctx, clscan_type type,
 clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue queue,
                                  clscan_type type, clscan_op op, cl_uint nwait,
                                  const cl_event *wait, bool *in_order);
+/* Checks that user text `text` (NULL passes) is no longer than the context's cap
+ * (CLSCAN_MAX_TEXT_BYTES); messages call it `name`. */
+clscan_status clscan__check_text_length(const clscan_context *ctx, const char *text,
+                                        const char *name);
 /* Checks that `mem` is a buffer of ctx holding elements [offset, offset + n) of `elem`
  * bytes each; messages call it `name`. */
 clscan_status clscan__check_range(const clscan_context *ctx, cl_mem mem, const char *name,

@@ -128,6 +128,9 @@ static void choose_device_scan(clscan__profile *p)
      * microsecond each) is stalled, not slow; CPUs run a started group to its end. */
     p->lb_spins = 256;
     p->lb_test = CLSCAN__LB_TEST_OFF;
+    /* 64 KiB: far beyond any predicate or operator, and far below what overflows a
+     * compiler's stack (a 2 MiB predicate did on PoCL and rusticl). */
+    p->max_text_bytes = 65536;
     /* The one-sweep sort ranks keys by warp match in inline PTX on NVIDIA's OpenCL (and
      * through local memory elsewhere, much slower); its look-back waits in loops. */
     if (p->nvidia_platform && !p->max_loop_iterations) {
