@@ -102,7 +102,7 @@
 enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
        CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_SEG_KEYS_ADD, CALL_CUSTOM_MAX,
        CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HISTOGRAM, CALL_REDUCE_BY_KEY,
-       CALL_RLE, CALL_HOST_STREAM, CALL_COUNT };
+       CALL_RLE, CALL_COMPACT, CALL_HOST_STREAM, CALL_COUNT };
 #define HIST_BINS 256 /* histogram: even bins (row_fill picks the samples and range) */
 /* The general scans (clscan_scan) a call times: cases of tools/verify_general.c whose input
  * and output elements have one size. */
@@ -196,6 +196,8 @@ static void usage(FILE *f)
           "                            to 24, sums and count; --type, --mode ignored);\n"
           "                            rle (clscan_run_length_encode of those keys: unique\n"
           "                            values, uint32 lengths, count; --type, --mode ignored);\n"
+          "                            compact (clscan_compact, the general compaction, of\n"
+          "                            --type's OpenCL C type with --predicate, as select-if);\n"
           "                            general scans (clscan_scan, their own types; --type\n"
           "                            ignored): seg-add (int32 add, segmented by flags),\n"
           "                            seg-keys-min (int64 min by int32 keys),\n"
@@ -274,10 +276,13 @@ static const char *call_name(int i)
                                                   "sort-pairs", "seg-add",  "seg-keys-min",
                                                   "seg-keys-add", "custom-max", "mat2", "transform-count",
                                                   "reduce", "histogram", "reduce-by-key",
-                                                  "rle", "host-stream"};
+                                                  "rle", "compact", "host-stream"};
     return names[i];
 }
-static int takes_predicate(int call) { return call == CALL_SELECT_IF || call == CALL_PARTITION; }
+static int takes_predicate(int call)
+{
+    return call == CALL_SELECT_IF || call == CALL_PARTITION || call == CALL_COMPACT;
+}
 static int takes_fraction(int call) { return call == CALL_SELECT_FLAGGED || call == CALL_UNIQUE; }
 static int is_sort(int call) { return call == CALL_SORT_KEYS || call == CALL_SORT_PAIRS; }
 static int is_compaction(int call)
@@ -946,6 +951,12 @@ static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl
     case CALL_SELECT_FLAGGED:
         return clscan_select_flagged(b->ctx, q, src, 0, flags, 0, out, 0, count, r->n,
                                      r->type, 0, NULL, done);
+    case CALL_COMPACT: { /* (the general compaction: any OpenCL C type, here a library one) */
+        static const char *const cl_names[] = {"int", "uint", "long", "ulong", "float", "double"};
+        const clscan_compact_desc d = {cl_names[r->type], clscan_type_size(r->type), NULL,
+                                       r->predicate, 0, 0};
+        return clscan_compact(b->ctx, q, &d, src, 0, out, 0, count, r->n, 0, NULL, done);
+    }
     case CALL_PARTITION:
         return clscan_partition_if(b->ctx, q, src, 0, out, 0, count, r->n, r->type,
                                    r->predicate, 0, NULL, done);

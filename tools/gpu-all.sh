@@ -37,6 +37,7 @@ T=$(pow "$sort_sizes")
     cub scan-int64 scan64 "$scan_sizes";    ours scan-int64 int64 scan exclusive "$S"
     cub scan-float fscan "$scan_sizes";     ours scan-float float scan inclusive "$S"
     cub select-if select "$scan_sizes";     ours select-if int32 select-if exclusive "$S"
+    ours compact int32 compact exclusive "$S" # (clscan_compact; CUB: select-if's row)
     cub select-flagged flagged "$scan_sizes"
     ours select-flagged int32 select-flagged exclusive "$S"
     cub scan-by-key bykey "$scan_sizes";    ours scan-by-key int32 seg-keys-add inclusive "$S"

@@ -6,9 +6,6 @@
 
 #include <stdio.h>
 
-/* OpenCL C names of the library's types, in clscan_type order. */
-static const char *const cl_names[CLSCAN_TYPE_COUNT] = {"int",   "uint",  "long",
-                                                        "ulong", "float", "double"};
 
 /* The statements: segment j's result at out1[j] from its last element (where the range
  * ends or the next element starts a segment), its key at out0[j] from its first (keys
@@ -95,8 +92,8 @@ static clscan_status by_key(clscan_context *ctx, cl_command_queue queue,
                                           event_wait_list, event);
     clscan_scan_desc d = *desc;
     d.output = !by_keys ? flags_output : unique_keys ? keys_output : keys_output_no_keys;
-    d.output_types[0] = by_keys && unique_keys ? cl_names[desc->key_type] : NULL;
-    d.output_types[1] = desc->type_name ? desc->type_name : cl_names[desc->type];
+    d.output_types[0] = by_keys && unique_keys ? clscan__type_cl_name(desc->key_type) : NULL;
+    d.output_types[1] = desc->type_name ? desc->type_name : clscan__type_cl_name(desc->type);
     d.output_types[2] = "ulong";
     d.output_types[3] = NULL;
     const cl_mem outs[3] = {unique_keys, reduced, count};
@@ -140,7 +137,7 @@ clscan_status clscan_run_length_encode(clscan_context *ctx, cl_command_queue que
     d.type = length_type;
     d.op = CLSCAN_OP_ADD;
     d.transform = "1";
-    d.input_type_name = cl_names[type];
+    d.input_type_name = clscan__type_cl_name(type);
     d.segments = CLSCAN_SEGMENTS_KEYS;
     d.key_type = type;
     /* (src is both the keys and the values; the transform ignores the values.) */
@@ -202,7 +199,7 @@ clscan_status clscan_run_length_encode_nontrivial(
     d1.type = CLSCAN_UINT32;
     d1.op = CLSCAN_OP_ADD;
     d1.transform = "1u";
-    d1.input_type_name = cl_names[type];
+    d1.input_type_name = clscan__type_cl_name(type);
     d1.segments = CLSCAN_SEGMENTS_KEYS;
     d1.key_type = type;
     d1.output = nontrivial_lengths;
@@ -219,8 +216,8 @@ clscan_status clscan_run_length_encode_nontrivial(
         d2.transform = "x > 1u ? 1u : 0u";
         d2.input_type_name = "uint";
         d2.output = nontrivial_output;
-        d2.output_types[0] = cl_names[length_type];
-        d2.output_types[1] = cl_names[length_type];
+        d2.output_types[0] = clscan__type_cl_name(length_type);
+        d2.output_types[1] = clscan__type_cl_name(length_type);
         d2.output_types[2] = "ulong";
         const cl_mem outs[3] = {offsets, lengths, count};
         const size_t offs[3] = {offsets_offset, lengths_offset, 0};

@@ -14,9 +14,6 @@
 #define MAX_TYPE_SIZE 256
 #define MAX_TYPE_NAME 64
 
-/* OpenCL C names of the library's types, in clscan_type order. */
-static const char *const cl_type_names[CLSCAN_TYPE_COUNT] = {"int",   "uint",  "long",
-                                                             "ulong", "float", "double"};
 
 /* What the checks settle about a call's description. */
 typedef struct general_plan {
@@ -50,7 +47,7 @@ static clscan_status check_text(const clscan_context *ctx, const char *text, con
 static int cl_type_index(const char *name)
 {
     for (int t = 0; t < CLSCAN_TYPE_COUNT; ++t)
-        if (strcmp(name, cl_type_names[t]) == 0) return t;
+        if (strcmp(name, clscan__type_cl_name((clscan_type)t)) == 0) return t;
     return -1;
 }
 
@@ -117,7 +114,7 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
                          "desc->type %d is not a clscan_type", (int)d->type);
         if (!d->combine && (s = clscan__check_type_op(ctx, d->type, d->op)) != CLSCAN_SUCCESS)
             return s;
-        g->out_name = cl_type_names[d->type];
+        g->out_name = clscan__type_cl_name(d->type);
         g->out_size = clscan_type_size(d->type);
         g->uses_double |= d->type == CLSCAN_DOUBLE;
     }
@@ -326,7 +323,7 @@ static void put_expression(text *t, const char *ret, const char *name, const cha
 static void builtin_op_text(clscan_type t, clscan_op op, char *combine, size_t csize,
                             char *identity, size_t isize)
 {
-    const char *T = cl_type_names[t];
+    const char *T = clscan__type_cl_name((clscan_type)t);
     const int fl = clscan__type_is_float(t), is_signed = t == CLSCAN_INT32 || t == CLSCAN_INT64;
     const char *U = t == CLSCAN_INT32 ? "uint" : "ulong";
     static const char *const max_names[CLSCAN_TYPE_COUNT] = {"INT_MAX",   "UINT_MAX",
@@ -438,7 +435,7 @@ static char *make_prelude(const general_plan *g)
             "    (void)out1; (void)out2; (void)out3;\n"
             "{\n#line 1 \"output\"\n%s\n#line 1 \"libclscan\"\n}\n}\n",
             V, g->in_name,
-            d->segments == CLSCAN_SEGMENTS_KEYS ? cl_type_names[d->key_type] : "uchar",
+            d->segments == CLSCAN_SEGMENTS_KEYS ? clscan__type_cl_name(d->key_type) : "uchar",
             d->output);
     }
     if (d->type_name)
@@ -471,7 +468,7 @@ static char *make_prelude(const general_plan *g)
         if (d->type_name) put(&t, "#define CLSCAN_T %s\n", V);
     } else {
         put(&t, "#define CLSCAN_GEN_SEGMENTS %d\n#define CLSCAN_GEN_SEG %s\n", (int)d->segments,
-            d->segments == CLSCAN_SEGMENTS_FLAGS ? "uchar" : cl_type_names[d->key_type]);
+            d->segments == CLSCAN_SEGMENTS_FLAGS ? "uchar" : clscan__type_cl_name(d->key_type));
         /* A segmented scan is the plain scan of (value, heads) pairs under the operator
          * that restarts where the right operand holds a segment head; it is associative
          * when op is. The heads are counted (saturating at 2^32 - 1), so an element's

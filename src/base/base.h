@@ -74,6 +74,8 @@ static inline void clscan__arg_bytes(clscan__kernel_args *a, size_t size, const 
 bool clscan__type_valid(int type);
 bool clscan__op_valid(int op);
 bool clscan__type_is_float(clscan_type type);
+/* The OpenCL C name of a valid type: "int", "uint", "long", "ulong", "float", "double". */
+const char *clscan__type_cl_name(clscan_type type);
 
 /* ---------------------------------------------------------------- text ------ */
 

@@ -2,16 +2,16 @@
  * kernel is specialised for them (cl/clscan_common.cl holds their OpenCL C text). */
 #include "base/base.h"
 
-/* Column legend: public name, size in bytes, floating point. The OpenCL C text for each
- * type and operator lives in cl/clscan_common.cl, keyed by number. */
+/* Column legend: public name, OpenCL C name, size in bytes, floating point. The OpenCL C
+ * text for each type and operator lives in cl/clscan_common.cl, keyed by number. */
 static const struct type_info {
-    const char *name;
+    const char *name, *cl_name;
     size_t size;
     int is_float;
 } types[CLSCAN_TYPE_COUNT] = {
-    [CLSCAN_INT32] = {"int32", 4, 0}, [CLSCAN_UINT32] = {"uint32", 4, 0},
-    [CLSCAN_INT64] = {"int64", 8, 0}, [CLSCAN_UINT64] = {"uint64", 8, 0},
-    [CLSCAN_FLOAT] = {"float", 4, 1}, [CLSCAN_DOUBLE] = {"double", 8, 1},
+    [CLSCAN_INT32] = {"int32", "int", 4, 0},    [CLSCAN_UINT32] = {"uint32", "uint", 4, 0},
+    [CLSCAN_INT64] = {"int64", "long", 8, 0},   [CLSCAN_UINT64] = {"uint64", "ulong", 8, 0},
+    [CLSCAN_FLOAT] = {"float", "float", 4, 1},  [CLSCAN_DOUBLE] = {"double", "double", 8, 1},
 };
 
 static const char *const op_names[CLSCAN_OP_COUNT] = {"add", "mul", "min", "max",
@@ -38,3 +38,5 @@ const char *clscan_op_name(clscan_op op)
 }
 
 bool clscan__type_is_float(clscan_type type) { return types[type].is_float; }
+
+const char *clscan__type_cl_name(clscan_type type) { return types[type].cl_name; }
