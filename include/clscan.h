@@ -1253,6 +1253,16 @@ CLSCAN_API clscan_status clscan_sort_pairs(clscan_context *ctx, cl_command_queue
  * source as it would without it. The cache is looked up only where a program is built,
  * on a context's first use of it.
  *
+ * Trust: whoever can write the cache runs code in every process that loads from it (a
+ * file's checksums catch damage, not forgery). So the cache is used only where this
+ * process's effective user owns it and no one else may write it: an existing cache
+ * directory owned by another user or writable by group or others turns the disk cache
+ * off for the context (clscan_context_describe says which directory and why; calls build
+ * from source), a directory the library makes has mode 0700 and its files 0600, and a
+ * file owned by another user or writable by group or others is not loaded (it is
+ * rebuilt and replaced). Within those rules the cache trusts the user's own files, as
+ * compiler caches do (docs/RELIABILITY.md).
+ *
  * The bank probe's result (see Context above) is kept there too, in a small file
  * clscan-probe-<digits>.bin, keyed like a program by the platform, device, driver and
  * library version, and also by the probe's own version, the digest of its kernel's

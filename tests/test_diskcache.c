@@ -923,6 +923,76 @@ START_TEST(test_unwritable)
 }
 END_TEST
 
+/* A cache directory that others may write or that another user owns is not used (the
+ * context says why, and calls work); a cache file that others may write is not loaded,
+ * and is replaced by one only this user may write. */
+START_TEST(test_untrusted)
+{
+    char dir[DC_DIR_MAX], path[PATH_MAX], text[8192];
+    const uint64_t seed = dc_start("untrusted", dir);
+    dc_dev d;
+    dc_open_or_fail(&d);
+
+    snprintf(path, sizeof path, "%s/open", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    ck_assert_int_eq(chmod(path, 0777), 0);
+    dc_env(path, "1");
+    clscan_context *ctx = dc_context(&d);
+    ck_assert_int_eq(ctx->target.cache.disk_cache, 0);
+    clscan_context_describe(ctx, text, sizeof text);
+    ck_assert_msg(strstr(text, "is writable by group or others (owner uid") &&
+                      strstr(text, "mode 777"),
+                  "describe:\n%s", text);
+    dc_stats s0 = dc_snap();
+    dc_scan_ok(ctx, &d, 2300, clscan_verify_mix(seed, 60));
+    clscan_context_release(ctx);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_MISSING) + dc_since(&s0, CLSCAN__CACHE_WRITTEN) +
+                          dc_since(&s0, CLSCAN__CACHE_LOADED), 0);
+    static dc_listing l;
+    dc_list(path, &l);
+    ck_assert_int_eq(l.files + l.temps + l.others, 0);
+
+    if (geteuid() == 0) { /* (only root can give a directory away) */
+        snprintf(path, sizeof path, "%s/theirs", dir);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+        ck_assert_int_eq(chown(path, 12345, 12345), 0);
+        dc_env(path, "1");
+        ctx = dc_context(&d);
+        ck_assert_int_eq(ctx->target.cache.disk_cache, 0);
+        clscan_context_describe(ctx, text, sizeof text);
+        ck_assert_msg(strstr(text, "is not owned by this user (owner uid 12345"),
+                      "describe:\n%s", text);
+        clscan_context_release(ctx);
+    } else {
+        fprintf(stderr, "a directory of another user: not tested (only root can chown)\n");
+    }
+
+    /* A good directory; its file made group-writable is rejected, then rewritten 0600. */
+    snprintf(path, sizeof path, "%s/mine", dir);
+    dc_env(path, "1");
+    (void)dc_fresh_scan(&d, 2301, clscan_verify_mix(seed, 61));
+    dc_check_dir(path, 1, &l);
+    for (int f = 0; f < l.files; ++f) ck_assert_int_eq(chmod(l.paths[f], 0664), 0);
+    s0 = dc_fresh_scan(&d, 2302, clscan_verify_mix(seed, 62));
+    dc_print_since("group-writable files", &s0);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_LOADED), 0);
+    ck_assert_uint_ge(dc_since(&s0, CLSCAN__CACHE_REJECTED), 1);
+    ck_assert_uint_ge(dc_since(&s0, CLSCAN__CACHE_WRITTEN), 1);
+    dc_check_dir(path, 1, &l);
+    for (int f = 0; f < l.files; ++f) {
+        struct stat st;
+        ck_assert_int_eq(stat(l.paths[f], &st), 0);
+        ck_assert_msg((st.st_mode & 0777) == 0600, "%s: mode %o", l.paths[f],
+                      (unsigned)(st.st_mode & 0777));
+    }
+    s0 = dc_fresh_scan(&d, 2303, clscan_verify_mix(seed, 63));
+    ck_assert_uint_ge(dc_since(&s0, CLSCAN__CACHE_LOADED), 1);
+    ck_assert_uint_eq(dc_since(&s0, CLSCAN__CACHE_REJECTED), 0);
+    dc_close(&d);
+    clscan_test_remove_tree(dir);
+}
+END_TEST
+
 /* Child `i` of the concurrent test: waits for the start signal on fd, then runs the
  * shared scan and one of two others (in an order that depends on i), checks every
  * result, and that it never saw a damaged file; in the second round, that it built
@@ -1098,6 +1168,7 @@ static Suite *dc_suite(void)
     tcase_add_test(dev, test_switches);
     tcase_add_test(dev, test_directories);
     tcase_add_test(dev, test_unwritable);
+    tcase_add_test(dev, test_untrusted);
     tcase_add_test(dev, test_concurrent);
     tcase_add_test(dev, test_warm);
     suite_add_tcase(s, dev);

@@ -393,7 +393,7 @@ START_TEST(test_probe_key_mismatch)
     const char *rec = strstr(other, "record: probe\n");
     ck_assert(rec != NULL);
     char *identity = strndup(other, (size_t)(rec - other));
-    clscan__diskcache_config cfg = {1, dir, "test", identity};
+    clscan__diskcache_config cfg = {1, dir, "test", identity, NULL};
     char *other_path, *other_text;
     ck_assert(clscan__diskcache_record_key(&cfg, "probe", rec + strlen("record: probe\n"),
                                            &other_path, &other_text));

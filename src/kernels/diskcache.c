@@ -61,6 +61,7 @@ clscan_status clscan__diskcache_settings(const clscan_context *ctx,
     p->disk_cache = 0;
     p->cache_dir = NULL;
     p->cache_identity = NULL;
+    p->cache_note = NULL;
     const char *sw = getenv_fn("CLSCAN_DISK_CACHE", user);
     if (sw && strcmp(sw, "0") != 0 && strcmp(sw, "1") != 0)
         return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ENVIRONMENT,
@@ -117,6 +118,23 @@ clscan_status clscan__diskcache_settings(const clscan_context *ctx,
     if (!dir) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     /* "a/b/" and "a/b" are one directory: drop trailing slashes (but keep "/"). */
     for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; --n) dir[n - 1] = '\0';
+    /* An existing directory someone else owns or may write is not used (one that does
+     * not exist yet is made with mode 0700 when the first program is written). */
+    struct stat st;
+    const char *untrusted;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (untrusted = clscan__diskcache_untrusted(&st))) {
+        const size_t size = strlen(dir) + 200;
+        p->cache_note = malloc(size);
+        if (p->cache_note)
+            snprintf(p->cache_note, size,
+                     "off: %s is %s (owner uid %lu, mode %03o; this user is uid %lu), and "
+                     "whoever can write the cache runs code in the processes that load it",
+                     dir, untrusted, (unsigned long)st.st_uid, (unsigned)(st.st_mode & 0777),
+                     (unsigned long)geteuid());
+        p->cache_source = p->cache_note ? p->cache_note : "off: the directory is not trusted";
+        free(dir);
+        return CLSCAN_SUCCESS;
+    }
     if (!(p->cache_identity = cache_identity(profile->identity))) {
         free(dir);
         p->cache_source = "off: the device's identity could not be queried";
@@ -320,6 +338,7 @@ void clscan__diskcache_settings_free(clscan__diskcache_config *p)
 {
     free(p->cache_dir);
     free(p->cache_identity);
-    p->cache_dir = p->cache_identity = NULL;
+    free(p->cache_note);
+    p->cache_dir = p->cache_identity = p->cache_note = NULL;
     p->disk_cache = 0;
 }

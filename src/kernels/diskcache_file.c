@@ -32,6 +32,16 @@ static const unsigned char magic[8] = {'C', 'L', 'S', 'C', 'A', 'N', 'P', 'B'};
 
 static _Thread_local const char *last_reason = "";
 
+/* Whether a cache directory or file may be trusted: owned by this process's effective
+ * user and writable by no one else (NULL), or why not. Whoever can write the cache runs
+ * code in every process that loads from it (docs/RELIABILITY.md, section 6). */
+const char *clscan__diskcache_untrusted(const struct stat *st)
+{
+    if (st->st_uid != geteuid()) return "not owned by this user";
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) return "writable by group or others";
+    return NULL;
+}
+
 const char *clscan__diskcache_last_reason(void) { return last_reason; }
 void clscan__diskcache_set_reason(const char *reason) { last_reason = reason; }
 
@@ -66,6 +76,12 @@ clscan__file_read clscan__diskcache_read_file(const char *path, clscan__diskcach
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         last_reason = "not a regular file";
+        return CLSCAN__FILE_INVALID;
+    }
+    const char *untrusted = clscan__diskcache_untrusted(&st);
+    if (untrusted) {
+        close(fd);
+        last_reason = untrusted;
         return CLSCAN__FILE_INVALID;
     }
     if ((unsigned long long)st.st_size > HEADER_BYTES + CLSCAN__DISKCACHE_MAX_KEY_BYTES + MAX_PAYLOAD_BYTES) {
@@ -132,8 +148,11 @@ static int make_dirs(const char *dir)
     }
     if (ok) ok = mkdir(path, 0700) == 0 || errno == EEXIST;
     free(path);
+    /* (Written into only where this user alone can write it.) */
     struct stat st;
-    return ok && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+    return ok && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && !clscan__diskcache_untrusted(&st)
+               ? 0
+               : -1;
 }
 
 static int write_all(int fd, const void *data, size_t len)

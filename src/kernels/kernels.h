@@ -20,6 +20,8 @@ typedef struct clscan__diskcache_config {
     const char *cache_source;   /* where cache_dir came from, or why the cache is off */
     char *cache_identity;       /* owned: the library, platform, device and driver lines
                                    that begin every key; NULL when disk_cache is 0 */
+    char *cache_note;           /* owned: cache_source where it is composed (a refused
+                                   directory's path and owner or mode), else NULL */
 } clscan__diskcache_config;
 void clscan__diskcache_settings_free(clscan__diskcache_config *p);
 
@@ -271,6 +273,10 @@ typedef enum clscan__file_read {
 } clscan__file_read;
 /* For load and tests. */
 clscan__file_read clscan__diskcache_read_file(const char *path, clscan__diskcache_file *out);
+/* NULL where st (a cache directory's or file's) is owned by the effective user and
+ * writable by no one else; else why it is not trusted. */
+struct stat;
+const char *clscan__diskcache_untrusted(const struct stat *st);
 void clscan__diskcache_file_free(clscan__diskcache_file *f);
 /* Writes a cache file (header, key text, payload) atomically; false if it could not. For
  * store and tests (which write files with a foreign key or a payload the driver refuses). */
