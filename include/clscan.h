@@ -412,7 +412,11 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
  * most max_text_bytes long (CLSCAN_MAX_TEXT_BYTES, default 65536 bytes; a 2 MiB
  * predicate overflowed the compiler's stack in the calling process on PoCL and rusticl);
  * a longer one is refused with CLSCAN_ERROR_INVALID_ARGUMENT before any compiler sees
- * it.
+ * it. Programs are cached (in the context and on disk) by their full text, so a text
+ * may not read files: one with a directive sign (# or %:) and, read across line
+ * splices, a word that reads or tests for a file (include, include_next, import, embed,
+ * __has_include, __has_include_next, __has_embed) is refused the same way, even where
+ * the word is only in a comment or a name. Put a header's text in `source` instead.
  *
  * The input transform: `transform`, an expression over `x` (a src element, const, of the
  * input type) and `i` (its index, const ulong, counted from src_offset, plus

@@ -876,6 +876,20 @@ START_TEST(test_text_cap)
         ck_assert_int_eq(s, CLSCAN_ERROR_INVALID_ARGUMENT);
         ck_assert_msg(strstr(clscan_context_last_error(c), "desc->source is longer than 100"),
                       "%s: %s", d->name, clscan_context_last_error(c));
+        /* A text that would read a file: refused (programs are cached by their text). */
+        s = clscan_select_if(c, d->queue, src, 0, dst, 0, count, 8, CLSCAN_INT32,
+                             "x > 0\n#include \"/dev/null\"\n", 0, NULL, NULL);
+        ck_assert_int_eq(s, CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(clscan_context_last_error(c), "may not read files"), "%s: %s",
+                      d->name, clscan_context_last_error(c));
+        g.output = NULL;
+        g.output_types[0] = NULL;
+        g.source = "#in\\\nclude \"x.h\"\n";
+        g.transform = "x";
+        s = clscan_scan(c, d->queue, &g, 1, src, 0, NULL, 0, dst, 0, 8, 0, NULL, NULL);
+        ck_assert_int_eq(s, CLSCAN_ERROR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(clscan_context_last_error(c), "desc->source has a preprocessor"),
+                      "%s: %s", d->name, clscan_context_last_error(c));
         clscan_context_release(c);
         /* The default cap. */
         c = make(d, NULL, "the default context");

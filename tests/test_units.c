@@ -29,6 +29,30 @@ START_TEST(test_has_token)
 }
 END_TEST
 
+/* Texts that could make the preprocessor read a file are found, however spelled; others
+ * are not. */
+START_TEST(test_text_reads_files)
+{
+    static const char *const reads[] = {
+        "x > 0\n#include \"/tmp/p.h\"\n", "#  include <stdio.h>", "%:include \"a\"",
+        "#inc\\\nlude \"a\"", "#inc\\\r\nlude \"a\"", "#incl?\?/\nude \"a\"",
+        "#/* c */include \"a\"", "#include_next <a>", "#import \"a\"", "#embed \"a\"",
+        "#if __has_include(\"a\")\n#endif\n", "#if __has_embed(\"a\")\n#endif\n",
+        "#define include 1\n", /* (conservative: the word with a directive sign) */
+    };
+    static const char *const clean[] = {
+        "x > 0", "include > 0", /* (no directive sign: a name) */
+        "#define N 4\nint f(int x) { return x * N; }", "#pragma unroll\n",
+        "#define included_count 3\n", "#define INCLUDE 1\n", "#define embedded 2\n",
+    };
+    for (size_t k = 0; k < sizeof reads / sizeof *reads; ++k)
+        ck_assert_msg(clscan__text_reads_files(reads[k]) != NULL, "not found in: %s", reads[k]);
+    for (size_t k = 0; k < sizeof clean / sizeof *clean; ++k)
+        ck_assert_msg(clscan__text_reads_files(clean[k]) == NULL, "found in: %s", clean[k]);
+    ck_assert(clscan__text_reads_files(NULL) == NULL);
+}
+END_TEST
+
 START_TEST(test_parse_version)
 {
     int ma = 0, mi = 0;
@@ -732,6 +756,7 @@ static Suite *units_suite(void)
     Suite *s = suite_create("units");
     TCase *tc = tcase_create("host");
     tcase_add_test(tc, test_has_token);
+    tcase_add_test(tc, test_text_reads_files);
     tcase_add_test(tc, test_parse_version);
     tcase_add_test(tc, test_parse_size);
     tcase_add_test(tc, test_vendor_normalise);

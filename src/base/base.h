@@ -83,6 +83,11 @@ const char *clscan__type_cl_name(clscan_type type);
 bool clscan__has_token(const char *list, const char *token);
 /* Parses "OpenCL 3.0 ..." (prefix "OpenCL ") or "OpenCL C 1.2 ..." ("OpenCL C "). */
 bool clscan__parse_version(const char *text, const char *prefix, int *major, int *minor);
+/* Whether a user text may make the OpenCL C preprocessor read a file: where it has a
+ * directive sign (# or %:) and, read across line splices, one of the words include,
+ * include_next, import, embed, __has_include, __has_include_next, __has_embed, that word;
+ * else NULL. (Conservative: the word in a comment or a name of the text's own counts.) */
+const char *clscan__text_reads_files(const char *text);
 /* Parses a size with an optional K, M or G suffix (powers of 1024). */
 bool clscan__parse_size(const char *text, unsigned long long *out);
 

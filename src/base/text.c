@@ -21,6 +21,45 @@ bool clscan__has_token(const char *list, const char *token)
     return 0;
 }
 
+/* The words that make the preprocessor read a file, or ask whether one exists. */
+static const char *const file_words[] = {"include", "include_next", "import", "embed",
+                                         "__has_include", "__has_include_next", "__has_embed"};
+
+const char *clscan__text_reads_files(const char *text)
+{
+    if (!text || (!strchr(text, '#') && !strstr(text, "%:"))) return NULL; /* no directive */
+    /* Identifiers, read across line splices (a backslash, or the trigraph ??/, before a
+     * newline): "#inc\<newline>lude" is an include. */
+    char word[24];
+    size_t len = 0;
+    int overflow = 0;
+    for (const char *p = text;; ++p) {
+        if (*p == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n'))) {
+            p += p[1] == '\r' ? 2 : 1;
+            continue;
+        }
+        if (p[0] == '?' && p[1] == '?' && p[2] == '/' &&
+            (p[3] == '\n' || (p[3] == '\r' && p[4] == '\n'))) {
+            p += p[3] == '\r' ? 4 : 3;
+            continue;
+        }
+        const int ident = *p && (isalnum((unsigned char)*p) || *p == '_');
+        if (ident) {
+            if (len + 1 < sizeof word) word[len++] = *p;
+            else overflow = 1;
+            continue;
+        }
+        if (len && !overflow) {
+            word[len] = '\0';
+            for (size_t k = 0; k < sizeof file_words / sizeof *file_words; ++k)
+                if (strcmp(word, file_words[k]) == 0) return file_words[k];
+        }
+        len = 0;
+        overflow = 0;
+        if (!*p) return NULL;
+    }
+}
+
 bool clscan__parse_version(const char *text, const char *prefix, int *major, int *minor)
 {
     size_t lp = strlen(prefix);

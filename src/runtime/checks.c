@@ -19,6 +19,14 @@ clscan_status clscan__check_text_length(const clscan_context *ctx, const char *t
                      "%s is longer than %llu bytes, the most a user text may have "
                      "(CLSCAN_MAX_TEXT_BYTES, or the options' max_text_bytes)",
                      name, (unsigned long long)cap);
+    /* Programs are cached by their text, so a text's program must depend on nothing
+     * else: a file it included could change under a cached program. */
+    const char *word = clscan__text_reads_files(text);
+    CLSCAN__RETURN_IF(ctx, word != NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "%s has a preprocessor directive and the word \"%s\": user texts may "
+                     "not read files (#include and the like), since programs are cached by "
+                     "their text; put the file's text in the description's source",
+                     name, word);
     return CLSCAN_SUCCESS;
 }
 

@@ -72,7 +72,8 @@ clscan_status clscan__check_call(const clscan_context *ctx, cl_command_queue que
                                  clscan_type type, clscan_op op, cl_uint nwait,
                                  const cl_event *wait, bool *in_order);
 /* Checks that user text `text` (NULL passes) is no longer than the context's cap
- * (CLSCAN_MAX_TEXT_BYTES); messages call it `name`. */
+ * (CLSCAN_MAX_TEXT_BYTES) and reads no file (clscan__text_reads_files); messages call it
+ * `name`. */
 clscan_status clscan__check_text_length(const clscan_context *ctx, const char *text,
                                         const char *name);
 /* Checks that `mem` is a buffer of ctx holding elements [offset, offset + n) of `elem`
