@@ -221,6 +221,15 @@ static void invalid(void)
     d.type_size = 32;
     expect_error(&d, a, 0, NULL, b, 0, 10, CLSCAN_ERROR_BUILD_FAILED,
                  "clscan_type_size_differs_from_device_sizeof");
+    /* ... also where the source redefines sizeof (or typedef, char) to pass the check. */
+    d = clscan_verify_gen_case_get(1).desc;
+    char src_text[2048];
+    snprintf(src_text, sizeof src_text, "%s\n#define sizeof(x) %zu\n#define typedef\n", d.source,
+             d.type_size + 16);
+    d.source = src_text;
+    d.type_size += 16;
+    expect_error(&d, a, 0, NULL, b, 0, 10, CLSCAN_ERROR_BUILD_FAILED,
+                 "clscan_type_size_differs_from_device_sizeof");
 
     /* After the failures the context still scans: the good description, on 10 ones. */
     const cl_int ones[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};

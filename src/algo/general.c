@@ -398,6 +398,10 @@ static char *make_prelude(const general_plan *g)
     put(&t, "/* libclscan general scan: the user's source and the generated operator */\n");
     if (g->uses_double) put(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
     if (d->source) put(&t, "#line 1 \"source\"\n%s\n#line 1 \"libclscan\"\n", d->source);
+    /* A macro of the source named like a keyword would reach the library's code, and
+     * could make the size checks below pass a wrong size (a `#define sizeof(x) 8` let a
+     * scan write past dst on PoCL, issue 20): from here on they are keywords again. */
+    put(&t, "#undef sizeof\n#undef typedef\n#undef char\n#undef struct\n#undef union\n");
     char combine[96], identity[96];
     if (!d->combine)
         builtin_op_text(d->type, d->op, combine, sizeof combine, identity, sizeof identity);
