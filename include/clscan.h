@@ -118,7 +118,12 @@ CLSCAN_API const char *clscan_op_name(clscan_op op);
  * context, so the first call with a new type and operator pays a program build; built
  * programs are also kept on disk (see "Disk cache and warming" below), so that a later
  * process loads them instead of compiling, and clscan_context_warm builds them all up
- * front.
+ * front. The context's cache is bounded: at most max_programs programs (default 512,
+ * CLSCAN_MAX_PROGRAMS; every built-in program a context can use fits) and
+ * max_program_bytes of their keys and texts (default 32 MiB, CLSCAN_MAX_PROGRAM_BYTES);
+ * past either, the least recently used programs that no call is using are released, and
+ * built again (or loaded from disk) if asked for later. Lookups hash the program's shape
+ * and texts, so their cost does not grow with the number cached.
  *
  * Threading: one context may be used from several threads at once, each with its own
  * command queue or sharing one; the library serialises what must be serialised inside.
@@ -263,6 +268,10 @@ typedef struct clscan_context_options {
     clscan_sort_algorithm sort_algorithm; /* CLSCAN_SORT_ALGO */
     cl_ulong max_text_bytes;        /* CLSCAN_MAX_TEXT_BYTES: the longest user text a
                                        call accepts (default 65536) */
+    cl_ulong max_programs;          /* CLSCAN_MAX_PROGRAMS: programs a context keeps
+                                       (default 512; least recently used released first) */
+    cl_ulong max_program_bytes;     /* CLSCAN_MAX_PROGRAM_BYTES: bytes of their keys and
+                                       texts it keeps (default 32 MiB) */
 } clscan_context_options;
 
 /* clscan_context_create with options (NULL: exactly clscan_context_create). Returns what

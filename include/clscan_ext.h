@@ -34,6 +34,8 @@ typedef enum clscan_ext_cache_counter {
     CLSCAN_EXT_CACHE_REFUSED,       /* valid files whose binary the driver refused */
     CLSCAN_EXT_CACHE_WRITTEN,       /* files written */
     CLSCAN_EXT_CACHE_WRITE_FAILED,  /* binaries that could not be written */
+    CLSCAN_EXT_CACHE_EVICTED,       /* programs a context released to stay within its
+                                       caps (max_programs, max_program_bytes) */
     CLSCAN_EXT_CACHE_STAT_COUNT
 } clscan_ext_cache_counter; /* (not "clscan_ext_cache_stat": that is the function's name) */
 /* The counter's value (0 for an unknown counter). */

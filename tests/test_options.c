@@ -179,6 +179,8 @@ GET(scan_algo, p->scan_algo)
 GET(lb_atomics, p->lb_atomics)
 GET(lb_spins, p->lb_spins)
 GET(max_text_bytes, p->max_text_bytes)
+GET(max_programs, p->max_programs)
+GET(max_program_bytes, p->max_program_bytes)
 GET(lb_test, p->lb_test)
 GET(disk_cache, c->target.cache.disk_cache)
 SGET(extensions, p->extensions)
@@ -306,6 +308,8 @@ static const field_case field_cases[] = {
     STR_WITH("CLSCAN_CACHE_DIR", TEST_CACHE, cache_dir, "CLSCAN_DISK_CACHE", "1", cache_dir),
     STR("CLSCAN_KERNEL_INCLUDE_DIR", TEST_INCLUDE, kernel_include_dir, kernel_include_dir),
     NUM("CLSCAN_MAX_TEXT_BYTES", "100", max_text_bytes, 100, max_text_bytes, 100),
+    NUM("CLSCAN_MAX_PROGRAMS", "7", max_programs, 7, max_programs, 7),
+    NUM("CLSCAN_MAX_PROGRAM_BYTES", "65536", max_program_bytes, 65536, max_program_bytes, 65536),
 };
 enum { FIELD_CASES = sizeof field_cases / sizeof field_cases[0] };
 
@@ -360,9 +364,9 @@ START_TEST(test_every_field)
         fprintf(stderr, "%s: %d option/variable pairs agree (%u of them at the device's "
                 "default value)\n", d->name, FIELD_CASES, already);
     }
-    /* Every field but struct_size, flags and sort_algorithm (test_sort) has a row: the 36
+    /* Every field but struct_size, flags and sort_algorithm (test_sort) has a row: the 38
      * variables. */
-    ck_assert_int_eq(nfields, 36);
+    ck_assert_int_eq(nfields, 38);
 }
 END_TEST
 
@@ -654,6 +658,8 @@ static const bad_case bad_cases[] = {
     BAD("CLSCAN_BANK_WIDTH", bank_width, CLSCAN_OPTION_ZERO, "0"),
     BAD("CLSCAN_LOOKBACK_SPINS", lookback_spins, (1ull << 30) + 1, "1073741825"),
     BAD("CLSCAN_MAX_TEXT_BYTES", max_text_bytes, (1ull << 30) + 1, "1073741825"),
+    BAD("CLSCAN_MAX_PROGRAMS", max_programs, (1ull << 20) + 1, "1048577"),
+    BAD("CLSCAN_MAX_PROGRAM_BYTES", max_program_bytes, 4095, "4095"),
     BAD("CLSCAN_FP64", fp64, 7, "7"),
     BAD("CLSCAN_INT64_ATOMICS", int64_atomics, 3, "3"),
     BAD("CLSCAN_PADDING", padding, 3, "3"),
@@ -909,6 +915,67 @@ START_TEST(test_text_cap)
 }
 END_TEST
 
+/* The program cache keeps at most max_programs programs and max_program_bytes of their
+ * texts, releasing the least recently used: 12 predicates through a cache of 4 leave 4,
+ * and every call (the evicted first predicate again, too) keeps the right elements. */
+START_TEST(test_program_cache)
+{
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
+        clscan_context_options o = {.struct_size = sizeof o};
+        o.max_programs = 4;
+        clscan_context *c = make(d, &o, "a cache of 4 programs");
+        cl_int err, init[64];
+        for (int k = 0; k < 64; ++k) init[k] = (k * 37) % 64 - 20;
+        cl_mem src = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                    sizeof init, init, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        cl_mem dst = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE, sizeof init, NULL, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        cl_mem count = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE, 8, NULL, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        const unsigned long evicted0 = clscan__cache_stat(CLSCAN__CACHE_EVICTED);
+        for (int round = 0; round < 13; ++round) {
+            const int k = round % 12; /* (the last round: predicate 0 again, evicted) */
+            char pred[32];
+            snprintf(pred, sizeof pred, "x > %d", k);
+            clscan_status s = clscan_select_if(c, d->queue, src, 0, dst, 0, count, 64,
+                                               CLSCAN_INT32, pred, 0, NULL, NULL);
+            ck_assert_msg(s == CLSCAN_SUCCESS, "%s: %s: %s", d->name, pred,
+                          clscan_context_last_error(c));
+            cl_ulong kept = 0, want = 0;
+            ck_assert_int_eq(clEnqueueReadBuffer(d->queue, count, CL_TRUE, 0, 8, &kept, 0, NULL,
+                                                 NULL), CL_SUCCESS);
+            for (int e = 0; e < 64; ++e) want += init[e] > k;
+            ck_assert_msg(kept == want, "%s: %s kept %llu, expected %llu", d->name, pred,
+                          (unsigned long long)kept, (unsigned long long)want);
+            ck_assert_msg(c->program_count <= 4, "%s: %zu programs kept", d->name,
+                          c->program_count);
+        }
+        ck_assert_uint_ge(clscan__cache_stat(CLSCAN__CACHE_EVICTED) - evicted0, 9);
+        clscan_context_release(c);
+        /* The bytes cap: at its least (4096) a select program's key alone nearly fills it. */
+        clscan_context_options b = {.struct_size = sizeof b};
+        b.max_program_bytes = 4096;
+        c = make(d, &b, "4096 bytes of program texts");
+        for (int k = 0; k < 4; ++k) {
+            char pred[32];
+            snprintf(pred, sizeof pred, "x < %d", k);
+            ck_assert_int_eq(clscan_select_if(c, d->queue, src, 0, dst, 0, count, 64,
+                                              CLSCAN_INT32, pred, 0, NULL, NULL),
+                             CLSCAN_SUCCESS);
+            ck_assert_msg(c->program_bytes <= 4096, "%s: %zu bytes kept", d->name,
+                          c->program_bytes);
+        }
+        ck_assert_int_eq(clFinish(d->queue), CL_SUCCESS);
+        clscan_context_release(c);
+        clReleaseMemObject(src);
+        clReleaseMemObject(dst);
+        clReleaseMemObject(count);
+    }
+}
+END_TEST
+
 START_TEST(test_scan_with_options)
 {
     rng_state = clscan_test_seed(20261201);
@@ -954,6 +1021,7 @@ static const char *const tuning_vars[] = {
     "CLSCAN_SP_WORK_GROUP_SIZE", "CLSCAN_SP_ITEMS_PER_THREAD", "CLSCAN_PADDING",
     "CLSCAN_SUBGROUP_IMPL", "CLSCAN_WG_SCAN", "CLSCAN_SCAN_ALGO", "CLSCAN_LOOKBACK_ATOMICS",
     "CLSCAN_LOOKBACK_SPINS", "CLSCAN_LOOKBACK_TEST", "CLSCAN_MAX_TEXT_BYTES",
+    "CLSCAN_MAX_PROGRAMS", "CLSCAN_MAX_PROGRAM_BYTES",
 };
 
 int main(void)
@@ -966,6 +1034,7 @@ int main(void)
     tcase_add_test(tc, test_null_and_zero_options);
     tcase_add_test(tc, test_every_field);
     tcase_add_test(tc, test_text_cap);
+    tcase_add_test(tc, test_program_cache);
     tcase_add_test(tc, test_precedence);
     tcase_add_test(tc, test_ignore_environment);
     tcase_add_test(tc, test_abi);

@@ -29,7 +29,8 @@ static const struct {
     {CLSCAN_EXT_CACHE_REJECTED, CLSCAN__CACHE_REJECTED, "rejected"},
     {CLSCAN_EXT_CACHE_REFUSED, CLSCAN__CACHE_REFUSED, "refused"},
     {CLSCAN_EXT_CACHE_WRITTEN, CLSCAN__CACHE_WRITTEN, "written"},
-    {CLSCAN_EXT_CACHE_WRITE_FAILED, CLSCAN__CACHE_WRITE_FAILED, "write_failed"}};
+    {CLSCAN_EXT_CACHE_WRITE_FAILED, CLSCAN__CACHE_WRITE_FAILED, "write_failed"},
+    {CLSCAN_EXT_CACHE_EVICTED, CLSCAN__CACHE_EVICTED, "evicted"}};
 _Static_assert(sizeof cache_stats / sizeof cache_stats[0] == CLSCAN_EXT_CACHE_STAT_COUNT &&
                    CLSCAN_EXT_CACHE_STAT_COUNT == (int)CLSCAN__CACHE_STAT_COUNT,
                "one row per cache counter");

@@ -748,8 +748,10 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
                : (size_t)clscan__scan_scratch_elements(&planned, &cfg, n) * cfg.elem_bytes;
     clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, num_events_in_wait_list,
-                                  event_wait_list, scratch_bytes)) != CLSCAN_SUCCESS)
+                                  event_wait_list, scratch_bytes)) != CLSCAN_SUCCESS) {
+        clscan__program_put(ctx, prog);
         return s;
+    }
     general_call c = {src, segments ? segments : src, dst, src_offset, segments_offset,
                       dst_offset, n, inclusive != 0, ca, {src, src, src, src}, {0, 0, 0, 0},
                       &planned, desc->index_base};
@@ -770,6 +772,7 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
         s = single ? enqueue_single(&l, prog, &c) : enqueue_multi(&l, prog, &c);
         pthread_mutex_unlock(&prog->lock);
     }
+    clscan__program_put(ctx, prog);
     if (copy) clReleaseMemObject(copy);
     return clscan__launch_end(&l, s, event);
 }

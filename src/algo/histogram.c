@@ -252,11 +252,14 @@ static clscan_status run_hist(clscan_context *ctx, cl_command_queue queue, bool 
     const size_t scratch = c->n ? (size_t)(rows * c->bins * 4) : 0;
     clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch)) !=
-        CLSCAN_SUCCESS)
+        CLSCAN_SUCCESS) {
+        clscan__program_put(ctx, prog);
         return s;
+    }
     pthread_mutex_lock(&prog->lock);
     s = enqueue_hist(&l, prog, c, &h);
     pthread_mutex_unlock(&prog->lock);
+    clscan__program_put(ctx, prog);
     return clscan__launch_end(&l, s, event);
 }
 

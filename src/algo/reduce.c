@@ -103,7 +103,7 @@ static clscan_status check_ranges(const clscan_context *ctx, const reduce_call *
                                   c->result, "result", c->result_off * out_size, out_size);
 }
 
-/* Enqueues the checked reduction with prog. */
+/* Enqueues the checked reduction with prog, and hands prog back to the cache. */
 static clscan_status reduce_with(clscan_context *ctx, cl_command_queue queue, bool in_order,
                                  clscan__program *prog, const reduce_call *c, cl_uint nwait,
                                  const cl_event *wait, cl_event *event)
@@ -113,11 +113,14 @@ static clscan_status reduce_with(clscan_context *ctx, cl_command_queue queue, bo
     clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait,
                                   (size_t)elements * clscan__config_elem_bytes(&prog->config))) !=
-            CLSCAN_SUCCESS)
+        CLSCAN_SUCCESS) {
+        clscan__program_put(ctx, prog);
         return s;
+    }
     pthread_mutex_lock(&prog->lock);
     s = enqueue_reduce(&l, prog, c);
     pthread_mutex_unlock(&prog->lock);
+    clscan__program_put(ctx, prog);
     return clscan__launch_end(&l, s, event);
 }
 

@@ -91,8 +91,10 @@ clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl
                : (size_t)clscan__scan_scratch_elements(&ctx->target.profile, &cfg, n) * elem;
     clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch_bytes)) !=
-        CLSCAN_SUCCESS)
+        CLSCAN_SUCCESS) {
+        clscan__program_put(ctx, prog);
         return s;
+    }
     pthread_mutex_lock(&prog->lock);
     if (single) {
         s = enqueue_single(&l, prog, src, src_offset, dst, dst_offset, n, inclusive, &ca);
@@ -102,6 +104,7 @@ clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl
                                        inclusive, l.scratch ? l.scratch->buffer : NULL, 0, &ca);
     }
     pthread_mutex_unlock(&prog->lock);
+    clscan__program_put(ctx, prog);
     return clscan__launch_end(&l, s, event);
 }
 

@@ -182,8 +182,10 @@ static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const 
                         clscan_type_size(count_type);
     clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch_bytes)) !=
-        CLSCAN_SUCCESS)
+        CLSCAN_SUCCESS) {
+        clscan__program_put(ctx, prog);
         return s;
+    }
     cl_mem src = c->src, copy = NULL;
     cl_ulong src_off = c->src_offset;
     if (c->n > 0 && c->src == c->dst && c->src_offset == c->dst_offset) {
@@ -201,6 +203,7 @@ static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const 
         else s = enqueue_multi(&l, prog, c, src, src_off);
         pthread_mutex_unlock(&prog->lock);
     }
+    clscan__program_put(ctx, prog);
     if (copy) clReleaseMemObject(copy);
     return clscan__launch_end(&l, s, event);
 }

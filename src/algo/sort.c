@@ -411,8 +411,11 @@ static clscan_status enqueue_onesweep(clscan__launch *l, clscan__program *prog,
     return s;
 }
 
-static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sort_call *c,
-                          cl_uint nwait, const cl_event *wait, cl_event *event)
+/* The sort of c; the programs it takes (pinned) are left in held[0..1] for the caller to
+ * hand back. */
+static clscan_status sort_held(clscan_context *ctx, cl_command_queue queue, const sort_call *c,
+                               cl_uint nwait, const cl_event *wait, cl_event *event,
+                               clscan__program **held)
 {
     bool in_order = true;
     clscan_status s = check_sort(ctx, queue, c, nwait, wait, &in_order);
@@ -429,6 +432,7 @@ static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sor
     onesweep_shape(&ctx->target.profile, c->n, &cfg);
     if (cfg.sort_onesweep) {
         if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
+        held[0] = prog;
         const onesweep_plan op = onesweep_plan_make(&prog->config, c);
         CLSCAN__RETURN_IF(ctx, op.bytes > ctx->target.profile.max_alloc || op.bytes > (cl_ulong)SIZE_MAX,
                           CLSCAN_ERROR_OUT_OF_RESOURCES,
@@ -447,12 +451,14 @@ static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sor
         pthread_mutex_unlock(&prog->lock);
         return clscan__launch_end(&l, s, event);
     }
-    if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS ||
-        (s = clscan__scan_config_choose(ctx, &ctx->target.profile, CLSCAN__SCAN_MULTI_LEVEL,
+    if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
+    held[0] = prog;
+    if ((s = clscan__scan_config_choose(ctx, &ctx->target.profile, CLSCAN__SCAN_MULTI_LEVEL,
                                         count_type, CLSCAN_OP_ADD, &scan_cfg)) !=
             CLSCAN_SUCCESS ||
         (s = clscan__program_get(ctx, &scan_cfg, &scan_prog)) != CLSCAN_SUCCESS)
         return s;
+    held[1] = scan_prog;
     cfg = prog->config; /* the shapes actually built */
     scan_cfg = scan_prog->config;
 
@@ -483,6 +489,16 @@ static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sor
     pthread_mutex_unlock(&scan_prog->lock);
     pthread_mutex_unlock(&prog->lock);
     return clscan__launch_end(&l, s, event);
+}
+
+static clscan_status sort(clscan_context *ctx, cl_command_queue queue, const sort_call *c,
+                          cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    clscan__program *held[2] = {NULL, NULL};
+    const clscan_status s = sort_held(ctx, queue, c, nwait, wait, event, held);
+    clscan__program_put(ctx, held[0]);
+    clscan__program_put(ctx, held[1]);
+    return s;
 }
 
 clscan_status clscan_sort_keys(clscan_context *ctx, cl_command_queue queue, cl_mem src,

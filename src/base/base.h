@@ -146,6 +146,7 @@ typedef enum clscan__cache_counter {
     CLSCAN__CACHE_REFUSED,       /* valid files whose binary the driver refused */
     CLSCAN__CACHE_WRITTEN,       /* files written */
     CLSCAN__CACHE_WRITE_FAILED,  /* binaries that could not be written */
+    CLSCAN__CACHE_EVICTED,       /* programs a context released to stay within its caps */
     CLSCAN__CACHE_STAT_COUNT
 } clscan__cache_counter;
 void clscan__cache_stat_add(clscan__cache_counter which);

@@ -171,6 +171,11 @@ typedef struct clscan__profile {
      * bytes (CLSCAN_MAX_TEXT_BYTES); longer ones are refused before any compiler sees
      * them. */
     cl_ulong max_text_bytes;
+    /* The context's program cache: at most this many programs, and this many bytes of
+     * their keys and texts (CLSCAN_MAX_PROGRAMS, CLSCAN_MAX_PROGRAM_BYTES); the least
+     * recently used are released first. */
+    cl_ulong max_programs;
+    cl_ulong max_program_bytes;
 } clscan__profile;
 
 /* Reads the device's facts into p (zeroing it first): the fields above the bank probe's.

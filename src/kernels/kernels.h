@@ -122,7 +122,11 @@ typedef enum clscan__kernel_id {
 /* A built scan program and its kernels. Kernel arguments are set and the kernels
  * enqueued under `lock`, since cl_kernel objects are not safe to share across threads. */
 typedef struct clscan__program {
-    struct clscan__program *next;
+    struct clscan__program *next;               /* the context's hash bucket chain */
+    struct clscan__program *lru_prev, *lru_next; /* the context's use order, newest first */
+    uint64_t hash;              /* of the fingerprint and texts (runtime/programs.c) */
+    size_t text_bytes;          /* the key and texts it keeps */
+    unsigned pins;              /* calls using it now: not released while nonzero */
     char *key;                  /* #define block of the shape asked for: the cache key */
     clscan__scan_config config;
     cl_program program;

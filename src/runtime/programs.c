@@ -1,24 +1,148 @@
 /* programs.c - a context's cache of built programs (built by kernels/build.c, keyed by
- * their #define block and texts), clscan_context_warm, which fills it, and
- * clscan_kernel_build_options for users' kernels. */
+ * their #define block and texts): found by hash, pinned while a call uses them, the
+ * least recently used released past the profile's caps; clscan_context_warm, which
+ * fills it, and clscan_kernel_build_options for users' kernels. */
 #include "runtime/runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static clscan_status program_find_or_build(clscan_context *ctx, const clscan__scan_config *cfg,
-                                           const char *key, clscan__program **out);
-
-/* Whether prog was asked for with fingerprint fp and these texts. */
-static bool program_matches(const clscan__program *prog, const clscan__scan_config *fp,
-                            const clscan__scan_config *cfg)
+/* The program cache's hash of a fingerprint and the texts. */
+static uint64_t program_hash(const clscan__scan_config *fp, const clscan__scan_config *cfg)
 {
-    return memcmp(&prog->asked, fp, sizeof *fp) == 0 &&
+    uint64_t h = clscan__hash_mix64(0x70726f6772616d31ull, fp, sizeof *fp);
+    if (cfg->predicate) h = clscan__hash_mix64(h ^ 1, cfg->predicate, strlen(cfg->predicate));
+    if (cfg->prelude) h = clscan__hash_mix64(h ^ 2, cfg->prelude, strlen(cfg->prelude));
+    return h;
+}
+
+/* Whether prog was asked for with fingerprint fp (hash `hash`) and these texts. */
+static bool program_matches(const clscan__program *prog, uint64_t hash,
+                            const clscan__scan_config *fp, const clscan__scan_config *cfg)
+{
+    return prog->hash == hash && memcmp(&prog->asked, fp, sizeof *fp) == 0 &&
            (cfg->predicate ? prog->predicate && strcmp(prog->predicate, cfg->predicate) == 0
                            : !prog->predicate) &&
            (cfg->prelude ? prog->prelude && strcmp(prog->prelude, cfg->prelude) == 0
                          : !prog->prelude);
+}
+
+/* (ctx->lock held.) The use order, newest first: unlink p; link p as the newest. */
+static void lru_unlink(clscan_context *ctx, clscan__program *p)
+{
+    if (p->lru_prev) p->lru_prev->lru_next = p->lru_next;
+    else ctx->lru_head = p->lru_next;
+    if (p->lru_next) p->lru_next->lru_prev = p->lru_prev;
+    else ctx->lru_tail = p->lru_prev;
+    p->lru_prev = p->lru_next = NULL;
+}
+static void lru_push(clscan_context *ctx, clscan__program *p)
+{
+    p->lru_prev = NULL;
+    p->lru_next = ctx->lru_head;
+    if (ctx->lru_head) ctx->lru_head->lru_prev = p;
+    ctx->lru_head = p;
+    if (!ctx->lru_tail) ctx->lru_tail = p;
+}
+
+/* (ctx->lock held.) The matching program, made the newest and pinned, or NULL. */
+static clscan__program *program_find(clscan_context *ctx, uint64_t hash,
+                                     const clscan__scan_config *fp, const clscan__scan_config *cfg)
+{
+    for (clscan__program *p = ctx->buckets[hash & (CLSCAN__PROGRAM_BUCKETS - 1)]; p; p = p->next)
+        if (program_matches(p, hash, fp, cfg)) {
+            lru_unlink(ctx, p);
+            lru_push(ctx, p);
+            ++p->pins;
+            return p;
+        }
+    return NULL;
+}
+
+/* (ctx->lock held.) While the cache is over its caps, unlinks the oldest unpinned
+ * programs; returns them as a list (through next) for the caller to free without the
+ * lock. */
+static clscan__program *programs_trim(clscan_context *ctx)
+{
+    const clscan__profile *pr = &ctx->target.profile;
+    clscan__program *released = NULL;
+    clscan__program *p = ctx->lru_tail;
+    while (p && (ctx->program_count > pr->max_programs ||
+                 ctx->program_bytes > pr->max_program_bytes)) {
+        clscan__program *newer = p->lru_prev;
+        if (!p->pins) {
+            clscan__program **at = &ctx->buckets[p->hash & (CLSCAN__PROGRAM_BUCKETS - 1)];
+            while (*at != p) at = &(*at)->next;
+            *at = p->next;
+            lru_unlink(ctx, p);
+            --ctx->program_count;
+            ctx->program_bytes -= p->text_bytes;
+            p->next = released;
+            released = p;
+            clscan__cache_stat_add(CLSCAN__CACHE_EVICTED);
+        }
+        p = newer;
+    }
+    return released;
+}
+
+void clscan__program_put(clscan_context *ctx, clscan__program *prog)
+{
+    if (!prog) return;
+    pthread_mutex_lock(&ctx->lock);
+    --prog->pins;
+    clscan__program *released = programs_trim(ctx);
+    pthread_mutex_unlock(&ctx->lock);
+    clscan__programs_free(released);
+}
+
+void clscan__programs_clear(clscan_context *ctx)
+{
+    clscan__program *p = ctx->lru_head;
+    while (p) {
+        clscan__program *next = p->lru_next;
+        clscan__program_free(p);
+        p = next;
+    }
+    memset(ctx->buckets, 0, sizeof ctx->buckets);
+    ctx->lru_head = ctx->lru_tail = NULL;
+    ctx->program_count = ctx->program_bytes = 0;
+}
+
+/* Builds the program for cfg (fingerprint fp, hash) under key without holding the
+ * context's lock, and caches it, pinned. Two threads may build the same program at once;
+ * the first to finish is kept and the other discarded. */
+static clscan_status program_build(clscan_context *ctx, const clscan__scan_config *cfg,
+                                   const clscan__scan_config *fp, uint64_t hash,
+                                   const char *key, clscan__program **out)
+{
+    clscan__cache_stat_add(CLSCAN__CACHE_PROGRAMS);
+    clscan__program *built;
+    const clscan_status s = clscan__program_build(ctx, &ctx->target, cfg, key, &built);
+    if (s != CLSCAN_SUCCESS) return s;
+    built->asked = *fp;
+    built->hash = hash;
+    built->text_bytes = strlen(built->key) + (built->predicate ? strlen(built->predicate) : 0) +
+                        (built->prelude ? strlen(built->prelude) : 0);
+    built->pins = 1;
+    pthread_mutex_lock(&ctx->lock);
+    clscan__program *other = program_find(ctx, hash, fp, cfg);
+    clscan__program *released = NULL;
+    if (!other) {
+        clscan__program **bucket = &ctx->buckets[hash & (CLSCAN__PROGRAM_BUCKETS - 1)];
+        built->next = *bucket;
+        *bucket = built;
+        lru_push(ctx, built);
+        ++ctx->program_count;
+        ctx->program_bytes += built->text_bytes;
+        released = programs_trim(ctx);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    clscan__programs_free(released);
+    if (other) clscan__program_free(built);
+    *out = other ? other : built;
+    return CLSCAN_SUCCESS;
 }
 
 clscan_status clscan__program_get(clscan_context *ctx, const clscan__scan_config *cfg,
@@ -28,14 +152,14 @@ clscan_status clscan__program_get(clscan_context *ctx, const clscan__scan_config
      * the key's formatting cost more host time than the enqueue itself). */
     clscan__scan_config fp;
     clscan__config_fingerprint(cfg, &fp);
+    const uint64_t hash = program_hash(&fp, cfg);
     pthread_mutex_lock(&ctx->lock);
-    for (clscan__program *p = ctx->programs; p; p = p->next)
-        if (program_matches(p, &fp, cfg)) {
-            pthread_mutex_unlock(&ctx->lock);
-            *out = p;
-            return CLSCAN_SUCCESS;
-        }
+    clscan__program *found = program_find(ctx, hash, &fp, cfg);
     pthread_mutex_unlock(&ctx->lock);
+    if (found) {
+        *out = found;
+        return CLSCAN_SUCCESS;
+    }
     /* The key: the #define block, then a compaction's predicate and a general scan's
      * prelude, each after a newline. */
     char defines[2048];
@@ -51,46 +175,9 @@ clscan_status clscan__program_get(clscan_context *ctx, const clscan__scan_config
     memcpy(key + len + 1, plen ? cfg->predicate : "", plen);
     key[len + 1 + plen] = '\n';
     memcpy(key + len + 2 + plen, rlen ? cfg->prelude : "", rlen + 1);
-    clscan_status s = program_find_or_build(ctx, cfg, key, out);
+    clscan_status s = program_build(ctx, cfg, &fp, hash, key, out);
     free(key);
     return s;
-}
-
-/* The cached program under key, built (without holding the context's lock) if there is
- * none. */
-static clscan_status program_find_or_build(clscan_context *ctx, const clscan__scan_config *cfg,
-                                           const char *key, clscan__program **out)
-{
-
-    pthread_mutex_lock(&ctx->lock);
-    for (clscan__program *p = ctx->programs; p; p = p->next)
-        if (strcmp(p->key, key) == 0) {
-            pthread_mutex_unlock(&ctx->lock);
-            *out = p;
-            return CLSCAN_SUCCESS;
-        }
-    pthread_mutex_unlock(&ctx->lock);
-
-    /* Not cached: build without holding the lock. Two threads may build the same
-     * program at once; the first to finish is kept and the other discarded. */
-    clscan__cache_stat_add(CLSCAN__CACHE_PROGRAMS);
-    clscan__program *built;
-    const clscan_status s = clscan__program_build(ctx, &ctx->target, cfg, key, &built);
-    if (s != CLSCAN_SUCCESS) return s;
-    clscan__config_fingerprint(cfg, &built->asked);
-    pthread_mutex_lock(&ctx->lock);
-    for (clscan__program *p = ctx->programs; p; p = p->next)
-        if (strcmp(p->key, key) == 0) {
-            pthread_mutex_unlock(&ctx->lock);
-            clscan__program_free(built);
-            *out = p;
-            return CLSCAN_SUCCESS;
-        }
-    built->next = ctx->programs;
-    ctx->programs = built;
-    pthread_mutex_unlock(&ctx->lock);
-    *out = built;
-    return CLSCAN_SUCCESS;
 }
 
 /* Whether the calls take type and op on this device: clscan__check_type_op's
@@ -109,7 +196,9 @@ static clscan_status warm_scan(clscan_context *ctx, clscan__scan_algo algo, clsc
     clscan__scan_config cfg;
     clscan__program *prog;
     clscan_status s = clscan__scan_config_choose(ctx, &ctx->target.profile, algo, type, op, &cfg);
-    return s == CLSCAN_SUCCESS ? clscan__program_get(ctx, &cfg, &prog) : s;
+    if (s == CLSCAN_SUCCESS && (s = clscan__program_get(ctx, &cfg, &prog)) == CLSCAN_SUCCESS)
+        clscan__program_put(ctx, prog);
+    return s;
 }
 
 /* The same for a compaction of elements of `type` by `mode` with counts of count_type. */
@@ -120,7 +209,9 @@ static clscan_status warm_select(clscan_context *ctx, clscan__select_mode mode, 
     clscan__program *prog;
     clscan_status s = clscan__select_config_choose(ctx, &ctx->target.profile, ctx->target.profile.scan_algo,
                                                    mode, type, count_type, NULL, &cfg);
-    return s == CLSCAN_SUCCESS ? clscan__program_get(ctx, &cfg, &prog) : s;
+    if (s == CLSCAN_SUCCESS && (s = clscan__program_get(ctx, &cfg, &prog)) == CLSCAN_SUCCESS)
+        clscan__program_put(ctx, prog);
+    return s;
 }
 
 clscan_status clscan_context_warm(clscan_context *ctx)
@@ -170,6 +261,7 @@ clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type,
         (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS)
         return s;
     clscan__scan_config c = prog->config;
+    clscan__program_put(ctx, prog);
     /* The user's kernels get the tile functions; the look-back stays the library's. */
     c.algo = CLSCAN__SCAN_MULTI_LEVEL;
     c.lb_atomics = CLSCAN__LB_CL12;

@@ -9,6 +9,9 @@
 
 #include <pthread.h>
 
+/* Hash buckets of a context's program cache (a power of two). */
+#define CLSCAN__PROGRAM_BUCKETS 1024
+
 /* ---------------------------------------------------------------- scratch --- */
 /* A device buffer for per-call temporaries (tile partials). A slot is handed to one
  * call at a time; afterwards it remembers the event of its last use, so a later call
@@ -48,16 +51,26 @@ struct clscan_context {
      * for CLSCAN_ALGORITHM_DEFAULT. */
     clscan__scan_algo created_scan_algo;
     const char *created_scan_algo_source;
-    pthread_mutex_t lock;       /* guards programs and scratch lists */
-    clscan__program *programs;
+    pthread_mutex_t lock;       /* guards the program cache and scratch lists */
+    /* The program cache: hash buckets of (fingerprint, texts), and the use order. */
+    clscan__program *buckets[CLSCAN__PROGRAM_BUCKETS];
+    clscan__program *lru_head, *lru_tail; /* newest, oldest */
+    size_t program_count, program_bytes;
     clscan__scratch *scratch;
     unsigned scratch_count;
 };
 
 /* Returns ctx's program for cfg, building it on first use (without holding ctx's lock:
- * two threads may build one program at once; the first to finish is kept). */
+ * two threads may build one program at once; the first to finish is kept), pinned: the
+ * caller hands it back with clscan__program_put once its commands are enqueued. Found
+ * by hash in constant time; the cache keeps at most the profile's max_programs and
+ * max_program_bytes, releasing the least recently used unpinned programs first. */
 clscan_status clscan__program_get(clscan_context *ctx, const clscan__scan_config *cfg,
                                   clscan__program **out);
+/* Unpins prog (NULL is ignored); the cache may then release it. */
+void clscan__program_put(clscan_context *ctx, clscan__program *prog);
+/* Releases every program of ctx's cache (context release). */
+void clscan__programs_clear(clscan_context *ctx);
 
 /* --------------------------------------------------------------- dispatch --- */
 

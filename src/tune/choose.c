@@ -131,6 +131,11 @@ static void choose_device_scan(clscan__profile *p)
     /* 64 KiB: far beyond any predicate or operator, and far below what overflows a
      * compiler's stack (a 2 MiB predicate did on PoCL and rusticl). */
     p->max_text_bytes = 65536;
+    /* Every built-in program a context can use (clscan_context_warm's 84 or so, the sorts,
+     * histograms and reductions) fits well within 512; user texts beyond it are released
+     * least recently used first (one program took 0.6 MB on PoCL, 1.6 MB on rusticl). */
+    p->max_programs = 512;
+    p->max_program_bytes = (cl_ulong)32 << 20;
     /* The one-sweep sort ranks keys by warp match in inline PTX on NVIDIA's OpenCL (and
      * through local memory elsewhere, much slower); its look-back waits in loops. */
     if (p->nvidia_platform && !p->max_loop_iterations) {

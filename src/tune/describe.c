@@ -66,6 +66,10 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
                    clscan__sort_algo_name(p->sort_algo), p->sort_algo_source);
     clscan__append(buf, size, &len, "user texts:    up to %llu bytes each\n",
                    (unsigned long long)p->max_text_bytes);
+    clscan__append(buf, size, &len,
+                   "programs:      up to %llu kept, %llu bytes of keys and texts (least "
+                   "recently used released first)\n",
+                   (unsigned long long)p->max_programs, (unsigned long long)p->max_program_bytes);
     clscan__append(buf, size, &len, "capabilities:  fp64 %s, 64-bit atomics %s, max alloc %llu MiB\n",
            p->fp64 ? "yes" : "no", p->int64_atomics ? "yes" : "no",
            (unsigned long long)(p->max_alloc >> 20));

@@ -67,6 +67,8 @@ static const struct option_field {
     F("CLSCAN_KERNEL_INCLUDE_DIR", kernel_include_dir, OPT_STRING),
     E("CLSCAN_SORT_ALGO", sort_algorithm, sort_names),
     F("CLSCAN_MAX_TEXT_BYTES", max_text_bytes, OPT_ULONG),
+    F("CLSCAN_MAX_PROGRAMS", max_programs, OPT_ULONG),
+    F("CLSCAN_MAX_PROGRAM_BYTES", max_program_bytes, OPT_ULONG),
 #undef E
 #undef F
 };

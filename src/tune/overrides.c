@@ -70,6 +70,10 @@ static const struct override {
     {"CLSCAN_SORT_ALGO", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(sort_algo), NAMES(sort_algo_names)},
     {"CLSCAN_MAX_TEXT_BYTES", CLSCAN__PHASE_TUNING, KIND_ULONG, FIELD(max_text_bytes), 1,
      1ull << 30, NULL},
+    {"CLSCAN_MAX_PROGRAMS", CLSCAN__PHASE_TUNING, KIND_ULONG, FIELD(max_programs), 1, 1u << 20,
+     NULL},
+    {"CLSCAN_MAX_PROGRAM_BYTES", CLSCAN__PHASE_TUNING, KIND_ULONG, FIELD(max_program_bytes),
+     4096, 1ull << 40, NULL},
 #undef NAMES
 #undef FIELD
 };
