@@ -1228,6 +1228,17 @@ static int row_check_general(row *r, const row_run *d)
     return 0;
 }
 
+/* A row's device count m of segments (or runs) against the host's j, where the row has
+ * passed so far; the count is what the row kept. */
+static void check_segment_count(row *r, cl_ulong m, size_t j)
+{
+    if (!strcmp(r->check, "PASS") && m != j) {
+        r->check = "FAIL";
+        snprintf(r->note, sizeof r->note, "count %llu, expected %zu", (unsigned long long)m, j);
+    }
+    r->kept = m;
+}
+
 /* Compares reduce-by-key's sums (in d->got) and count with the host's: the inclusive
  * segmented scan at each segment's last element. 0, or -1 where it could not check. */
 static int check_by_key(bench *b, row *r, const row_run *d)
@@ -1250,11 +1261,7 @@ static int check_by_key(bench *b, row *r, const row_run *d)
         }
         ++j;
     }
-    if (!strcmp(r->check, "PASS") && m != j) {
-        r->check = "FAIL";
-        snprintf(r->note, sizeof r->note, "count %llu, expected %zu", (unsigned long long)m, j);
-    }
-    r->kept = m;
+    check_segment_count(r, m, j);
     free(scan);
     return 0;
 }
@@ -1285,11 +1292,7 @@ static int check_rle(bench *b, row *r, const row_run *d)
         ++j;
         start = i + 1;
     }
-    if (!strcmp(r->check, "PASS") && m != j) {
-        r->check = "FAIL";
-        snprintf(r->note, sizeof r->note, "count %llu, expected %zu", (unsigned long long)m, j);
-    }
-    r->kept = m;
+    check_segment_count(r, m, j);
     free(lengths);
     return 0;
 }

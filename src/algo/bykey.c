@@ -45,6 +45,20 @@ static clscan_status check_outputs(const clscan_context *ctx, const clscan__byte
     return CLSCAN_SUCCESS;
 }
 
+/* The segmented scan whose value at a run's last element is the run's length (of
+ * length_type): 1 for each element, summed over runs of equal elements of `type`. */
+static clscan_scan_desc run_lengths_desc(clscan_type type, clscan_type length_type)
+{
+    clscan_scan_desc d = {0};
+    d.type = length_type;
+    d.op = CLSCAN_OP_ADD;
+    d.transform = "1";
+    d.input_type_name = clscan__type_cl_name(type);
+    d.segments = CLSCAN_SEGMENTS_KEYS;
+    d.key_type = type;
+    return d;
+}
+
 /* clscan_reduce_by_key, with what messages call the reduced values and the unique keys
  * (run-length encoding names them lengths and unique). */
 static clscan_status by_key(clscan_context *ctx, cl_command_queue queue,
@@ -132,14 +146,7 @@ clscan_status clscan_run_length_encode(clscan_context *ctx, cl_command_queue que
                      "length_type %d: the lengths are CLSCAN_UINT32 or CLSCAN_UINT64",
                      (int)length_type);
     CLSCAN__RETURN_IF(ctx, unique == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "unique is NULL");
-    /* Each element counts 1 toward its run's length: the lengths are the runs' sums. */
-    clscan_scan_desc d = {0};
-    d.type = length_type;
-    d.op = CLSCAN_OP_ADD;
-    d.transform = "1";
-    d.input_type_name = clscan__type_cl_name(type);
-    d.segments = CLSCAN_SEGMENTS_KEYS;
-    d.key_type = type;
+    const clscan_scan_desc d = run_lengths_desc(type, length_type);
     /* (src is both the keys and the values; the transform ignores the values.) */
     return by_key(ctx, queue, &d, src, src_offset, src, src_offset, n, unique, unique_offset,
                   lengths, lengths_offset, count, "lengths", "unique", num_events_in_wait_list,
@@ -195,13 +202,7 @@ clscan_status clscan_run_length_encode_nontrivial(
     if ((s = clscan__create_buffer(ctx, n * sizeof(cl_uint), "run lengths", &tmp)) !=
         CLSCAN_SUCCESS)
         return s;
-    clscan_scan_desc d1 = {0};
-    d1.type = CLSCAN_UINT32;
-    d1.op = CLSCAN_OP_ADD;
-    d1.transform = "1u";
-    d1.input_type_name = clscan__type_cl_name(type);
-    d1.segments = CLSCAN_SEGMENTS_KEYS;
-    d1.key_type = type;
+    clscan_scan_desc d1 = run_lengths_desc(type, CLSCAN_UINT32);
     d1.output = nontrivial_lengths;
     d1.output_types[0] = "uint";
     const size_t zero = 0;
