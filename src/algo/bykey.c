@@ -45,6 +45,22 @@ static clscan_status check_outputs(const clscan_context *ctx, const clscan__byte
     return CLSCAN_SUCCESS;
 }
 
+/* What both run-length encodings check first: the call (queue, wait list, type) and the
+ * length type (`what` names the outputs of that type in the message). */
+static clscan_status check_rle_call(clscan_context *ctx, cl_command_queue queue,
+                                    clscan_type type, clscan_type length_type, cl_uint nwait,
+                                    const cl_event *wait, const char *what)
+{
+    bool in_order = true;
+    clscan_status s = clscan__check_call(ctx, queue, type, CLSCAN_OP_ADD, nwait, wait, &in_order);
+    if (s != CLSCAN_SUCCESS) return s;
+    CLSCAN__RETURN_IF(ctx, length_type != CLSCAN_UINT32 && length_type != CLSCAN_UINT64,
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "length_type %d: the %s are CLSCAN_UINT32 or CLSCAN_UINT64",
+                     (int)length_type, what);
+    return CLSCAN_SUCCESS;
+}
+
 /* The segmented scan whose value at a run's last element is the run's length (of
  * length_type): 1 for each element, summed over runs of equal elements of `type`. */
 static clscan_scan_desc run_lengths_desc(clscan_type type, clscan_type length_type)
@@ -137,14 +153,9 @@ clscan_status clscan_run_length_encode(clscan_context *ctx, cl_command_queue que
                                        cl_mem count, cl_uint num_events_in_wait_list,
                                        const cl_event *event_wait_list, cl_event *event)
 {
-    bool in_order = true;
-    clscan_status s = clscan__check_call(ctx, queue, type, CLSCAN_OP_ADD,
-                                         num_events_in_wait_list, event_wait_list, &in_order);
+    clscan_status s = check_rle_call(ctx, queue, type, length_type, num_events_in_wait_list,
+                                     event_wait_list, "lengths");
     if (s != CLSCAN_SUCCESS) return s;
-    CLSCAN__RETURN_IF(ctx, length_type != CLSCAN_UINT32 && length_type != CLSCAN_UINT64,
-                     CLSCAN_ERROR_INVALID_ARGUMENT,
-                     "length_type %d: the lengths are CLSCAN_UINT32 or CLSCAN_UINT64",
-                     (int)length_type);
     CLSCAN__RETURN_IF(ctx, unique == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "unique is NULL");
     const clscan_scan_desc d = run_lengths_desc(type, length_type);
     /* (src is both the keys and the values; the transform ignores the values.) */
@@ -170,15 +181,9 @@ clscan_status clscan_run_length_encode_nontrivial(
     size_t lengths_offset, clscan_type length_type, cl_mem count,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    bool in_order = true;
-    clscan_status s = clscan__check_call(ctx, queue, type, CLSCAN_OP_ADD,
-                                         num_events_in_wait_list, event_wait_list, &in_order);
+    clscan_status s = check_rle_call(ctx, queue, type, length_type, num_events_in_wait_list,
+                                     event_wait_list, "offsets and lengths");
     if (s != CLSCAN_SUCCESS) return s;
-    CLSCAN__RETURN_IF(ctx, length_type != CLSCAN_UINT32 && length_type != CLSCAN_UINT64,
-                     CLSCAN_ERROR_INVALID_ARGUMENT,
-                     "length_type %d: the offsets and lengths are CLSCAN_UINT32 or "
-                     "CLSCAN_UINT64",
-                     (int)length_type);
     CLSCAN__RETURN_IF(ctx, n > 0xffffffffull, CLSCAN_ERROR_UNSUPPORTED,
                      "n is %zu: run-length encoding numbers runs in 32 bits (n below 2^32)", n);
     /* (At most n / 2 runs are longer than one.) */
