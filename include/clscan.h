@@ -534,7 +534,8 @@ typedef struct clscan_scan_desc {
  * desc, a type_name without type_size (or one that is not a multiple of 4, or above 256),
  * a type_name or input_type_name longer than 64 characters,
  * combine without identity or the reverse, a user type without combine, an empty
- * expression, an input_type_name that is not a library type's name given without
+ * expression, a text longer than max_text_bytes or one that could read a file (see "User
+ * texts are device code"), an input_type_name that is not a library type's name given without
  * input_type_size, an input_type_name without a transform that the scan type does not
  * hold without loss, a bad segments value or key_type, a segments buffer missing, given
  * without segments, too short, or overlapping dst; CLSCAN_ERROR_UNSUPPORTED for DOUBLE
@@ -1088,7 +1089,8 @@ CLSCAN_API clscan_status clscan_histogram_range(clscan_context *ctx, cl_command_
  *
  * Events, wait lists, queues and threads as for the scans. Returns CLSCAN_SUCCESS;
  * CLSCAN_ERROR_INVALID_ARGUMENT for what the scans refuse, a NULL predicate, an empty
- * one or one longer than max_text_bytes, a flags range past the end of its buffer, a count buffer smaller than 8 bytes,
+ * one, one longer than max_text_bytes or one that could read a file, a flags range past
+ * the end of its buffer, a count buffer smaller than 8 bytes,
  * or overlapping ranges; CLSCAN_ERROR_UNSUPPORTED for DOUBLE without fp64;
  * CLSCAN_ERROR_BUILD_FAILED (a predicate that does not compile);
  * CLSCAN_ERROR_OUT_OF_RESOURCES where the in-place copy would exceed the device's
@@ -1161,7 +1163,8 @@ typedef struct clscan_compact_desc {
 } clscan_compact_desc;
 
 /* Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for a NULL desc, type_name or
- * predicate, a type_size of 0, a type_name longer than 64 characters, stable without
+ * predicate, a type_size of 0, a type_name longer than 64 characters, a source or
+ * predicate longer than max_text_bytes or one that could read a file, stable without
  * partition, src, dst or count ranges past their buffers (count: 8 bytes), src and dst
  * overlapping, and what the scans refuse of the queue and events;
  * CLSCAN_ERROR_BUILD_FAILED where the texts do not compile or type_size differs from the
