@@ -390,6 +390,14 @@ static size_t scan_elem_bytes(const general_plan *g)
 /* The prelude: the user's source, then the value operator, its identity and the
  * transform as functions around the user's expressions, the segmented pair and its
  * operator, and static checks of the sizes the host was told. */
+/* Whether any association of the scan's operator gives the same bits: a built-in
+ * operator on an integer type (wrapping add and multiply, min, max and the bitwise ones).
+ * A transform or an output stage does not change the operator. */
+static int exact_operator(const clscan_scan_desc *d)
+{
+    return !d->combine && !d->compensated && !clscan__type_is_float(d->type);
+}
+
 static char *make_prelude(const general_plan *g)
 {
     const clscan_scan_desc *d = g->d;
@@ -442,6 +450,13 @@ static char *make_prelude(const general_plan *g)
             d->segments == CLSCAN_SEGMENTS_KEYS ? clscan__type_cl_name(d->key_type) : "uchar",
             d->output);
     }
+    /* The single-pass look-back combines tile totals in a fixed order (cl/clscan_lookback.cl,
+     * CLSCAN_LB_ORDERED), so that results are the same bits whatever the timing, except
+     * where every association gives the same bits: a built-in operator on an integer
+     * type (segment heads are counted with a saturating add, which is associative too).
+     * The fixed order costs the H100 about twice the time of a segmented scan by keys
+     * (docs/PERFORMANCE.md). */
+    put(&t, "#define CLSCAN_LB_ORDERED %d\n", exact_operator(d) ? 0 : 1);
     if (d->type_name)
         put(&t, "typedef char clscan_type_size_differs_from_device_sizeof[sizeof(%s) == %zu ? 1 "
                 ": -1];\n", V, g->out_size);

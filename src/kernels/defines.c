@@ -52,7 +52,8 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
         {"CLSCAN_LB_WORD_BITS", (unsigned long)(cfg->lb_word_bits ? cfg->lb_word_bits : 64),
          single},
         {"CLSCAN_LB_TEST", (unsigned long)cfg->lb_test, single},
-        {"CLSCAN_LB_ORDERED", 1, single && general},
+        /* (A general program's prelude says whether its look-back keeps a fixed order:
+         * src/algo/general.c, make_prelude.) */
         /* A general program's element size (its prelude checks sizeof against it). */
         {"CLSCAN_T_BYTES", (unsigned long)cfg->elem_bytes, general},
         /* A sort program's key type and value size (cl/clscan_sort.cl). */
