@@ -370,6 +370,109 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
 }
 #endif
 
+/* CLSCAN_GEN_SPLIT 1 (set by the host for segmented single-pass programs whose
+ * work-groups have more than one work-item): the tile keeps values and head flags apart
+ * in local memory, the values in the value type and the flags in one byte (with an output
+ * stage, which takes the heads counted, two), not as (value, head count) pairs. A pair
+ * tile of 4-byte values takes 8 bytes an element, so 48 KiB of local memory (NVIDIA's
+ * limit) hold 4096 elements; apart they take 5, and a tile holds 8192, half as many tiles
+ * for the look-back, whose rate of tiles bounded the segmented scans on the H100
+ * (docs/PERFORMANCE.md). Each work-item's elements are read into registers, folded,
+ * and rescanned from the work-group's exclusive prefix; the pairs exist only there. */
+#ifndef CLSCAN_GEN_SPLIT
+#define CLSCAN_GEN_SPLIT 0
+#endif
+#if CLSCAN_GEN_SPLIT
+#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE || CLSCAN_GEN_USE_RUNS || CLSCAN_GEN_WRAP
+#error "CLSCAN_GEN_SPLIT is for segmented scans with work-groups of more than one work-item"
+#endif
+#ifdef CLSCAN_GEN_OUTPUT_GIVEN
+/* Flags, then the heads counted from the tile's start up to each element (at most
+ * CLSCAN_TILE, which the host keeps below 2^16). */
+typedef ushort clscan_gen_head_t;
+#else
+/* Flags, then whether a head lies between the tile's start and each element. */
+typedef uchar clscan_gen_head_t;
+#endif
+/* A work-item's head flags as bits (the host keeps CLSCAN_ITEMS at most 64). */
+#if CLSCAN_ITEMS <= 32
+typedef uint clscan_gen_mask;
+#else
+typedef ulong clscan_gen_mask;
+#endif
+
+/* Loads the tile [base, base + count) as values and head flags (the tail past count as
+ * the value identity without a head); count > 0. */
+void clscan_gen_split_load(clscan_gen_source s, ulong base, uint count,
+                           __local CLSCAN_GEN_OUT *vals, __local clscan_gen_head_t *heads)
+{
+    const uint lid = get_local_id(0);
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+        const CLSCAN_T x = clscan_gen_load(s, base + min(k, count - 1));
+        vals[CLSCAN_PAD(k)] = k < count ? x.v : clscan_user_value_identity();
+        heads[k] = (clscan_gen_head_t)(k < count ? x.f : 0u);
+    }
+}
+
+/* Scans the loaded tile in place from its start (each element's value, and its
+ * clscan_gen_head_t) and returns its total (as a pair) to every work-item. Begins and
+ * ends with a barrier. */
+CLSCAN_T clscan_gen_split_scan(__local CLSCAN_GEN_OUT *vals, __local clscan_gen_head_t *heads,
+                               __local CLSCAN_T *scratch)
+{
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint first = get_local_id(0) * CLSCAN_ITEMS;
+    CLSCAN_GEN_OUT v[CLSCAN_ITEMS];
+    clscan_gen_mask h = 0;
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        v[j] = vals[CLSCAN_PAD(first + j)];
+        h |= (clscan_gen_mask)(heads[first + j] != 0) << j;
+    }
+    /* (From the first element, as clscan_lb_tile_part folds a tile for a fallback.) */
+    CLSCAN_T mine = clscan_seg_make(v[0], (uint)(h & 1u));
+#pragma unroll
+    for (uint j = 1; j < CLSCAN_ITEMS; ++j) {
+        const CLSCAN_T x = clscan_seg_make(v[j], (uint)(h >> j) & 1u);
+        mine = CLSCAN_OP(mine, x);
+    }
+    CLSCAN_T total;
+    CLSCAN_T run = clscan_wg_scan_value(mine, 0, scratch, &total);
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const CLSCAN_T x = clscan_seg_make(v[j], (uint)(h >> j) & 1u);
+        run = CLSCAN_OP(run, x);
+        vals[CLSCAN_PAD(first + j)] = run.v;
+#ifdef CLSCAN_GEN_OUTPUT_GIVEN
+        heads[first + j] = (clscan_gen_head_t)run.f;
+#else
+        heads[first + j] = (clscan_gen_head_t)(run.f != 0);
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
+/* Emits carry op (the scanned tile's element k) for k < count as element base + k
+ * (clscan_gen_emit), as clscan_gen_store_tile does for a pair tile. */
+void clscan_gen_split_store(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ulong base,
+                            uint count, __local const CLSCAN_GEN_OUT *vals,
+                            __local const clscan_gen_head_t *heads, CLSCAN_T carry,
+                            const clscan_gen_outputs o)
+{
+    const uint lid = get_local_id(0);
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+        if (k < count) {
+            const CLSCAN_T x = clscan_seg_make(vals[CLSCAN_PAD(k)], (uint)heads[k]);
+            const CLSCAN_T r = CLSCAN_OP(carry, x);
+            clscan_gen_emit(dst, s, base + k, clscan_gen_output(r), clscan_gen_heads(r), o);
+        }
+    }
+}
+#endif
+
 /* The look-back's fallback (cl/clscan_lookback.cl) reduces a full tile that starts at
  * base as its owner did, so that the total has the owner's bits: this work-item's
  * CLSCAN_ITEMS consecutive elements, combined left to right from the first, as

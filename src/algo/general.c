@@ -387,9 +387,6 @@ static size_t scan_elem_bytes(const general_plan *g)
     return g->out_size + 4 + 4 * pair_pad_words(g->out_size);
 }
 
-/* The prelude: the user's source, then the value operator, its identity and the
- * transform as functions around the user's expressions, the segmented pair and its
- * operator, and static checks of the sizes the host was told. */
 /* Whether any association of the scan's operator gives the same bits: a built-in
  * operator on an integer type (wrapping add and multiply, min, max and the bitwise ones).
  * A transform or an output stage does not change the operator. */
@@ -398,6 +395,9 @@ static int exact_operator(const clscan_scan_desc *d)
     return !d->combine && !d->compensated && !clscan__type_is_float(d->type);
 }
 
+/* The prelude: the user's source, then the value operator, its identity and the
+ * transform as functions around the user's expressions, the segmented pair and its
+ * operator, and static checks of the sizes the host was told. */
 static char *make_prelude(const general_plan *g)
 {
     const clscan_scan_desc *d = g->d;
@@ -548,10 +548,21 @@ static clscan_status general_program(clscan_context *ctx, const general_plan *g,
     char *prelude = make_prelude(g);
     if (!prelude) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     clscan__scan_config cfg;
+    /* A segmented scan's tile keeps values and heads apart (cl/clscan_general_tile.cl,
+     * CLSCAN_GEN_SPLIT: a flag byte an element, two where an output stage counts them)
+     * where values take 8 bytes or more: on the H100 that was 16-18% faster for int64
+     * values (the pair takes 16 bytes, and the tile held half as many), and 20% slower
+     * for int32 values, whose pairs of 8 bytes cost the work-items less than the split
+     * tile's extra work (docs/PERFORMANCE.md). */
+    const clscan__general_tile split = {g->d->segments != CLSCAN_SEGMENTS_NONE &&
+                                                !g->d->compensated && g->out_size >= 8
+                                            ? g->out_size
+                                            : 0,
+                                        g->d->output ? 2u : 1u};
     clscan_status s = clscan__general_config_choose(
         ctx, &planned, algo,
         custom_scan_type(g->d) ? CLSCAN__TYPE_ID_CUSTOM : g->d->type, scan_elem_bytes(g),
-        prelude, &cfg);
+        &split, prelude, &cfg);
     if (s == CLSCAN_SUCCESS) s = clscan__program_get(ctx, &cfg, prog);
     free(prelude);
     return s;

@@ -92,6 +92,10 @@ typedef struct clscan__scan_config {
      * memory (cl/clscan_histogram.cl). */
     cl_uint hist_mode;
     cl_uint hist_local_bins;
+    /* General single-pass programs whose tile keeps values and heads apart
+     * (CLSCAN_GEN_SPLIT): bytes of one tile element in local memory; 0: the tile holds
+     * elements of CLSCAN_T. */
+    cl_uint tile_elem_bytes;
 } clscan__scan_config;
 
 /* The kernels a program may hold, as indices into clscan__program.kernels (each one's
@@ -176,20 +180,30 @@ const char *clscan__cl_std_option(const clscan__scan_config *cfg, const clscan__
 /* Bytes of one element of the scan type of cfg's program (elem_bytes, else the type's). */
 size_t clscan__config_elem_bytes(const clscan__scan_config *cfg);
 /* Whether cfg's look-back combines tile totals in a fixed order (cl/clscan_lookback.cl:
- * CLSCAN_LB_ORDERED): float types and every general program. */
+ * CLSCAN_LB_ORDERED): float types and every general program (for a general program an
+ * upper bound: its prelude leaves the order free where its operator is exact). */
 bool clscan__lookback_ordered(const clscan__scan_config *cfg);
 /* The type id of a general program whose elements are a type of its prelude
  * (cl/clscan_common.cl: CLSCAN_TYPE_CUSTOM), and the operator id of every general program
  * (CLSCAN_OP_CUSTOM: the prelude's clscan_user_op). */
 #define CLSCAN__TYPE_ID_CUSTOM ((clscan_type)99)
 #define CLSCAN__OP_ID_CUSTOM ((clscan_op)99)
+/* How a segmented scan's single-pass tile can keep its values and head flags apart
+ * (cl/clscan_general_tile.cl, CLSCAN_GEN_SPLIT): bytes of a value (0: it cannot) and of
+ * a head entry in local memory. */
+typedef struct clscan__general_tile {
+    size_t value_bytes;
+    cl_uint head_bytes;
+} clscan__general_tile;
 /* The launch shape of a general scan (general.c) whose elements are `type` (a library
  * type, or CLSCAN__TYPE_ID_CUSTOM) of elem_bytes each, built with `prelude` (not copied):
- * the tile of 4-byte elements, with fewer items per work-item for larger elements. */
+ * the tile of 4-byte elements, with fewer items per work-item for larger elements. A
+ * single-pass program whose work-groups have more than one work-item keeps values and
+ * heads apart where split allows (out->tile_elem_bytes), its items sized by the value. */
 clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                             clscan__scan_algo algo, clscan_type type,
-                                            size_t elem_bytes, const char *prelude,
-                                            clscan__scan_config *out);
+                                            size_t elem_bytes, const clscan__general_tile *split,
+                                            const char *prelude, clscan__scan_config *out);
 /* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
 cl_ulong clscan__scan_tile_iterations(const clscan__scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */
