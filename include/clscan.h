@@ -475,10 +475,10 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
  * warmed by clscan_context_warm. A call with a built-in operator, no transform and no
  * segments is an ordinary clscan_exclusive_scan or clscan_inclusive_scan.
  *
- * Results: as for the scans. Integer results are exact; floating-point results (and
- * every user operator's) are reproducible bit for bit for the same call on the same
- * device: tiles and their totals are always combined in the same order, whatever the
- * timing.
+ * Results: as for the scans. Integer results of built-in operators are exact;
+ * floating-point results (and every user operator's) are reproducible bit for bit for
+ * the same call on the same device: for them tiles and their totals are always combined
+ * in the same order, whatever the timing.
  * ------------------------------------------------------------------------------ */
 typedef enum clscan_segments {
     CLSCAN_SEGMENTS_NONE = 0,  /* one scan over the whole range */

@@ -454,8 +454,8 @@ static char *make_prelude(const general_plan *g)
      * CLSCAN_LB_ORDERED), so that results are the same bits whatever the timing, except
      * where every association gives the same bits: a built-in operator on an integer
      * type (segment heads are counted with a saturating add, which is associative too).
-     * The fixed order costs the H100 about twice the time of a segmented scan by keys
-     * (docs/PERFORMANCE.md). */
+     * The fixed order cost the H100 1.2-1.5x the time of a segmented scan of built-in
+     * integer values (docs/PERFORMANCE.md). */
     put(&t, "#define CLSCAN_LB_ORDERED %d\n", exact_operator(d) ? 0 : 1);
     if (d->type_name)
         put(&t, "typedef char clscan_type_size_differs_from_device_sizeof[sizeof(%s) == %zu ? 1 "
@@ -550,10 +550,10 @@ static clscan_status general_program(clscan_context *ctx, const general_plan *g,
     clscan__scan_config cfg;
     /* A segmented scan's tile keeps values and heads apart (cl/clscan_general_tile.cl,
      * CLSCAN_GEN_SPLIT: a flag byte an element, two where an output stage counts them)
-     * where values take 8 bytes or more: on the H100 that was 16-18% faster for int64
-     * values (the pair takes 16 bytes, and the tile held half as many), and 20% slower
-     * for int32 values, whose pairs of 8 bytes cost the work-items less than the split
-     * tile's extra work (docs/PERFORMANCE.md). */
+     * where values take 8 bytes or more: on the H100 that was 14-17% faster for int64
+     * values (the pair takes 16 bytes, and the pair tile held half as many), and 7-35%
+     * slower for int32 values, whose pairs of 8 bytes cost the work-items less than the
+     * split tile's extra work (docs/PERFORMANCE.md). */
     const clscan__general_tile split = {g->d->segments != CLSCAN_SEGMENTS_NONE &&
                                                 !g->d->compensated && g->out_size >= 8
                                             ? g->out_size
