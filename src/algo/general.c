@@ -554,15 +554,14 @@ static clscan_status general_program(clscan_context *ctx, const general_plan *g,
      * values (the pair takes 16 bytes, and the pair tile held half as many), and 7-35%
      * slower for int32 values, whose pairs of 8 bytes cost the work-items less than the
      * split tile's extra work (docs/PERFORMANCE.md). */
-    const clscan__general_tile split = {g->d->segments != CLSCAN_SEGMENTS_NONE &&
-                                                !g->d->compensated && g->out_size >= 8
-                                            ? g->out_size
-                                            : 0,
-                                        g->d->output ? 2u : 1u};
+    const size_t split_value = g->d->segments != CLSCAN_SEGMENTS_NONE && !g->d->compensated &&
+                                       g->out_size >= 8
+                                   ? g->out_size
+                                   : 0;
     clscan_status s = clscan__general_config_choose(
         ctx, &planned, algo,
         custom_scan_type(g->d) ? CLSCAN__TYPE_ID_CUSTOM : g->d->type, scan_elem_bytes(g),
-        &split, prelude, &cfg);
+        split_value, g->d->output ? 2 : 1, prelude, &cfg);
     if (s == CLSCAN_SUCCESS) s = clscan__program_get(ctx, &cfg, prog);
     free(prelude);
     return s;

@@ -157,8 +157,9 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
 
 clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                             clscan__scan_algo algo, clscan_type type,
-                                            size_t elem_bytes, const clscan__general_tile *split,
-                                            const char *prelude, clscan__scan_config *out)
+                                            size_t elem_bytes, size_t split_value,
+                                            size_t split_head, const char *prelude,
+                                            clscan__scan_config *out)
 {
     clscan_status s = clscan__scan_config_choose(ctx, p, algo, CLSCAN_UINT32,
                                                  CLSCAN_OP_ADD, out);
@@ -168,13 +169,12 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
     out->op = CLSCAN__OP_ID_CUSTOM;
     out->elem_bytes = elem_bytes;
     out->prelude = prelude;
-    const int apart = split && split->value_bytes && algo == CLSCAN__SCAN_SINGLE_PASS &&
-                      out->wg_size > 1;
+    const int apart = split_value && algo == CLSCAN__SCAN_SINGLE_PASS && out->wg_size > 1;
     /* About as many bytes per work-item as a tile of 4-byte elements holds (apart: of
      * the values). */
-    const size_t budget = 4 * (size_t)out->items, sized = apart ? split->value_bytes : elem_bytes;
+    const size_t budget = 4 * (size_t)out->items, sized = apart ? split_value : elem_bytes;
     while (out->items > 1 && out->items * sized > budget) out->items /= 2;
-    if (apart) out->tile_elem_bytes = (cl_uint)(split->value_bytes + split->head_bytes);
+    if (apart) out->tile_elem_bytes = (cl_uint)(split_value + split_head);
     s = config_fit(ctx, p, out);
     /* The kernel holds a work-item's flags as the bits of a ulong and counts heads within
      * a tile in 16 bits (cl/clscan_general_tile.cl); with one work-item a group it folds

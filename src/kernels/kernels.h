@@ -84,17 +84,12 @@ typedef struct clscan__scan_config {
     /* Sort programs: type and op are the count type (as for compaction) and ADD, the
      * keys are of elem_type, and each value has value_bytes (4 or 8; 0: keys only). */
     cl_uint value_bytes;
-    /* Sort programs: 1 for the one-sweep kernels (cl/clscan_sort_onesweep.cl), 0 for the
-     * histogram, scan and scatter of each digit (cl/clscan_sort.cl). */
-    cl_uint sort_onesweep;
-    /* Histogram programs: the samples are of elem_type; hist_mode 1 for even bins, 2
-     * for bins between levels; hist_local_bins, the bins a work-group counts in local
-     * memory (cl/clscan_histogram.cl). */
+    cl_uint sort_onesweep; /* 1: cl/clscan_sort_onesweep.cl; 0: cl/clscan_sort.cl's passes */
+    /* Histograms: samples of elem_type; mode 1 even bins, 2 levels; bins in local memory. */
     cl_uint hist_mode;
     cl_uint hist_local_bins;
-    /* General single-pass programs whose tile keeps values and heads apart
-     * (CLSCAN_GEN_SPLIT): bytes of one tile element in local memory; 0: the tile holds
-     * elements of CLSCAN_T. */
+    /* General programs whose tile keeps values and heads apart (CLSCAN_GEN_SPLIT): bytes
+     * of one tile element in local memory; 0: the tile holds elements of CLSCAN_T. */
     cl_uint tile_elem_bytes;
 } clscan__scan_config;
 
@@ -179,31 +174,25 @@ void clscan__config_subgroups_fit(clscan__scan_config *c);
 const char *clscan__cl_std_option(const clscan__scan_config *cfg, const clscan__profile *p);
 /* Bytes of one element of the scan type of cfg's program (elem_bytes, else the type's). */
 size_t clscan__config_elem_bytes(const clscan__scan_config *cfg);
-/* Whether cfg's look-back combines tile totals in a fixed order (cl/clscan_lookback.cl:
- * CLSCAN_LB_ORDERED): float types and every general program (for a general program an
- * upper bound: its prelude leaves the order free where its operator is exact). */
+/* Whether cfg's look-back may keep a fixed order (CLSCAN_LB_ORDERED): float types and
+ * general programs (their prelude frees it where the operator is exact). */
 bool clscan__lookback_ordered(const clscan__scan_config *cfg);
 /* The type id of a general program whose elements are a type of its prelude
  * (cl/clscan_common.cl: CLSCAN_TYPE_CUSTOM), and the operator id of every general program
  * (CLSCAN_OP_CUSTOM: the prelude's clscan_user_op). */
 #define CLSCAN__TYPE_ID_CUSTOM ((clscan_type)99)
 #define CLSCAN__OP_ID_CUSTOM ((clscan_op)99)
-/* How a segmented scan's single-pass tile can keep its values and head flags apart
- * (cl/clscan_general_tile.cl, CLSCAN_GEN_SPLIT): bytes of a value (0: it cannot) and of
- * a head entry in local memory. */
-typedef struct clscan__general_tile {
-    size_t value_bytes;
-    cl_uint head_bytes;
-} clscan__general_tile;
 /* The launch shape of a general scan (general.c) whose elements are `type` (a library
  * type, or CLSCAN__TYPE_ID_CUSTOM) of elem_bytes each, built with `prelude` (not copied):
- * the tile of 4-byte elements, with fewer items per work-item for larger elements. A
- * single-pass program whose work-groups have more than one work-item keeps values and
- * heads apart where split allows (out->tile_elem_bytes), its items sized by the value. */
+ * the tile of 4-byte elements, with fewer items per work-item for larger elements. Where
+ * split_value (a segmented scan's value bytes) is nonzero, a single-pass program on
+ * work-groups of more than one work-item keeps values and heads of split_head bytes apart
+ * (CLSCAN_GEN_SPLIT, out->tile_elem_bytes), its items sized by the value. */
 clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                             clscan__scan_algo algo, clscan_type type,
-                                            size_t elem_bytes, const clscan__general_tile *split,
-                                            const char *prelude, clscan__scan_config *out);
+                                            size_t elem_bytes, size_t split_value,
+                                            size_t split_head, const char *prelude,
+                                            clscan__scan_config *out);
 /* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
 cl_ulong clscan__scan_tile_iterations(const clscan__scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */
