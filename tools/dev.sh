@@ -361,13 +361,15 @@ test | test-full)
     # CI profiles take 7 of its minutes there, and the recursive select and multi-level
     # carries 3; they run on rusticl, and the profiles under Oclgrind), and on rusticl not
     # 'lookback-stress' (tests/meson.build); test-full: all of them on both.
-    # test also runs 1,000 context cycles on PoCL, where one takes about 60 ms (the
-    # 10,000 of test_cycles run on rusticl, 7 ms each).
+    # test runs 1,000 context cycles a platform (one takes about 60 ms on PoCL, 7-11 ms
+    # on rusticl); test-full the 10,000 of test_cycles' default and of 'cycles-10k'.
     skip_pocl=() skip_rusticl=() pocl_cycles=${CLSCAN_TEST_CYCLES:-}
+    rusticl_cycles=${CLSCAN_TEST_CYCLES:-}
     if [ "$cmd" = test ]; then
         skip_pocl=(--no-suite extended --no-suite profiles-ci --no-suite rusticl-ci)
         skip_rusticl=(--no-suite extended --no-suite lookback-stress)
         pocl_cycles=${CLSCAN_TEST_CYCLES:-1000}
+        rusticl_cycles=${CLSCAN_TEST_CYCLES:-1000}
     fi
     if [ -f /etc/OpenCL/vendors/pocl.icd ]; then
         found=1
@@ -376,7 +378,8 @@ test | test-full)
     fi
     if [ -f /etc/OpenCL/vendors/rusticl.icd ]; then
         found=1
-        run_suite rusticl /etc/OpenCL/vendors/rusticl.icd "${skip_rusticl[@]}"
+        CLSCAN_TEST_CYCLES=$rusticl_cycles run_suite rusticl /etc/OpenCL/vendors/rusticl.icd \
+            "${skip_rusticl[@]}"
     fi
     # On a machine with other vendors' ICDs (a GPU host), also the full default list.
     if [ -d /etc/OpenCL/vendors ] && ls /etc/OpenCL/vendors/*.icd 2>/dev/null |
