@@ -1025,77 +1025,6 @@ START_TEST(test_scan_with_options)
 }
 END_TEST
 
-/* Junk in any CLSCAN_* variable the library reads (issue 20): each variable alone set to
- * each junk text either gives CLSCAN_ERROR_INVALID_ENVIRONMENT with a message naming it,
- * or a context whose scans agree with the host (the text taken as a value, or ignored
- * for the documented default); never a crash, never another status. */
-static const char *const junk_vars[] = {
-    "CLSCAN_VENDOR", "CLSCAN_DEVICE_TYPE", "CLSCAN_OPENCL_VERSION", "CLSCAN_OPENCL_C_VERSION",
-    "CLSCAN_EXTENSIONS", "CLSCAN_LOCAL_MEM_SIZE", "CLSCAN_LOCAL_MEM_TYPE",
-    "CLSCAN_MAX_WORK_GROUP_SIZE", "CLSCAN_MAX_MEM_ALLOC_SIZE", "CLSCAN_COMPUTE_UNITS",
-    "CLSCAN_WG_MULTIPLE", "CLSCAN_SUBGROUP_WIDTH", "CLSCAN_FP64", "CLSCAN_INT64_ATOMICS",
-    "CLSCAN_MAX_LOOP_ITERATIONS", "CLSCAN_BANK_PROBE", "CLSCAN_LOCAL_MEM_BANKS",
-    "CLSCAN_BANK_WIDTH", "CLSCAN_WORK_GROUP_SIZE", "CLSCAN_ITEMS_PER_THREAD",
-    "CLSCAN_GROUPS_PER_CU", "CLSCAN_MAX_GROUPS", "CLSCAN_SINGLE_GROUP_TILES",
-    "CLSCAN_SP_WORK_GROUP_SIZE", "CLSCAN_SP_ITEMS_PER_THREAD", "CLSCAN_PADDING",
-    "CLSCAN_SUBGROUP_IMPL", "CLSCAN_WG_SCAN", "CLSCAN_SCAN_ALGO", "CLSCAN_LOOKBACK_ATOMICS",
-    "CLSCAN_LOOKBACK_SPINS", "CLSCAN_LOOKBACK_TEST", "CLSCAN_MAX_TEXT_BYTES",
-    "CLSCAN_MAX_PROGRAMS", "CLSCAN_MAX_PROGRAM_BYTES", "CLSCAN_SORT_ALGO", "CLSCAN_DISK_CACHE",
-    "CLSCAN_CACHE_DIR", "CLSCAN_KERNEL_INCLUDE_DIR",
-};
-
-START_TEST(test_junk_environment)
-{
-    static char long_text[5001];
-    memset(long_text, '7', sizeof long_text - 1);
-    const char *const junk[] = {"",         "junk",    "-1",     "99999999999999999999999",
-                                "12abc",    " 3",      "0x7fffffff", "1e3",
-                                "\xff\xfe\x01", "%s%s%n%n", long_text};
-    const size_t nvars = sizeof junk_vars / sizeof junk_vars[0];
-    const size_t njunk = sizeof junk / sizeof junk[0];
-    /* (In a directory of its own: a relative CLSCAN_CACHE_DIR is taken from the working
-     * directory, and the disk cache writes there where it is on.) */
-    char here[4096], dir[] = "/tmp/clscan-test-junk-XXXXXX";
-    ck_assert(getcwd(here, sizeof here) != NULL);
-    ck_assert(mkdtemp(dir) != NULL);
-    ck_assert_int_eq(chdir(dir), 0);
-    for (int di = 0; di < clscan_test_ndevs; di++) {
-        clscan_test_dev *d = &clscan_test_devs[di];
-        unsigned refused = 0, taken = 0;
-        for (size_t v = 0; v < nvars; v++) {
-            for (size_t j = 0; j < njunk; j++) {
-                env_set(junk_vars[v], junk[j]);
-                clscan_context *c = NULL;
-                const clscan_status s = create(d, NULL, &c);
-                char what[160];
-                snprintf(what, sizeof what, "%s=\"%.20s%s\"", junk_vars[v], junk[j],
-                         strlen(junk[j]) > 20 ? "..." : "");
-                if (s == CLSCAN_SUCCESS) {
-                    /* (One exclusive and one inclusive scan of each size: the junk taken
-                     * as a value must still give a working context.) */
-                    check_scans(d, c, what);
-                    clscan_context_release(c);
-                    taken++;
-                } else {
-                    ck_assert_msg(s == CLSCAN_ERROR_INVALID_ENVIRONMENT, "%s: %s gave %s: %s",
-                                  d->name, what, clscan_status_string(s),
-                                  clscan_context_last_error(NULL));
-                    ck_assert_msg(strstr(clscan_context_last_error(NULL), junk_vars[v]) != NULL,
-                                  "%s: %s: the message \"%s\" does not name it", d->name, what,
-                                  clscan_context_last_error(NULL));
-                    refused++;
-                }
-                env_restore();
-            }
-        }
-        fprintf(stderr, "%s: %zu junk settings: %u refused, %u taken (scans checked)\n", d->name,
-                nvars * njunk, refused, taken);
-    }
-    ck_assert_int_eq(chdir(here), 0);
-    clscan_test_remove_tree(dir);
-}
-END_TEST
-
 /* Variables that would change what these tests compare against: the suite clears them
  * (the disk cache's and the include directory's stay, as meson sets them). */
 static const char *const tuning_vars[] = {
@@ -1111,6 +1040,68 @@ static const char *const tuning_vars[] = {
     "CLSCAN_LOOKBACK_SPINS", "CLSCAN_LOOKBACK_TEST", "CLSCAN_MAX_TEXT_BYTES",
     "CLSCAN_MAX_PROGRAMS", "CLSCAN_MAX_PROGRAM_BYTES",
 };
+/* The variables the library reads besides those. */
+static const char *const other_vars[] = {"CLSCAN_SORT_ALGO", "CLSCAN_DISK_CACHE",
+                                         "CLSCAN_CACHE_DIR", "CLSCAN_KERNEL_INCLUDE_DIR"};
+
+/* Junk in any CLSCAN_* variable the library reads (issue 20): each variable alone set to
+ * each junk text either gives CLSCAN_ERROR_INVALID_ENVIRONMENT with a message naming it,
+ * or a context whose scans agree with the host (the text taken as a value, or ignored
+ * for the documented default); never a crash, never another status. */
+START_TEST(test_junk_environment)
+{
+    static char long_text[5001];
+    memset(long_text, '7', sizeof long_text - 1);
+    const char *const junk[] = {"",         "junk",    "-1",     "99999999999999999999999",
+                                "12abc",    " 3",      "0x7fffffff", "1e3",
+                                "\xff\xfe\x01", "%s%s%n%n", long_text};
+    const size_t ntuning = sizeof tuning_vars / sizeof tuning_vars[0];
+    const size_t nvars = ntuning + sizeof other_vars / sizeof other_vars[0];
+    const size_t njunk = sizeof junk / sizeof junk[0];
+    /* (In a directory of its own: a relative CLSCAN_CACHE_DIR is taken from the working
+     * directory, and the disk cache writes there where it is on.) */
+    char here[4096], dir[] = "/tmp/clscan-test-junk-XXXXXX";
+    ck_assert(getcwd(here, sizeof here) != NULL);
+    ck_assert(mkdtemp(dir) != NULL);
+    ck_assert_int_eq(chdir(dir), 0);
+    for (int di = 0; di < clscan_test_ndevs; di++) {
+        clscan_test_dev *d = &clscan_test_devs[di];
+        unsigned refused = 0, taken = 0;
+        for (size_t v = 0; v < nvars; v++) {
+            const char *var = v < ntuning ? tuning_vars[v] : other_vars[v - ntuning];
+            for (size_t j = 0; j < njunk; j++) {
+                env_set(var, junk[j]);
+                clscan_context *c = NULL;
+                const clscan_status s = create(d, NULL, &c);
+                char what[160];
+                snprintf(what, sizeof what, "%s=\"%.20s%s\"", var, junk[j],
+                         strlen(junk[j]) > 20 ? "..." : "");
+                if (s == CLSCAN_SUCCESS) {
+                    /* (One exclusive and one inclusive scan of each size: the junk taken
+                     * as a value must still give a working context.) */
+                    check_scans(d, c, what);
+                    clscan_context_release(c);
+                    taken++;
+                } else {
+                    ck_assert_msg(s == CLSCAN_ERROR_INVALID_ENVIRONMENT, "%s: %s gave %s: %s",
+                                  d->name, what, clscan_status_string(s),
+                                  clscan_context_last_error(NULL));
+                    ck_assert_msg(strstr(clscan_context_last_error(NULL), var) != NULL,
+                                  "%s: %s: the message \"%s\" does not name it", d->name, what,
+                                  clscan_context_last_error(NULL));
+                    refused++;
+                }
+                env_restore();
+            }
+        }
+        fprintf(stderr, "%s: %zu junk settings: %u refused, %u taken (scans checked)\n", d->name,
+                nvars * njunk, refused, taken);
+    }
+    ck_assert_int_eq(chdir(here), 0);
+    clscan_test_remove_tree(dir);
+}
+END_TEST
+
 
 int main(void)
 {
