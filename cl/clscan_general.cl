@@ -131,11 +131,6 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     const clscan_gen_runs runs =
         clscan_gen_run_totals(s, base, count, tile, CLSCAN_GEN_RUNS_FROM_TILE);
     const CLSCAN_T total = clscan_gen_runs_total(runs);
-#elif CLSCAN_GEN_SPLIT
-    __local CLSCAN_GEN_OUT vals[CLSCAN_WG_TILE_LOCAL];
-    __local clscan_gen_head_t heads[CLSCAN_TILE];
-    clscan_gen_split_load(s, base, count, vals, heads);
-    const CLSCAN_T total = clscan_gen_split_scan(vals, heads, scratch);
 #else
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     clscan_gen_load_tile(s, base, count, tile);
@@ -153,8 +148,6 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
 #if CLSCAN_GEN_USE_RUNS
         clscan_gen_run_outputs(s, base, count, tile, CLSCAN_GEN_RUNS_FROM_TILE, runs, carry,
                                clscan_gen_tile_inclusive(inclusive), dst + dst_off, o);
-#elif CLSCAN_GEN_SPLIT
-        clscan_gen_split_store(dst + dst_off, s, base, count, vals, heads, carry, o);
 #else
         clscan_gen_store_tile(dst + dst_off, s, base, count, tile, carry, o);
 #endif

@@ -548,20 +548,10 @@ static clscan_status general_program(clscan_context *ctx, const general_plan *g,
     char *prelude = make_prelude(g);
     if (!prelude) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
     clscan__scan_config cfg;
-    /* A segmented scan's tile keeps values and heads apart (cl/clscan_general_tile.cl,
-     * CLSCAN_GEN_SPLIT: a flag byte an element, two where an output stage counts them)
-     * where values take 8 bytes or more: on the H100 that was 14-17% faster for int64
-     * values (the pair takes 16 bytes, and the pair tile held half as many), and 7-35%
-     * slower for int32 values, whose pairs of 8 bytes cost the work-items less than the
-     * split tile's extra work (docs/PERFORMANCE.md). */
-    const size_t split_value = g->d->segments != CLSCAN_SEGMENTS_NONE && !g->d->compensated &&
-                                       g->out_size >= 8
-                                   ? g->out_size
-                                   : 0;
     clscan_status s = clscan__general_config_choose(
         ctx, &planned, algo,
         custom_scan_type(g->d) ? CLSCAN__TYPE_ID_CUSTOM : g->d->type, scan_elem_bytes(g),
-        split_value, g->d->output ? 2 : 1, prelude, &cfg);
+        prelude, &cfg);
     if (s == CLSCAN_SUCCESS) s = clscan__program_get(ctx, &cfg, prog);
     free(prelude);
     return s;

@@ -47,7 +47,7 @@ size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__pr
         scratch = (sg_shuffles_in_local(cfg, p) ? cfg->wg_size : 0) + 2 * (cfg->wg_size / sg);
     }
     const size_t elem = clscan__config_elem_bytes(cfg);
-    size_t bytes = tile * (cfg->tile_elem_bytes ? cfg->tile_elem_bytes : elem) + scratch * elem;
+    size_t bytes = (tile + scratch) * elem;
     if (cfg->select && cfg->algo == CLSCAN__SCAN_SINGLE_PASS && cfg->wg_size == 1)
         bytes += cfg->items * clscan_type_size(cfg->elem_type); /* clscan_sel_single's stage */
     if (cfg->algo == CLSCAN__SCAN_SINGLE_PASS) { /* clscan_lb_local and the ticket */
@@ -157,8 +157,7 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
 
 clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                             clscan__scan_algo algo, clscan_type type,
-                                            size_t elem_bytes, size_t split_value,
-                                            size_t split_head, const char *prelude,
+                                            size_t elem_bytes, const char *prelude,
                                             clscan__scan_config *out)
 {
     clscan_status s = clscan__scan_config_choose(ctx, p, algo, CLSCAN_UINT32,
@@ -169,23 +168,10 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
     out->op = CLSCAN__OP_ID_CUSTOM;
     out->elem_bytes = elem_bytes;
     out->prelude = prelude;
-    const int apart = split_value && algo == CLSCAN__SCAN_SINGLE_PASS && out->wg_size > 1;
-    /* About as many bytes per work-item as a tile of 4-byte elements holds (apart: of
-     * the values). */
-    const size_t budget = 4 * (size_t)out->items, sized = apart ? split_value : elem_bytes;
-    while (out->items > 1 && out->items * sized > budget) out->items /= 2;
-    if (apart) out->tile_elem_bytes = (cl_uint)(split_value + split_head);
-    s = config_fit(ctx, p, out);
-    /* The kernel holds a work-item's flags as the bits of a ulong and counts heads within
-     * a tile in 16 bits (cl/clscan_general_tile.cl); with one work-item a group it folds
-     * runs of pairs instead. */
-    if (s == CLSCAN_SUCCESS && out->tile_elem_bytes &&
-        (out->wg_size == 1 || out->items > 64 || out->wg_size * out->items > 65535)) {
-        out->tile_elem_bytes = 0;
-        while (out->items > 1 && out->items * elem_bytes > budget) out->items /= 2;
-        s = config_fit(ctx, p, out);
-    }
-    return s;
+    /* About as many bytes per work-item as a tile of 4-byte elements holds. */
+    const size_t budget = 4 * (size_t)out->items;
+    while (out->items > 1 && out->items * elem_bytes > budget) out->items /= 2;
+    return config_fit(ctx, p, out);
 }
 
 const char *clscan__select_mode_name(clscan__select_mode mode)
@@ -198,7 +184,7 @@ const char *clscan__select_mode_name(clscan__select_mode mode)
 /* (A field added to clscan__scan_config must be added here too: the size check below,
  * made on 64-bit builds, fails until it is, since a field left out would let two
  * shapes share a program.) */
-_Static_assert(sizeof(void *) != 8 || sizeof(clscan__scan_config) == 120,
+_Static_assert(sizeof(void *) != 8 || sizeof(clscan__scan_config) == 112,
                "clscan__scan_config changed: update clscan__config_fingerprint");
 void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_config *out)
 {
@@ -223,5 +209,4 @@ void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_con
     out->sort_onesweep = cfg->sort_onesweep;
     out->hist_mode = cfg->hist_mode;
     out->hist_local_bins = cfg->hist_local_bins;
-    out->tile_elem_bytes = cfg->tile_elem_bytes;
 }

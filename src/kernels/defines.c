@@ -43,7 +43,6 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
         /* A compaction program's scan kernels are the multi-level ones. */
         {"CLSCAN_SINGLE_PASS", (unsigned long)(single && !sel && !general), 1},
         {"CLSCAN_GEN_SINGLE_PASS", (unsigned long)single, general},
-        {"CLSCAN_GEN_SPLIT", 1, general && cfg->tile_elem_bytes},
         {"CLSCAN_SEL_SINGLE_PASS", (unsigned long)single, sel},
         {"CLSCAN_SEL_MODE", (unsigned long)(cfg->select - 1), sel},
         {"CLSCAN_SEL_TYPE_ID", (unsigned long)cfg->elem_type, sel},

@@ -88,9 +88,6 @@ typedef struct clscan__scan_config {
     /* Histograms: samples of elem_type; mode 1 even bins, 2 levels; bins in local memory. */
     cl_uint hist_mode;
     cl_uint hist_local_bins;
-    /* General programs whose tile keeps values and heads apart (CLSCAN_GEN_SPLIT): bytes
-     * of one tile element in local memory; 0: the tile holds elements of CLSCAN_T. */
-    cl_uint tile_elem_bytes;
 } clscan__scan_config;
 
 /* The kernels a program may hold, as indices into clscan__program.kernels (each one's
@@ -184,14 +181,10 @@ bool clscan__lookback_ordered(const clscan__scan_config *cfg);
 #define CLSCAN__OP_ID_CUSTOM ((clscan_op)99)
 /* The launch shape of a general scan (general.c) whose elements are `type` (a library
  * type, or CLSCAN__TYPE_ID_CUSTOM) of elem_bytes each, built with `prelude` (not copied):
- * the tile of 4-byte elements, with fewer items per work-item for larger elements. Where
- * split_value (a segmented scan's value bytes) is nonzero, a single-pass program on
- * work-groups of more than one work-item keeps values and heads of split_head bytes apart
- * (CLSCAN_GEN_SPLIT, out->tile_elem_bytes), its items sized by the value. */
+ * the tile of 4-byte elements, with fewer items per work-item for larger elements. */
 clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                             clscan__scan_algo algo, clscan_type type,
-                                            size_t elem_bytes, size_t split_value,
-                                            size_t split_head, const char *prelude,
+                                            size_t elem_bytes, const char *prelude,
                                             clscan__scan_config *out);
 /* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
 cl_ulong clscan__scan_tile_iterations(const clscan__scan_config *cfg);
