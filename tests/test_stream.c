@@ -4,8 +4,9 @@
  * default chunk) against the host reference, with guard bands around dst; general scans
  * (custom operators, a non-commutative struct, transforms to wider elements); in place;
  * carry-in from a host value and a buffer, the total, chains of calls; one queue given
- * twice, out-of-order queues, a wait list that holds the call back; and every argument
- * error with its exact status and message, nothing enqueued. */
+ * twice, out-of-order queues, a wait list that holds the call back; thousands of small
+ * chunks (event chains kept bounded, issue 20); and every argument error with its exact
+ * status and message, nothing enqueued. */
 #include "algo/algo.h"
 #include "test_devices.h"
 #include "verify_general.h"
@@ -463,6 +464,67 @@ START_TEST(test_wait_list)
 }
 END_TEST
 
+/* ------------------------------------------------------------ long chains --- */
+
+/* Many small chunks (issue 20): $CLSCAN_TEST_STREAM_CHUNKS chunks (default 2000; the
+ * 'stream-long' test runs 20,000) of 256 int32 and a partial last one, on two in-order
+ * queues. Each chunk's scan waits for the previous one's on the other queue, so the
+ * library must keep the chains of events any driver sees bounded: rusticl (Mesa 22.3)
+ * keeps every event's wait list alive with the event and frees such a chain recursively;
+ * its queue thread crashed at 14,000 chunks before they were. (The 'stream' test gives
+ * rusticl's threads 256 KiB of stack, RUST_MIN_STACK, where 1500 chunks crashed.) Once
+ * with no event asked for (a marker after it on queues[0] waited for instead: the
+ * driver drops the call's last event itself), once with the event and a total, against
+ * the host reference. */
+static void long_chain(void)
+{
+    const char *t = getenv("CLSCAN_TEST_STREAM_CHUNKS");
+    const size_t chunks = t && *t ? (size_t)strtoull(t, NULL, 0) : 2000, chunk = 256;
+    const size_t n = chunks * chunk + chunk / 3;
+    cl_command_queue q1 = make_queue(0);
+    ck_assert(q1 != NULL);
+    const cl_command_queue qs[2] = {gd->queue, q1};
+    const uint64_t seed = clscan_verify_mix(clscan_test_seed(20261126u), 300u);
+    fprintf(stderr, "%s: %zu chunks of %zu int32 and one of %zu\n", gd->name, chunks, chunk,
+            chunk / 3);
+    int32_t *in = malloc(n * 4), *want = malloc(n * 4);
+    unsigned char *block = guarded(n, 4);
+    int32_t *dst = (int32_t *)(block + GUARD * 4);
+    ck_assert(in && want);
+    clscan_verify_fill(in, n, CLSCAN_INT32, CLSCAN_OP_ADD, seed);
+    reference(CLSCAN_INT32, CLSCAN_OP_ADD, 1, in, n, NULL, want);
+    clscan_scan_desc d = {0};
+    d.type = CLSCAN_INT32;
+    const clscan_status s =
+        clscan_scan_host(gd->ctx, qs, &d, 1, in, dst, n, chunk, NULL, 0, NULL, NULL);
+    ck_assert_msg(s == CLSCAN_SUCCESS, "%s: %s", clscan_status_string(s),
+                  clscan_context_last_error(gd->ctx));
+    /* (A marker after the call on the in-order queues[0] completes after all of it; not
+     * clFinish, which returns early on rusticl 22.3 after a flush:
+     * docs/IMPLEMENTATION-ISSUES.md.) */
+    cl_event after = NULL;
+    ck_assert_int_eq(clEnqueueMarkerWithWaitList(qs[0], 0, NULL, &after), CL_SUCCESS);
+    clscan_test_wait_release(after, "a marker after clscan_scan_host");
+    for (size_t i = 0; i < n; ++i)
+        ck_assert_msg(dst[i] == want[i], "%s: %zu chunks, no event: element %zu is %d, expected %d",
+                      gd->name, chunks, i, dst[i], want[i]);
+    check_guards(block, n, 4, "long chain, no event");
+    free(in);
+    free(want);
+    free(block);
+    carry_case(qs, CLSCAN_INT32, CLSCAN_OP_ADD, 0, 0, n, chunk, CARRY_VALUE, 1, seed);
+    clReleaseCommandQueue(q1);
+}
+
+START_TEST(test_long_chain)
+{
+    for (int v = 0; v < clscan_test_ndevs; ++v) {
+        gd = &clscan_test_devs[v];
+        long_chain();
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- errors --- */
 
 /* The host array the error cases pass as dst, checked to stay untouched (others are
@@ -662,6 +724,12 @@ static Suite *stream_suite(void)
     tcase_add_test(dev, test_wait_list);
     tcase_add_test(dev, test_invalid);
     suite_add_tcase(s, dev);
+    /* (Its own case, so that CK_RUN_CASE=long-chain runs it alone.) */
+    TCase *chain_case = tcase_create("long-chain");
+    tcase_add_checked_fixture(chain_case, clscan_test_setup, clscan_test_teardown);
+    tcase_set_timeout(chain_case, 580);
+    tcase_add_test(chain_case, test_long_chain);
+    suite_add_tcase(s, chain_case);
     return s;
 }
 

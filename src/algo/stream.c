@@ -1,8 +1,9 @@
 /* stream.c - clscan_scan_host: a host range scanned through the device in chunks on two
  * queues. Each chunk is uploaded, scanned with clscan_scan_carry from the previous
  * chunk's total (kept on the device) and read back; chunks alternate between two sets of
- * device buffers and the two queues, ordered by events, so one chunk's transfers overlap
- * the other queue's work. */
+ * device buffers and the two queues, ordered by events (markers that keep the chains of
+ * events bounded: see "Bounded event chains" below), so one chunk's transfers overlap the
+ * other queue's work. */
 #include "algo/algo.h"
 
 #include <stdint.h>
@@ -92,12 +93,35 @@ static clscan_status empty_call(clscan_context *ctx, cl_command_queue queue,
     return s;
 }
 
-/* The pipeline's state: two sets of device buffers, the ring of two totals, and the
- * events still needed (per set: its last scan and its last read-back). */
+/* Bounded event chains (issue 20). A driver may keep every event's wait list alive as
+ * long as the event itself: rusticl 22.3 does, and freed such a chain recursively on its
+ * queue thread's 2 MiB stack, which overflowed some 9,000 events deep (a call of 14,000
+ * chunks crashed when each chunk's commands waited for the previous chunks'). So no
+ * command here waits for an event of an earlier chunk that has a wait list of its own:
+ * what later chunks wait for are markers enqueued with an empty wait list, which complete
+ * after every earlier command of their queue (in order or not), and hold no event.
+ *   - after each chunk's scan, a marker on its queue (done_scan): the other queue's next
+ *     scan waits for it (the total it starts from), and on an out-of-order queue the
+ *     upload two chunks later into the same input buffer;
+ *   - on an out-of-order queue also a marker after each read-back (done_read), which the
+ *     scan two chunks later into the same output buffer waits for. (An in-order queue
+ *     orders its own commands: their waits on their own queue are left out.)
+ * Within a chunk a read-back waits for its scan (out of order), a scan for its upload
+ * (out of order) and the two markers, an upload for a marker or the caller's wait list.
+ * So the longest chain of waits any command starts is read-back, scan (its
+ * clscan_scan_carry's own commands, a few per call, and a scratch slot's earlier use
+ * where more than CLSCAN_SCRATCH_SLOTS uses are in flight on an out-of-order queue:
+ * src/runtime/scratch.c), upload, then a marker or the caller's events: a few events
+ * deep whatever the number of chunks, and the end marker adds one. */
+
+/* The pipeline's state: two sets of device buffers (set k is always on queues[k]), the
+ * ring of two totals, and per set the markers and the last read-back that later
+ * commands wait for. */
 typedef struct stream {
     clscan_context *ctx;
+    bool in_order[2];
     cl_mem in[2], out[2], totals;
-    cl_event scanned[2], read[2], wrote;
+    cl_event done_scan[2], done_read[2], read[2];
 } stream;
 
 static void stream_free(stream *st)
@@ -105,11 +129,11 @@ static void stream_free(stream *st)
     for (int k = 0; k < 2; ++k) {
         if (st->in[k]) clReleaseMemObject(st->in[k]);
         if (st->out[k]) clReleaseMemObject(st->out[k]);
-        if (st->scanned[k]) clReleaseEvent(st->scanned[k]);
+        if (st->done_scan[k]) clReleaseEvent(st->done_scan[k]);
+        if (st->done_read[k]) clReleaseEvent(st->done_read[k]);
         if (st->read[k]) clReleaseEvent(st->read[k]);
     }
     if (st->totals) clReleaseMemObject(st->totals);
-    if (st->wrote) clReleaseEvent(st->wrote);
 }
 
 static clscan_status fail_chunk(clscan_context *ctx, cl_int err, const char *what, size_t c)
@@ -119,10 +143,23 @@ static clscan_status fail_chunk(clscan_context *ctx, cl_int err, const char *wha
     return clscan__fail_cl(ctx, err, msg);
 }
 
-/* Enqueues chunk c, elements [first, first + count): the upload into set k = c % 2 after
- * the wait list (chunks 0 and 1) or the scan that last read the set's input (chunk c - 2);
- * the scan after the upload, the previous chunk's scan (whose total it starts from) and
- * the read-back that last read the set's output; the read-back after the scan. */
+/* Replaces *slot (released) with a marker on queue with an empty wait list. */
+static cl_int mark(cl_command_queue queue, cl_event *slot)
+{
+    cl_event m = NULL;
+    const cl_int err = clEnqueueMarkerWithWaitList(queue, 0, NULL, &m);
+    if (err != CL_SUCCESS) return err;
+    if (*slot) clReleaseEvent(*slot);
+    *slot = m;
+    return CL_SUCCESS;
+}
+
+/* Enqueues chunk c, elements [first, first + count), on queues[k], k = c % 2, as the
+ * comment above says: the upload into set k after the wait list (chunks 0 and 1) or, out
+ * of order, the marker after chunk c - 2's scan; the scan after the marker after chunk
+ * c - 1's scan (whose total it starts from) and, out of order, the upload and the marker
+ * after chunk c - 2's read-back; the marker; the read-back, out of order after the scan;
+ * out of order its marker. */
 static clscan_status enqueue_chunk(stream *st, cl_command_queue queue, size_t c, size_t nchunks,
                                    const clscan_scan_desc *desc, int inclusive,
                                    const char *src, char *dst, size_t first, size_t count,
@@ -131,17 +168,14 @@ static clscan_status enqueue_chunk(stream *st, cl_command_queue queue, size_t c,
 {
     clscan_context *ctx = st->ctx;
     const int k = (int)(c & 1);
+    const bool ooo = !st->in_order[k];
+    cl_event wrote = NULL, scanned = NULL;
+    const cl_uint up_n = c < 2 ? nwait : ooo ? 1 : 0;
     cl_int err = clEnqueueWriteBuffer(queue, st->in[k], CL_FALSE, 0, count * in_size,
-                                      src + first * in_size, c < 2 ? nwait : 1,
-                                      c < 2 ? wait : &st->scanned[k], &st->wrote);
-    if (err != CL_SUCCESS) {
-        st->wrote = NULL;
-        return fail_chunk(ctx, err, "clEnqueueWriteBuffer", c);
-    }
-    if (st->scanned[k]) { /* chunk c - 2's scan: nothing after this upload waits for it */
-        clReleaseEvent(st->scanned[k]);
-        st->scanned[k] = NULL;
-    }
+                                      src + first * in_size, up_n,
+                                      up_n == 0 ? NULL : c < 2 ? wait : &st->done_scan[k],
+                                      ooo ? &wrote : NULL);
+    if (err != CL_SUCCESS) return fail_chunk(ctx, err, "clEnqueueWriteBuffer", c);
 
     clscan_carry cc = {0};
     if (c > 0) {
@@ -159,35 +193,47 @@ static clscan_status enqueue_chunk(stream *st, cl_command_queue queue, size_t c,
         cc.out_buffer = carry->out_buffer;
         cc.out_offset = carry->out_offset;
     }
-    cl_event after[3] = {st->wrote};
-    cl_uint nafter = 1;
-    if (c >= 1) after[nafter++] = st->scanned[!k];
-    if (c >= 2) after[nafter++] = st->read[k];
+    cl_event after[3];
+    cl_uint nafter = 0;
+    if (c >= 1) after[nafter++] = st->done_scan[!k];
+    if (ooo) after[nafter++] = wrote;
+    if (ooo && c >= 2) after[nafter++] = st->done_read[k];
     clscan_scan_desc d = *desc; /* (the transform sees the range's indices) */
     d.index_base += first;
     clscan_status s = clscan_scan_carry(ctx, queue, &d, inclusive, st->in[k], 0, NULL, 0,
-                                        st->out[k], 0, count, &cc, nafter, after,
-                                        &st->scanned[k]);
-    clReleaseEvent(st->wrote);
-    st->wrote = NULL;
-    if (s != CLSCAN_SUCCESS) {
-        st->scanned[k] = NULL;
-        return s;
-    }
-    if (st->read[k]) {
-        clReleaseEvent(st->read[k]);
-        st->read[k] = NULL;
-    }
+                                        st->out[k], 0, count, &cc, nafter,
+                                        nafter ? after : NULL, ooo ? &scanned : NULL);
+    if (wrote) clReleaseEvent(wrote);
+    if (s != CLSCAN_SUCCESS) return s;
 
-    err = clEnqueueReadBuffer(queue, st->out[k], CL_FALSE, 0, count * out_size,
-                              dst + first * out_size, 1, &st->scanned[k], &st->read[k]);
-    if (err != CL_SUCCESS) {
-        st->read[k] = NULL;
-        return fail_chunk(ctx, err, "clEnqueueReadBuffer", c);
+    /* The marker for chunk c + 1's scan and, out of order, chunk c + 2's upload (it
+     * replaces chunk c - 2's, which only this chunk's upload waited for); the read-back,
+     * whose event only the end needs (chunks nchunks - 2 and nchunks - 1); out of order
+     * the marker for chunk c + 2's scan. */
+    const char *what = "clEnqueueMarkerWithWaitList";
+    err = c + 1 < nchunks ? mark(queue, &st->done_scan[k]) : CL_SUCCESS;
+    if (err == CL_SUCCESS) {
+        what = "clEnqueueReadBuffer";
+        cl_event read = NULL;
+        err = clEnqueueReadBuffer(queue, st->out[k], CL_FALSE, 0, count * out_size,
+                                  dst + first * out_size, ooo ? 1 : 0, ooo ? &scanned : NULL,
+                                  c + 2 >= nchunks ? &read : NULL);
+        if (err == CL_SUCCESS && read) {
+            if (st->read[k]) clReleaseEvent(st->read[k]);
+            st->read[k] = read;
+        }
+        if (err == CL_SUCCESS && ooo && c + 2 < nchunks) {
+            what = "clEnqueueMarkerWithWaitList";
+            err = mark(queue, &st->done_read[k]);
+        }
     }
-    /* The other queue's next scan waits for this one's: submit it now. */
-    err = clFlush(queue);
-    return err == CL_SUCCESS ? CLSCAN_SUCCESS : fail_chunk(ctx, err, "clFlush", c);
+    if (scanned) clReleaseEvent(scanned);
+    /* The other queue's next scan waits for this one's marker: submit it now. */
+    if (err == CL_SUCCESS) {
+        what = "clFlush";
+        err = clFlush(queue);
+    }
+    return err == CL_SUCCESS ? CLSCAN_SUCCESS : fail_chunk(ctx, err, what, c);
 }
 
 clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queues[2],
@@ -199,14 +245,15 @@ clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queue
     clscan_status s = clscan__check_context(ctx);
     if (s != CLSCAN_SUCCESS) return s;
     CLSCAN__RETURN_IF(ctx, queues == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "queues is NULL");
+    stream st = {ctx, {false, false}, {NULL, NULL}, {NULL, NULL}, NULL,
+                 {NULL, NULL},    {NULL, NULL},   {NULL, NULL}};
     for (int q = 0; q < 2; ++q) {
-        bool in_order;
         CLSCAN__RETURN_IF(ctx, queues[q] == NULL, CLSCAN_ERROR_INVALID_ARGUMENT,
                          "queues[%d] is NULL", q);
         /* (The type and op are placeholders: clscan__desc_sizes checks the real ones.) */
         s = clscan__check_call(ctx, queues[q], CLSCAN_INT32, CLSCAN_OP_ADD,
                                q ? 0 : num_events_in_wait_list, q ? NULL : event_wait_list,
-                               &in_order);
+                               &st.in_order[q]);
         if (s != CLSCAN_SUCCESS) return s;
     }
     size_t in_size = 0, out_size = 0;
@@ -235,7 +282,6 @@ clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queue
                      chunk, chunk * wider, (unsigned long long)ctx->target.profile.max_alloc);
     const size_t nchunks = (n - 1) / chunk + 1;
 
-    stream st = {ctx, {NULL, NULL}, {NULL, NULL}, NULL, {NULL, NULL}, {NULL, NULL}, NULL};
     for (int k = 0; k < (nchunks > 1 ? 2 : 1) && s == CLSCAN_SUCCESS; ++k)
         if ((s = clscan__create_buffer(ctx, chunk * in_size, "clscan_scan_host's input chunk",
                                        &st.in[k])) == CLSCAN_SUCCESS)
@@ -252,8 +298,9 @@ clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queue
     }
 
     /* The end: one chunk's read-back is it; with more, a marker on queues[0] after both
-     * queues' last read-backs (each after its queue's last scan), so that later commands
-     * on an in-order queues[0] come after the whole call. */
+     * queues' last read-backs (each after its queue's earlier commands: in order, or
+     * through the markers it waited for), so that later commands on an in-order
+     * queues[0] come after the whole call. */
     cl_event last = NULL;
     if (s == CLSCAN_SUCCESS && nchunks == 1) {
         last = st.read[0];
