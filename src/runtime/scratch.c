@@ -70,10 +70,18 @@ clscan_status clscan__scratch_acquire(clscan_context *ctx, cl_command_queue queu
         ctx->scratch = pick;
         ctx->scratch_count++;
     }
+    /* A wait on another queue's command is valid only once that queue was flushed (the
+     * OpenCL spec; rusticl and Intel's CPU runtime hang without it): the queue that
+     * last used the slot is flushed below, outside the lock. */
+    cl_command_queue flush_queue = NULL;
     if (!pick && oldest) {
         pick = oldest;
         *wait_for = oldest->last_use;
         clRetainEvent(*wait_for);
+        if (oldest->last_queue && oldest->last_queue != queue) {
+            flush_queue = oldest->last_queue;
+            clRetainCommandQueue(flush_queue);
+        }
     }
     if (!pick) { /* every slot is in the middle of an enqueue on another thread */
         pthread_mutex_unlock(&ctx->lock);
@@ -83,6 +91,18 @@ clscan_status clscan__scratch_acquire(clscan_context *ctx, cl_command_queue queu
     }
     pick->busy = 1;
     pthread_mutex_unlock(&ctx->lock);
+    if (flush_queue) {
+        const cl_int err = clFlush(flush_queue);
+        clReleaseCommandQueue(flush_queue);
+        if (err != CL_SUCCESS) {
+            clReleaseEvent(*wait_for);
+            *wait_for = NULL;
+            pthread_mutex_lock(&ctx->lock);
+            pick->busy = 0;
+            pthread_mutex_unlock(&ctx->lock);
+            return clscan__fail_cl(ctx, err, "clFlush (the queue that last used a scratch slot)");
+        }
+    }
 
     clscan_status st = fit(ctx, pick, size);
     if (st != CLSCAN_SUCCESS) {
