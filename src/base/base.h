@@ -162,5 +162,15 @@ void clscan__trace_event(cl_event e);
  * scratch header; the second returns the calling thread's buffer, or NULL. */
 void clscan__lookback_stats(cl_mem stats);
 cl_mem clscan__lookback_stats_buffer(void);
+/* While set (process-wide, set before the builds it watches; NULL stops), every program
+ * the library builds from source that compiles passes its build log to fn, split
+ * (src/kernels/build.c): the lines on the library's own code, those on the caller's
+ * texts (a predicate, a general scan's source and expressions: "" where none), and the
+ * program's first line (what it is). For the test that fails on a compiler's warnings in
+ * the library's code (tests/test_build_log.c). fn may be called from any thread. */
+typedef void (*clscan__build_log_fn)(const char *library_lines, const char *user_lines,
+                                     const char *program, void *user);
+void clscan__build_log_hook(clscan__build_log_fn fn, void *user);
+clscan__build_log_fn clscan__build_log_hook_get(void **user);
 
 #endif /* CLSCAN_BASE_H */

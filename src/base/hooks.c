@@ -1,6 +1,6 @@
 /* hooks.c - process-wide and per-thread observation points for tools and tests: the
  * program-cache counters, the event trace and the look-back statistics buffer
- * (clscan_ext.h exports them). */
+ * (clscan_ext.h exports them), and the build-log hook (for tests only). */
 #include "base/base.h"
 
 #include <stdatomic.h>
@@ -12,6 +12,22 @@ static _Thread_local size_t trace_cap;
 static _Thread_local size_t *trace_count;
 
 static _Thread_local cl_mem lookback_stats;
+
+static _Atomic(clscan__build_log_fn) build_log_fn;
+static void *_Atomic build_log_user;
+
+void clscan__build_log_hook(clscan__build_log_fn fn, void *user)
+{
+    atomic_store(&build_log_user, user);
+    atomic_store(&build_log_fn, fn);
+}
+
+clscan__build_log_fn clscan__build_log_hook_get(void **user)
+{
+    clscan__build_log_fn fn = atomic_load(&build_log_fn);
+    *user = atomic_load(&build_log_user);
+    return fn;
+}
 
 void clscan__lookback_stats(cl_mem stats_buffer) { lookback_stats = stats_buffer; }
 cl_mem clscan__lookback_stats_buffer(void) { return lookback_stats; }

@@ -74,14 +74,18 @@ static const struct {
 };
 
 /* The definition of a compaction's predicate, appended after the kernels (which
- * declare it): the user's expression on a line of its own, which compiler messages
- * call line 1 of "predicate". Returns a malloc'd string, or NULL when out of memory. */
+ * declare it): the user's expression on lines of its own, which compiler messages call
+ * "predicate" from line 1; the library's lines after it they call "libclscan" from line 1
+ * (as src/algo/general.c does after a general scan's texts), so that an error there, such
+ * as the `)` after a predicate that is not an expression, is not counted as a line of the
+ * predicate's (issue 21: "return x > 3;" gave predicate:1:1 and predicate:2:5). Returns
+ * a malloc'd string, or NULL when out of memory. */
 static char *predicate_source(const char *predicate)
 {
     static const char head[] = "\nint clscan_sel_predicate(const CLSCAN_E x, const ulong i)\n"
                                "{\n    (void)x;\n    (void)i;\n    return (\n"
                                "#line 1 \"predicate\"\n";
-    static const char tail[] = "\n    ) != 0;\n}\n";
+    static const char tail[] = "\n#line 1 \"libclscan\"\n    ) != 0;\n}\n";
     const size_t len = strlen(predicate);
     char *text = malloc(sizeof head - 1 + len + sizeof tail);
     if (!text) return NULL;
@@ -113,36 +117,272 @@ void clscan__programs_free(clscan__program *list)
     }
 }
 
-/* Reads the build log for a failed build into the thread's last error. */
-static clscan_status build_failed(const clscan_context *ctx, const clscan__target *t,
-                                  cl_program program, cl_int err,
-                                  const char *defines, const char *predicate, int general)
+/* The program's build log for the device, malloc'd (possibly ""), or NULL. */
+static char *read_build_log(cl_program program, cl_device_id device)
 {
     size_t len = 0;
     char *log = NULL;
-    if (clGetProgramBuildInfo(program, t->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) ==
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) ==
             CL_SUCCESS &&
         (log = malloc(len + 1)) != NULL) {
-        if (clGetProgramBuildInfo(program, t->device, CL_PROGRAM_BUILD_LOG, len, log,
-                                  NULL) != CL_SUCCESS)
+        if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, len, log, NULL) !=
+            CL_SUCCESS)
             len = 0;
         log[len] = '\0';
     }
+    return log;
+}
+
+/* ------------------------------------------------------------ build logs -- */
+
+/* The names #line gives the caller's texts in a program: a compaction's predicate (above),
+ * a general scan's source and expressions (src/algo/general.c, which calls what the
+ * library writes there itself "libclscan", like every library line after a caller's). */
+static const char *const user_text_names[] = {"predicate", "source",    "combine",
+                                              "identity",  "transform", "output"};
+
+/* Where a #line directive names a caller's text: from physical line `first` of the
+ * program on, user_text_names[name]'s line `number` and on. */
+typedef struct {
+    size_t first, number;
+    size_t name;
+} line_mark;
+
+/* For compilers that ignore #line: NVIDIA's (driver 580) names every position
+ * "<kernel>:LINE:COL", LINE counted over the whole program. Rewrites each such position
+ * inside a caller's text as #line asked ("predicate:2:5"); positions in the library's
+ * own lines stay as they are. Returns a malloc'd log, or NULL (out of memory, or nothing
+ * to rewrite: then the log stands). */
+static char *apply_line_directives(const char *log, const char *const *texts,
+                                   const size_t *lengths, cl_uint count)
+{
+    static const char anon[] = "<kernel>:";
+    if (!strstr(log, anon)) return NULL;
+    line_mark marks[64];
+    size_t nmarks = 0, phys = 1;
+    int at_start = 1;
+    for (cl_uint t = 0; t < count; ++t) {
+        const char *c = texts[t], *end = texts[t] + lengths[t];
+        for (; c < end; ++c) {
+            if (*c == '\n') {
+                ++phys;
+                at_start = 1;
+                continue;
+            }
+            if (!at_start) continue;
+            at_start = 0;
+            /* "#line N \"name\"" (the library writes them whole, in one text) */
+            const char *q = c;
+            while (q < end && (*q == ' ' || *q == '\t')) ++q;
+            if ((size_t)(end - q) < 8 || memcmp(q, "#line ", 6) != 0) continue;
+            char *num_end = NULL;
+            const unsigned long long number = strtoull(q + 6, &num_end, 10);
+            if (num_end == q + 6 || *num_end != ' ' || num_end[1] != '"') continue;
+            const char *name = num_end + 2, *close = memchr(name, '"', (size_t)(end - name));
+            if (!close || nmarks == sizeof marks / sizeof marks[0]) continue;
+            size_t which = sizeof user_text_names / sizeof user_text_names[0];
+            for (size_t k = 0; k < sizeof user_text_names / sizeof user_text_names[0]; ++k)
+                if (strlen(user_text_names[k]) == (size_t)(close - name) &&
+                    memcmp(user_text_names[k], name, (size_t)(close - name)) == 0)
+                    which = k;
+            marks[nmarks++] = (line_mark){phys + 1, (size_t)number, which};
+        }
+    }
+    if (nmarks == 0) return NULL;
+    const size_t len = strlen(log);
+    char *out = malloc(3 * len + 64), *o = out; /* (each rewrite: 10 bytes or more to 30 or fewer) */
+    if (!out) return NULL;
+    for (const char *c = log; *c;) {
+        char *digits_end = NULL;
+        const unsigned long long line = strncmp(c, anon, sizeof anon - 1) == 0
+                                            ? strtoull(c + sizeof anon - 1, &digits_end, 10)
+                                            : 0;
+        const line_mark *m = NULL;
+        if (line && digits_end && *digits_end == ':')
+            for (size_t k = 0; k < nmarks && marks[k].first <= line; ++k) m = &marks[k];
+        if (m && m->name < sizeof user_text_names / sizeof user_text_names[0] &&
+            (size_t)(o - out) + 48 < 3 * len + 64) {
+            o += sprintf(o, "%s:%llu", user_text_names[m->name],
+                         (unsigned long long)(m->number + (line - m->first)));
+            c = digits_end;
+        } else {
+            *o++ = *c++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Whether line[0, n) holds `word` (not the end of a longer name) followed by ':' and a
+ * digit, as compilers write a position: "predicate:2:3". */
+static int names_position(const char *line, size_t n, const char *word)
+{
+    const size_t w = strlen(word);
+    for (const char *p = line; p + w + 1 < line + n; ++p) {
+        if (memcmp(p, word, w) != 0 || p[w] != ':' || p[w + 1] < '0' || p[w + 1] > '9')
+            continue;
+        if (p == line) return 1;
+        const unsigned char c = (unsigned char)p[-1];
+        if (!(c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the line s[0, n) begins a compiler's diagnostic: "error: ...", "warning: ...",
+ * "note: ..." (PoCL writes the kind first), or "file:line[:col]: kind: ..." (Clang). The
+ * lines up to the next such line (source quoted, a caret) belong to it. */
+static int diagnostic_start(const char *s, size_t n)
+{
+    static const char *const kinds[] = {"error:", "warning:", "note:", "fatal error:", "remark:"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+        const size_t len = strlen(kinds[k]);
+        if (n >= len && memcmp(s, kinds[k], len) == 0) return 1;
+    }
+    for (size_t i = 0; i + 1 < n; ++i) { /* ":<digits>: kind:" or ":<digits>:<digits>: kind:" */
+        if (s[i] != ':' || s[i + 1] < '0' || s[i + 1] > '9') continue;
+        size_t j = i + 1;
+        while (j < n && s[j] >= '0' && s[j] <= '9') ++j;
+        if (j + 1 < n && s[j] == ':' && s[j + 1] >= '0' && s[j + 1] <= '9')
+            for (++j; j < n && s[j] >= '0' && s[j] <= '9';) ++j;
+        if (j >= n || s[j] != ':') continue;
+        for (++j; j < n && s[j] == ' ';) ++j;
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+            const size_t len = strlen(kinds[k]);
+            if (n - j >= len && memcmp(s + j, kinds[k], len) == 0) return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether the line s[0, n) is a caret line under a quoted source line ("    ^~~~"). */
+static int caret_line(const char *s, size_t n)
+{
+    int caret = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (s[i] == '^') caret = 1;
+        else if (!strchr(" \t~\r\n", s[i])) return 0;
+    }
+    return caret;
+}
+
+/* Splits a build log into the diagnostics on the caller's texts (where user_texts is
+ * set: those whose first line names one of user_text_names with a position) and the
+ * rest, each in the log's order, into two malloc'd strings. Returns 0 when out of
+ * memory (both NULL). */
+static int build_log_split(const char *log, int user_texts, char **user, char **library)
+{
+    const size_t len = strlen(log);
+    *user = malloc(len + 1);
+    *library = malloc(len + 1);
+    if (!*user || !*library) {
+        free(*user);
+        free(*library);
+        *user = *library = NULL;
+        return 0;
+    }
+    size_t nu = 0, nl = 0;
+    int in_user = 0; /* whether the diagnostic the current line belongs to is the caller's */
+    for (const char *s = log; *s;) {
+        const char *e = strchr(s, '\n');
+        const size_t n = e ? (size_t)(e - s) + 1 : strlen(s);
+        const char *next = s + n, *next_end = strchr(next, '\n');
+        const size_t next_n = next_end ? (size_t)(next_end - next) : strlen(next);
+        if (diagnostic_start(s, n)) {
+            in_user = 0;
+            for (size_t k = 0; user_texts && k < sizeof user_text_names / sizeof *user_text_names;
+                 ++k)
+                in_user |= names_position(s, n, user_text_names[k]);
+        } else if (!caret_line(s, n) && !caret_line(next, next_n)) {
+            in_user = 0; /* not the quoted line and caret of a diagnostic: the library's */
+        }
+        memcpy(in_user ? *user + nu : *library + nl, s, n);
+        *(in_user ? &nu : &nl) += n;
+        s += n;
+    }
+    if (nu && (*user)[nu - 1] != '\n') (*user)[nu++] = '\n';
+    (*user)[nu] = (*library)[nl] = '\0';
+    return 1;
+}
+
+/* Reads the build log for a failed build into the thread's last error: the compiler's
+ * diagnostics on the caller's texts first (with their own names and line numbers), then
+ * the rest of the log, then the #define block the library's code was compiled with. */
+static clscan_status build_failed(const clscan_context *ctx, const clscan__target *t,
+                                  cl_program program, cl_int err, const char *const *texts,
+                                  const size_t *lengths, cl_uint count, const char *defines,
+                                  const char *predicate, int general)
+{
+    char *log = read_build_log(program, t->device), *rewritten;
+    if (log && (rewritten = apply_line_directives(log, texts, lengths, count))) {
+        free(log);
+        log = rewritten;
+    }
     /* A compaction's program that does not build names the predicate first: compilers
      * differ in how their logs name the source it came from. */
-    char prefix[3072], head[300] = "";
+    char prefix[1024], head[300] = "";
     if (predicate)
         snprintf(head, sizeof head, "the predicate \"%.200s%s\" does not compile; ", predicate,
                  strlen(predicate) > 200 ? "..." : "");
     else if (general)
         snprintf(head, sizeof head, "the general scan's OpenCL C (desc->source, combine, "
                  "identity, transform or output) does not compile; ");
-    snprintf(prefix, sizeof prefix, "%sclBuildProgram failed: %s (%d)\n--- options ---\n%s"
-             "--- build log ---\n",
-             head, clscan_status_string(err), (int)err, defines);
-    clscan__fail_text(ctx, CLSCAN_ERROR_BUILD_FAILED, prefix, log ? log : "(no log)");
+    snprintf(prefix, sizeof prefix, "%sclBuildProgram failed: %s (%d)\n--- build log ---\n",
+             head, clscan_status_string(err), (int)err);
+    char *user = NULL, *library = NULL, *body = NULL;
+    if (log && build_log_split(log, predicate || general, &user, &library)) {
+        static const char rest[] = "--- build log: the library's lines ---\n";
+        static const char options[] = "--- options ---\n";
+        const size_t nu = strlen(user), nl = strlen(library), nd = strlen(defines);
+        if ((body = malloc(nu + sizeof rest + nl + sizeof options + nd + 1)) != NULL) {
+            char *b = body;
+            memcpy(b, user, nu);
+            b += nu;
+            if (nu && nl) {
+                memcpy(b, rest, sizeof rest - 1);
+                b += sizeof rest - 1;
+            }
+            memcpy(b, library, nl);
+            b += nl;
+            if (b > body && b[-1] != '\n') *b++ = '\n';
+            memcpy(b, options, sizeof options - 1);
+            b += sizeof options - 1;
+            memcpy(b, defines, nd + 1);
+        }
+    }
+    clscan__fail_text(ctx, CLSCAN_ERROR_BUILD_FAILED, prefix,
+                      body ? body : log ? log : "(no log)");
+    free(body);
+    free(user);
+    free(library);
     free(log);
     return CLSCAN_ERROR_BUILD_FAILED;
+}
+
+/* Passes a successful build's log to the build-log hook, where one is set (tests). */
+static void report_build_log(const clscan__target *t, cl_program program,
+                             const char *const *texts, const size_t *lengths, cl_uint count,
+                             const char *defines, int user_texts)
+{
+    void *hook_user = NULL;
+    clscan__build_log_fn fn = clscan__build_log_hook_get(&hook_user);
+    if (!fn) return;
+    char *log = read_build_log(program, t->device), *user = NULL, *library = NULL, *rewritten;
+    if (log && (rewritten = apply_line_directives(log, texts, lengths, count))) {
+        free(log);
+        log = rewritten;
+    }
+    char what[512];
+    const char *nl = strchr(defines, '\n');
+    snprintf(what, sizeof what, "%.*s", nl ? (int)(nl - defines) : (int)strlen(defines),
+             defines);
+    if (log && build_log_split(log, user_texts, &user, &library))
+        fn(library, user, what, hook_user);
+    else
+        fn(log ? log : "(the build log could not be read)", "", what, hook_user);
+    free(user);
+    free(library);
+    free(log);
 }
 
 /* Creates kernel `name`; *max_wg receives the largest work-group it can run with. */
@@ -211,14 +451,24 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan__target
             clscan__cache_stat_add(CLSCAN__CACHE_SOURCE_BUILDS);
             err = clBuildProgram(prog->program, 1, &t->device, options, NULL, NULL);
             if (err == CL_SUCCESS && cached) clscan__diskcache_store(t, &dkey, prog->program);
+            if (err == CL_SUCCESS)
+                report_build_log(t, prog->program, texts, lengths, count, defines,
+                                 cfg->predicate || cfg->kind == CLSCAN__PROGRAM_GENERAL);
         }
     }
-    free(predicate);
     if (cached) clscan__diskcache_key_free(&dkey);
-    if (!prog->program) return clscan__fail_cl(ctx, err, "clCreateProgramWithSource");
-    if (err != CL_SUCCESS)
-        return build_failed(ctx, t, prog->program, err, defines, cfg->predicate,
-                            cfg->kind == CLSCAN__PROGRAM_GENERAL);
+    if (!prog->program) {
+        free(predicate);
+        return clscan__fail_cl(ctx, err, "clCreateProgramWithSource");
+    }
+    if (err != CL_SUCCESS) {
+        const clscan_status failed =
+            build_failed(ctx, t, prog->program, err, texts, lengths, count, defines,
+                         cfg->predicate, cfg->kind == CLSCAN__PROGRAM_GENERAL);
+        free(predicate);
+        return failed;
+    }
+    free(predicate);
     /* Kernels with a tile shape must allow the configured work-group size; the others
      * (one work-item, or any size) are asked nothing. */
     const int single = cfg->algo == CLSCAN__SCAN_SINGLE_PASS;
