@@ -1,6 +1,15 @@
 /* clscan.h - the whole public API of libclscan, and its manual.
  * Parallel prefix scans, reductions, histograms, stream compaction and radix sort for
- * OpenCL 1.2+ devices, built at run time for the device. */
+ * OpenCL 1.2+ devices, built at run time for the device.
+ *
+ * ABI (docs/ABI.md): a program built against any 0.x release runs with every later
+ * libclscan.so.0. Functions keep their signatures, enumerators and status codes their
+ * values, structs their layouts. clscan_context_options alone grows, at its end, read up
+ * to the caller's struct_size. The other structs passed by pointer (clscan_scan_desc,
+ * clscan_carry, clscan_part, clscan_compact_desc) have no size field and are frozen as
+ * in 0.1: a release needing more adds a new struct that starts with its size and new
+ * entry points (clscan_scan2 taking a clscan_scan_desc2, say), so no caller's struct
+ * is read past its end. An incompatible change would take a new soname. */
 #ifndef CLSCAN_H
 #define CLSCAN_H
 
@@ -264,7 +273,8 @@ typedef struct clscan_context_options {
     clscan_switch disk_cache;       /* CLSCAN_DISK_CACHE */
     const char *cache_dir;          /* CLSCAN_CACHE_DIR (copied) */
     const char *kernel_include_dir; /* CLSCAN_KERNEL_INCLUDE_DIR (copied) */
-    /* Added in 0.2 (a struct_size that ends before a field leaves it at its default). */
+    /* Added after the first fields (a struct_size that ends before a field leaves it at
+     * its default; docs/ABI.md). */
     clscan_sort_algorithm sort_algorithm; /* CLSCAN_SORT_ALGO */
     cl_ulong max_text_bytes;        /* CLSCAN_MAX_TEXT_BYTES: the longest user text a
                                        call accepts (default 65536) */
@@ -332,10 +342,11 @@ CLSCAN_API size_t clscan_context_describe(const clscan_context *ctx, char *buf, 
  * The call returns once the work is enqueued: it never blocks on the device and never
  * calls clFinish. The first call for a (type, op) pair builds its program (once per
  * context; loaded from the disk cache where an earlier process built it, and never
- * built at all after clscan_context_warm). Where the device profile allows (docs/DEVICES.md), the scan is one kernel,
- * single-pass with decoupled look-back: tiles find their prefix from their
- * predecessors' published totals, and a tile that waits too long computes what it
- * waits for itself, so the scan finishes whatever the device's scheduling; otherwise,
+ * built at all after clscan_context_warm). Where the device profile allows
+ * (docs/DEVICES.md), the scan is one kernel, single-pass with decoupled look-back:
+ * tiles find their prefix from their predecessors' published totals, and a tile that
+ * waits too long computes what it waits for itself, so the scan finishes whatever the
+ * device's scheduling; otherwise,
  * and for every in-place call, it is the multi-level scan (one to three kernels).
  * Temporaries live in scratch buffers owned by the context.
  *
@@ -487,8 +498,9 @@ typedef enum clscan_segments {
 } clscan_segments;
 
 /* What clscan_scan computes. Zero-initialise it (clscan_scan_desc d = {0};) and set what
- * you use: fields added in later versions will mean "as before" when zero. The library
- * copies what it needs during the call; the strings need not outlive it. */
+ * you use; zero means the default. Its layout is frozen for libclscan.so.0: a release
+ * that needs more fields adds a new struct and new entry points (docs/ABI.md). The
+ * library copies what it needs during the call; the strings need not outlive it. */
 typedef struct clscan_scan_desc {
     /* The scan type (of dst and of the operator): a library type, used when type_name is
      * NULL; or a type of the user's, named by type_name (defined in source, or an OpenCL C
@@ -541,10 +553,11 @@ typedef struct clscan_scan_desc {
  * without segments, too short, or overlapping dst; CLSCAN_ERROR_UNSUPPORTED for DOUBLE
  * (scan, input or key type) without fp64, or a bitwise built-in op on a float type;
  * CLSCAN_ERROR_BUILD_FAILED where the texts do not compile (clscan_context_last_error
- * holds the compiler's log); CLSCAN_ERROR_OUT_OF_RESOURCES where the in-place copy would
- * exceed the device's largest allocation or the type is too large for the device's local
- * memory; or the OpenCL error of the call that failed. On failure *event is left
- * untouched and, unless an enqueue itself failed part way, nothing is enqueued. */
+ * holds the compiler's log, its lines about your texts first);
+ * CLSCAN_ERROR_OUT_OF_RESOURCES where the in-place copy would exceed the device's
+ * largest allocation or the type is too large for the device's local memory; or the
+ * OpenCL error of the call that failed. On failure *event is left untouched and, unless
+ * an enqueue itself failed part way, nothing is enqueued. */
 CLSCAN_API clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
                                      const clscan_scan_desc *desc, int inclusive, cl_mem src,
                                      size_t src_offset, cl_mem segments,
@@ -1064,8 +1077,9 @@ CLSCAN_API clscan_status clscan_histogram_range(clscan_context *ctx, cl_command_
  * "User texts are device code" above). Each distinct predicate text is compiled once per
  * context and type and
  * cached; one that does not compile gives CLSCAN_ERROR_BUILD_FAILED, with the
- * compiler's log (which calls the predicate's text "predicate", line 1) in
- * clscan_context_last_error().
+ * compiler's log in clscan_context_last_error(): first its lines about your text (called
+ * "predicate", numbered from its line 1), then the library's own lines, then the build's
+ * #define block.
  *
  * Selects and unique write only dst[dst_offset, dst_offset + kept); the rest of
  * [dst_offset, dst_offset + n) is left as it was. Partition writes all n. Nothing
@@ -1094,8 +1108,8 @@ CLSCAN_API clscan_status clscan_histogram_range(clscan_context *ctx, cl_command_
  * or overlapping ranges; CLSCAN_ERROR_UNSUPPORTED for DOUBLE without fp64;
  * CLSCAN_ERROR_BUILD_FAILED (a predicate that does not compile);
  * CLSCAN_ERROR_OUT_OF_RESOURCES where the in-place copy would exceed the device's
- * largest allocation; or the OpenCL error of the call that failed. On failure *event is left untouched and, unless
- * an enqueue itself failed part way, nothing is enqueued.
+ * largest allocation; or the OpenCL error of the call that failed. On failure *event is
+ * left untouched and, unless an enqueue itself failed part way, nothing is enqueued.
  * ------------------------------------------------------------------------------ */
 CLSCAN_API clscan_status clscan_select_flagged(clscan_context *ctx, cl_command_queue queue,
                                                cl_mem src, size_t src_offset, cl_mem flags,
@@ -1412,6 +1426,27 @@ CLSCAN_API clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan
                                                      size_t *options_length,
                                                      size_t *work_group_size,
                                                      size_t *tile_size);
+
+/* The same options for kernels launched with work_group_size work-items a group (a power
+ * of two, at most the device's CL_DEVICE_MAX_WORK_GROUP_SIZE), where the default shape's
+ * group is narrower than your kernel needs: on CPU devices (PoCL, rusticl, Intel's CPU
+ * runtime) that shape has ONE work-item a group, so clscan_wg_scan_value scans a single
+ * value and only the tile functions do useful work. The tile keeps about the default
+ * shape's elements (fewer a work-item), halved until it fits local memory. The
+ * library's own program of that shape is built first (as above), so that the sub-group
+ * implementation in the options is one that compiled there. *options_length and
+ * *tile_size as for clscan_kernel_build_options; CLSCAN_WG_SIZE is work_group_size.
+ *
+ * Returns as clscan_kernel_build_options, and CLSCAN_ERROR_INVALID_ARGUMENT, with a
+ * message naming the size, for a work_group_size that is 0, not a power of two, over the
+ * device's maximum, too wide for the device's local memory with one element a
+ * work-item, or wider than the library's scan kernel of that shape can run with there
+ * (its CL_KERNEL_WORK_GROUP_SIZE). */
+CLSCAN_API clscan_status clscan_kernel_build_options_wg(clscan_context *ctx, clscan_type type,
+                                                        clscan_op op, size_t work_group_size,
+                                                        char *options, size_t options_size,
+                                                        size_t *options_length,
+                                                        size_t *tile_size);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,8 @@
  * (every implementation the device can run, emulated widths 1, 2 and the largest), the
  * work-group layer (Blelloch and sub-group scans, groups of 1, 2, 64 and the device's
  * maximum, 1 and more items a work-item, partial last tiles) and the look-back, against
- * host references, for several types and operators. Public API only (clscan.h). */
+ * host references, for several types and operators; and docs/GUIDE.md's example kernel
+ * with a work-group asked for (clscan_kernel_build_options_wg). Public API only (clscan.h). */
 #include "clscan.h"
 
 #include <check.h>
@@ -1560,6 +1561,135 @@ START_TEST(test_lookback)
 }
 END_TEST
 
+/* ------------------------------------------------------------ GUIDE.md ------ */
+
+/* docs/GUIDE.md's example kernel ("The library's scans in your own kernels"), as the
+ * guide prints it. */
+static const char guide_source[] =
+    "#include <clscan_workgroup.cl>\n"
+    "\n"
+    "__kernel CLSCAN_KERNEL_ATTRIBUTES\n"
+    "void prefix_of_squares(__global const CLSCAN_T *in, __global CLSCAN_T *out)\n"
+    "{\n"
+    "    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];\n"
+    "    const CLSCAN_T x = in[get_global_id(0)];\n"
+    "    CLSCAN_T total;\n"
+    "    out[get_global_id(0)] = clscan_wg_scan_value(x * x, 1, scratch, &total);\n"
+    "}\n";
+
+/* The guide's example with the work-group it asks for through
+ * clscan_kernel_build_options_wg (64 work-items, or the device's largest if smaller, or
+ * half of it while the call says the kernels allow fewer; on a CPU device the default
+ * shape has one work-item a group, where the kernel scans nothing): 5 groups of random uint32 values against each group's inclusive scan of the
+ * squares on the host. Then the sizes the call must refuse: 0, not a power of two, past
+ * the device's largest group. */
+START_TEST(test_guide_example)
+{
+    static const layer_config cfg = {"guide", {NULL}, {0}, 1};
+    tally tl = {0};
+    for (int di = 0; di < layer_ndevs; di++) {
+        layer_dev *d = &layer_devs[di];
+        clscan_context *sc;
+        char why[1024] = "";
+        clscan_status s = config_context(d, &cfg, &sc, why, sizeof why);
+        ck_assert_msg(s == CLSCAN_SUCCESS, "%s: guide: clscan_context_create: %s: %s", d->name,
+                      clscan_status_string(s), why);
+        size_t want = d->max_wg < 64 ? d->max_wg : 64;
+        char opts[2048], options[2600];
+        size_t len = 0, tile = 0;
+        double t0 = now_s();
+        /* A device whose kernels allow fewer work-items than it says (rusticl on
+         * llvmpipe: 32) refuses with the number: asked again with half, as the guide says. */
+        while ((s = clscan_kernel_build_options_wg(sc, CLSCAN_UINT32, CLSCAN_OP_ADD, want, opts,
+                                                   sizeof opts, &len, &tile)) ==
+                   CLSCAN_ERROR_INVALID_ARGUMENT &&
+               want > 2 && strstr(clscan_context_last_error(sc), "at most")) {
+            fprintf(stderr, "note %s: %s\n", d->name, clscan_context_last_error(sc));
+            want /= 2;
+        }
+        time_options += now_s() - t0;
+        ck_assert_msg(s == CLSCAN_SUCCESS, "%s: clscan_kernel_build_options_wg(%zu): %s: %s",
+                      d->name, want, clscan_status_string(s), clscan_context_last_error(sc));
+        ck_assert_msg(len == strlen(opts) && tile >= want && tile % want == 0,
+                      "%s: length %zu of \"%s\", tile %zu for a group of %zu", d->name, len,
+                      opts, tile, want);
+        char wgdef[64];
+        snprintf(wgdef, sizeof wgdef, "-D CLSCAN_WG_SIZE=%zu ", want);
+        ck_assert_msg(strstr(opts, wgdef) != NULL, "%s: no \"%s\" in \"%s\"", d->name, wgdef,
+                      opts);
+        snprintf(options, sizeof options, "%s", opts);
+        cl_int err;
+        const char *src = guide_source;
+        cl_program prog = clCreateProgramWithSource(d->cl_ctx, 1, &src, NULL, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        t0 = now_s();
+        err = clBuildProgram(prog, 1, &d->dev, options, NULL, NULL);
+        time_builds += now_s() - t0;
+        if (err != CL_SUCCESS) {
+            static char log[16384];
+            log[0] = '\0';
+            clGetProgramBuildInfo(prog, d->dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+            log[sizeof log - 1] = '\0';
+            ck_abort_msg("%s: the guide's kernel does not build with \"%s\": %s: %s", d->name,
+                         options, clscan_status_string(err), log);
+        }
+        cl_kernel k = clCreateKernel(prog, "prefix_of_squares", &err);
+        ck_assert_msg(err == CL_SUCCESS, "%s: clCreateKernel: %s", d->name,
+                      clscan_status_string(err));
+        size_t kwg = 0;
+        clGetKernelWorkGroupInfo(k, d->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL);
+        ck_assert_msg(kwg >= want, "%s: the guide's kernel allows %zu work-items, asked %zu",
+                      d->name, kwg, want);
+        const size_t groups = 5, n = groups * want;
+        uint32_t *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+        ck_assert(in && out);
+        uint64_t rng = case_seed(0x9d1de, (uint64_t)di, want);
+        for (size_t i = 0; i < n; i++) in[i] = (uint32_t)splitmix(&rng);
+        cl_mem m_in = make_buffer(d, n * sizeof *in, in);
+        cl_mem m_out = make_buffer(d, n * sizeof *out, NULL);
+        set_arg(k, 0, sizeof m_in, &m_in);
+        set_arg(k, 1, sizeof m_out, &m_out);
+        launch(d, k, n, want, "prefix_of_squares");
+        read_buffer(d, m_out, n * sizeof *out, out);
+        char where[400];
+        snprintf(where, sizeof where, "%s: guide example, %zu groups of %zu (seed %" PRIu64 ")",
+                 d->name, groups, want, master_seed);
+        case_begin(&tl);
+        for (size_t g = 0; g < groups; g++) {
+            uint32_t acc = 0;
+            for (size_t i = g * want; i < (g + 1) * want; i++) {
+                acc += in[i] * in[i];
+                if (out[i] != acc)
+                    mismatch(&tl, where, "out[%zu] = %" PRIu32 ", expected %" PRIu32, i, out[i],
+                             acc);
+            }
+        }
+        case_end(&tl);
+        clReleaseMemObject(m_in);
+        clReleaseMemObject(m_out);
+        clReleaseKernel(k);
+        clReleaseProgram(prog);
+
+        /* Sizes the call refuses, each with a message naming it. */
+        const size_t bad[] = {0, 3, 96, d->max_wg * 2};
+        for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+            char num[32];
+            snprintf(num, sizeof num, "work_group_size %zu", bad[b]);
+            s = clscan_kernel_build_options_wg(sc, CLSCAN_UINT32, CLSCAN_OP_ADD, bad[b], opts,
+                                               sizeof opts, NULL, NULL);
+            const char *msg = clscan_context_last_error(sc);
+            case_begin(&tl);
+            if (s != CLSCAN_ERROR_INVALID_ARGUMENT || !strstr(msg, num))
+                mismatch(&tl, "clscan_kernel_build_options_wg", "%s: %s gave %s: \"%s\"",
+                         d->name, num, clscan_status_string(s), msg);
+            case_end(&tl);
+        }
+        clscan_context_release(sc);
+    }
+    tally_check(&tl, "guide example");
+}
+END_TEST
+
 /* ------------------------------------------------------------ suite --------- */
 
 static Suite *layers_suite(void)
@@ -1573,6 +1703,7 @@ static Suite *layers_suite(void)
     tcase_add_test(tc, test_local_subgroup);
     if (native_count) tcase_add_loop_test(tc, test_native_subgroups, 0, native_count);
     tcase_add_test(tc, test_lookback);
+    tcase_add_test(tc, test_guide_example);
     suite_add_tcase(s, tc);
     return s;
 }

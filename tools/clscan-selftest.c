@@ -13,18 +13,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { CLSCAN_FMT_TEXT, CLSCAN_FMT_CSV, CLSCAN_FMT_JSON };
 
 typedef struct clscan_selftest {
     long platform, device; /* -1: all */
+    const char *platform_arg, *device_arg; /* --platform/--device as given (NULL: none) */
+    int progress;        /* a progress line on stderr (a terminal, text format) */
     int quick, list, verbose, format;
     unsigned types, ops; /* bit masks of the types and operators to check */
     unsigned kinds;      /* bit mask of the compaction kinds (clscan_verify_kind) to check */
-    unsigned long long max_size; /* sizes above this are left out */
+    unsigned long long min_size, max_size; /* sizes outside these are left out */
     uint64_t seed;
     FILE *info;          /* human-readable text: stdout in text mode, else stderr */
+    int shown;           /* a progress line is on the terminal */
     unsigned long passed, failed, skipped;
     int records;         /* csv/json records written so far */
 } clscan_selftest;
@@ -35,8 +41,11 @@ static void clscan_usage(FILE *f)
           "Checks libclscan's scans and compactions on every OpenCL device found (or the\n"
           "ones chosen).\n"
           "  --list             list platforms and devices with their indices, then exit\n"
-          "  --platform N       only platform N\n"
-          "  --device N         only device N (of each platform run)\n"
+          "  --platform P       only platform P: an index of --list, or a part of the\n"
+          "                     platform's name or vendor in any case (pocl, rusticl,\n"
+          "                     nvidia)\n"
+          "  --device D         only device D: an index (of each platform run), or a part\n"
+          "                     of one device's name in any case\n"
           "  --quick            a short size list (for CI and Oclgrind); compactions then\n"
           "                     run one pattern per size and layout, in turn\n"
           "  --types LIST       only these types (int32,uint32,int64,uint64,float,double)\n"
@@ -49,26 +58,30 @@ static void clscan_usage(FILE *f)
           "                     types, transforms, segments, its reduction and reduction\n"
           "                     by key, and run-length encoding;\n"
           "                     histogram: even and level bins, 32- and 64-bit counts),\n"
-          "                     or none. Default: the compactions, general and histogram.\n"
-          "                     The sorts run only when named here: under Oclgrind they\n"
-          "                     are slow, and trip its shadow-memory bug with a grown\n"
-          "                     scratch buffer (docs/ALGORITHMS.md)\n"
+          "                     or none. Default: all of them. Under Oclgrind name the\n"
+          "                     kinds without the sorts: they are slow there, and trip\n"
+          "                     its shadow-memory bug with a grown scratch buffer\n"
+          "                     (docs/ALGORITHMS.md)\n"
           "  --max-size N       leave out the sizes above N (for slow simulators)\n"
+          "  --min-size N       leave out the sizes below N (with --max-size: one size\n"
+          "                     a process, for Oclgrind, docs/IMPLEMENTATION-ISSUES.md)\n"
           "  --seed S           input seed (default: from the clock; always printed)\n"
           "  --format F         text (default), csv or json: one record per case on\n"
           "                     stdout; the rest, and the summary line, on stderr\n"
           "  --verbose          print every case\n"
+          "On a terminal (stderr), text format, one line on stderr shows the progress: the\n"
+          "device, what runs, checks done of the device's total, time spent and left.\n"
           "  --help             this text\n"
           "Exit status: 0 all passed, 1 a failure or nothing ran, 2 usage error.\n",
           f);
 }
 
+/* A usage error: one line saying what was wrong, and where the help is; returns 2. */
 static int clscan_usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "clscan-selftest: ");
     fprintf(stderr, fmt, arg);
-    fputc('\n', stderr);
-    clscan_usage(stderr);
+    fputs("\ntry 'clscan-selftest --help'\n", stderr);
     return 2;
 }
 
@@ -154,7 +167,8 @@ static int clscan_parse_args(clscan_selftest *t, int argc, char **argv)
         } else if (!strcmp(a, "--platform") || !strcmp(a, "--device") ||
                    !strcmp(a, "--seed") || !strcmp(a, "--format") ||
                    !strcmp(a, "--types") || !strcmp(a, "--ops") ||
-                   !strcmp(a, "--kinds") || !strcmp(a, "--max-size")) {
+                   !strcmp(a, "--kinds") || !strcmp(a, "--max-size") ||
+                   !strcmp(a, "--min-size")) {
             const char *val = i + 1 < argc ? argv[++i] : NULL;
             if (!val)
                 return clscan_usage_error("%s needs a value", a);
@@ -176,16 +190,18 @@ static int clscan_parse_args(clscan_selftest *t, int argc, char **argv)
                     t->format = CLSCAN_FMT_JSON;
                 else
                     return clscan_usage_error("unknown format '%s'", val);
+            } else if (!strcmp(a, "--platform") || !strcmp(a, "--device")) {
+                if (!*val)
+                    return clscan_usage_error("%s needs an index or a part of a name", a);
+                *(a[2] == 'p' ? &t->platform_arg : &t->device_arg) = val; /* (main resolves) */
             } else if (clscan_parse_num(val, &v)) {
                 return clscan_usage_error("'%s' is not a number", val);
             } else if (!strcmp(a, "--seed")) {
                 t->seed = v;
             } else if (!strcmp(a, "--max-size")) {
                 t->max_size = v;
-            } else if (v > 1000000) {
-                return clscan_usage_error("index '%s' out of range", val);
             } else {
-                *(a[2] == 'p' ? &t->platform : &t->device) = (long)v;
+                t->min_size = v;
             }
         } else {
             return clscan_usage_error("unknown option '%s'", a);
@@ -332,7 +348,85 @@ typedef struct clscan_device_run {
     clscan_cell rle[CLSCAN_TYPE_COUNT];
     char *failures; /* newline-separated failure lines */
     size_t failures_len;
+    int counting;            /* the run functions only count the checks into total */
+    unsigned long total, done; /* checks on this device: all, and done so far */
+    char phase[64];          /* what runs now, for the progress line */
+    double started, last_shown; /* clscan_now() at the first check, at the last line */
 } clscan_device_run;
+
+static double clscan_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Takes the progress line off the terminal, before other text is written there. */
+static void clscan_progress_clear(clscan_selftest *t)
+{
+    if (t->shown) {
+        fflush(stdout);
+        fputs("\r\033[K", stderr);
+        t->shown = 0;
+    }
+}
+
+/* Seconds as m:ss or h:mm:ss. */
+static void clscan_fmt_time(char *buf, size_t size, double sec)
+{
+    const unsigned long s = (unsigned long)(sec + 0.5);
+    if (s >= 3600)
+        snprintf(buf, size, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
+    else
+        snprintf(buf, size, "%lu:%02lu", s / 60, s % 60);
+}
+
+/* The progress line (on a terminal, at most four times a second unless `force`): the
+ * device, what runs, checks done of the device's total, time spent and an estimate of
+ * the time left (from the rate so far). */
+static void clscan_progress(clscan_device_run *run, int force)
+{
+    clscan_selftest *t = run->t;
+    if (!t->progress || run->counting)
+        return;
+    const double now = clscan_now();
+    if (!force && now - run->last_shown < 0.25)
+        return;
+    run->last_shown = now;
+    char spent[24], left[24] = "?";
+    clscan_fmt_time(spent, sizeof spent, now - run->started);
+    if (run->done > 0 && run->total >= run->done)
+        clscan_fmt_time(left, sizeof left,
+                        (now - run->started) * (double)(run->total - run->done) /
+                            (double)run->done);
+    char head[160], tail[96];
+    snprintf(head, sizeof head, "  [%u.%u %.24s] %s: ", run->p, run->d, run->dev_name,
+             run->phase);
+    snprintf(tail, sizeof tail, "%lu/%lu checks, %s spent, ~%s left", run->done, run->total,
+             spent, left);
+    /* One line of the terminal, or the \r would not take it back: the head gives way. */
+    struct winsize ws;
+    size_t cols = sizeof head + sizeof tail;
+    if (ioctl(fileno(stderr), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1)
+        cols = ws.ws_col - 1u;
+    const size_t tl = strlen(tail);
+    if (strlen(head) + tl > cols) {
+        const size_t keep = tl + 2 < cols ? cols - tl - 2 : 0;
+        head[keep] = '\0';
+        if (keep)
+            strcat(head, ": ");
+    }
+    fflush(stdout);
+    fprintf(stderr, "\r\033[K%s%.*s", head, (int)(cols < tl ? cols : tl), tail);
+    t->shown = 1;
+}
+
+/* Names what runs now (printf-style) and shows it. */
+static void clscan_phase(clscan_device_run *run, const char *fmt, const char *a, const char *b)
+{
+    snprintf(run->phase, sizeof run->phase, fmt, a, b);
+    clscan_progress(run, 1);
+}
 
 /* Counts one case in cell and the totals, writes its record, prints it if it failed (or
  * with --verbose) and keeps its line for the failure list. */
@@ -340,6 +434,10 @@ static void clscan_tally(clscan_device_run *run, clscan_cell *cell, const clscan
                          clscan_verify_result r, const char *line, const char *msg)
 {
     clscan_selftest *t = run->t;
+    if (run->counting) {
+        run->total++;
+        return;
+    }
     if (r == CLSCAN_VERIFY_PASS)
         cell->pass++, t->passed++;
     else if (r == CLSCAN_VERIFY_SKIP)
@@ -359,13 +457,17 @@ static void clscan_tally(clscan_device_run *run, clscan_cell *cell, const clscan
     }
     if (t->format != CLSCAN_FMT_TEXT)
         clscan_record(t, run->p, run->d, run->dev_name, rec, r, msg);
-    if (t->verbose || r == CLSCAN_VERIFY_FAIL)
+    if (t->verbose || r == CLSCAN_VERIFY_FAIL) {
+        clscan_progress_clear(t);
         fprintf(t->info, "  %s %s\n", r == CLSCAN_VERIFY_FAIL ? "FAIL" :
                 r == CLSCAN_VERIFY_SKIP ? "skip" : "ok  ", line);
+    }
+    run->done++;
+    clscan_progress(run, 0);
 }
 
-/* Writes into out the sizes of list (quick or full) up to --max-size; returns how many,
- * after printing them on a line that starts with `title`. */
+/* Writes into out the sizes of list (quick or full) from --min-size to --max-size; returns
+ * how many, after printing them on a line that starts with `title`. */
 static size_t clscan_pick_sizes(clscan_selftest *t, int compaction, const char *title,
                                 const char *legend, clscan_verify_size *out, size_t cap)
 {
@@ -373,7 +475,7 @@ static size_t clscan_pick_sizes(clscan_selftest *t, int compaction, const char *
                                : clscan_verify_sizes(t->quick, t->seed, out, cap);
     size_t kept = 0;
     for (size_t s = 0; s < nsizes; s++)
-        if (out[s].n <= t->max_size)
+        if (out[s].n >= t->min_size && out[s].n <= t->max_size)
             out[kept++] = out[s];
     fprintf(t->info, "  %s:", title);
     for (size_t s = 0; s < kept; s++)
@@ -388,10 +490,12 @@ static void clscan_run_scans(clscan_device_run *run, clscan_context *ctx, cl_con
                              size_t nsizes)
 {
     clscan_selftest *t = run->t;
-    char msg[1024], line[1400];
+    char msg[1024] = "", line[1400];
     for (int o = 0; o < CLSCAN_OP_COUNT; o++) {
         if (!(t->ops >> o & 1))
             continue;
+        clscan_phase(run, "%s %s scans", clscan_type_name((clscan_type)ty),
+                     clscan_op_name((clscan_op)o));
         for (int incl = 1; incl >= 0; incl--) {
             for (size_t s = 0; s < nsizes; s++) {
                 int layouts = sizes[s].all_layouts ? CLSCAN_VERIFY_LAYOUT_COUNT : 1;
@@ -404,7 +508,8 @@ static void clscan_run_scans(clscan_device_run *run, clscan_context *ctx, cl_con
                         t->seed, ((uint64_t)sizes[s].n << 24) ^
                                      (uint64_t)(ty | o << 4 | incl << 8 | l << 12));
                     clscan_verify_result r =
-                        clscan_verify_run_case(ctx, cl_ctx, queue, &c, msg, sizeof msg);
+                        run->counting ? CLSCAN_VERIFY_SKIP
+                        : clscan_verify_run_case(ctx, cl_ctx, queue, &c, msg, sizeof msg);
                     size_t so = c.in_place ? c.dst_offset : c.src_offset;
                     const char *mode = incl ? "inclusive" : "exclusive";
                     snprintf(line, sizeof line,
@@ -428,7 +533,8 @@ static void clscan_run_scans(clscan_device_run *run, clscan_context *ctx, cl_con
                 c.seed = clscan_verify_mix(t->seed, ((uint64_t)sizes[s].n << 24) ^
                                                         (uint64_t)(ty | o << 4 | 3 << 8 | l << 12));
                 clscan_verify_result r =
-                    clscan_verify_run_reduce(ctx, cl_ctx, queue, &c, msg, sizeof msg);
+                    run->counting ? CLSCAN_VERIFY_SKIP
+                    : clscan_verify_run_reduce(ctx, cl_ctx, queue, &c, msg, sizeof msg);
                 snprintf(line, sizeof line,
                          "%s %s reduce n=%zu src_offset=%zu result_offset=%zu (seed %" PRIu64
                          "): %s",
@@ -448,10 +554,12 @@ static void clscan_run_compactions(clscan_device_run *run, clscan_context *ctx,
                                    const clscan_verify_size *sizes, size_t nsizes)
 {
     clscan_selftest *t = run->t;
-    char msg[1024], line[1500], pname[96];
+    char msg[1024] = "", line[1500], pname[96];
     for (int kind = 0; kind < CLSCAN_VERIFY_KIND_COUNT; kind++) {
         if (!(t->kinds >> kind & 1))
             continue;
+        clscan_phase(run, "%s %s", clscan_type_name((clscan_type)ty),
+                     clscan_verify_kind_name((clscan_verify_kind)kind));
         int pats[16];
         size_t np = clscan_verify_compact_patterns((clscan_verify_kind)kind, (clscan_type)ty,
                                                    t->quick, pats, 16);
@@ -469,7 +577,8 @@ static void clscan_run_compactions(clscan_device_run *run, clscan_context *ctx,
                                      (uint64_t)(ty | kind << 4 | pattern << 8 | l << 14 |
                                                 1 << 20));
                     clscan_verify_result r =
-                        clscan_verify_run_compact(ctx, cl_ctx, queue, &c, msg, sizeof msg);
+                        run->counting ? CLSCAN_VERIFY_SKIP
+                        : clscan_verify_run_compact(ctx, cl_ctx, queue, &c, msg, sizeof msg);
                     const char *pat = clscan_verify_pattern_name(&c, pname, sizeof pname);
                     size_t so = c.in_place ? c.dst_offset : c.src_offset;
                     snprintf(line, sizeof line,
@@ -496,10 +605,12 @@ static void clscan_run_sorts(clscan_device_run *run, clscan_context *ctx, cl_con
                              size_t nsizes)
 {
     clscan_selftest *t = run->t;
-    char msg[1024], line[1500];
+    char msg[1024] = "", line[1500];
     for (int kind = 0; kind < CLSCAN_VERIFY_SORT_KIND_COUNT; kind++) {
         if (!(t->kinds >> (CLSCAN_SORT_KIND_BIT + kind) & 1))
             continue;
+        clscan_phase(run, "%s %s", clscan_type_name((clscan_type)ty),
+                     clscan_verify_sort_kind_name((clscan_verify_sort_kind)kind));
         size_t turn = (size_t)ty, vturn = (size_t)ty;
         for (size_t s = 0; s < nsizes; s++) {
             int layouts = sizes[s].all_layouts ? CLSCAN_VERIFY_LAYOUT_COUNT : 1;
@@ -516,7 +627,8 @@ static void clscan_run_sorts(clscan_device_run *run, clscan_context *ctx, cl_con
                                      (uint64_t)(ty | kind << 4 | pattern << 8 | l << 14 |
                                                 2 << 20));
                     clscan_verify_result r =
-                        clscan_verify_run_sort(ctx, cl_ctx, queue, &c, msg, sizeof msg);
+                        run->counting ? CLSCAN_VERIFY_SKIP
+                        : clscan_verify_run_sort(ctx, cl_ctx, queue, &c, msg, sizeof msg);
                     const char *pat = clscan_verify_keys_name(pattern);
                     const char *mode = clscan_verify_sort_kind_name(c.kind);
                     const size_t ko = c.in_place ? c.keys_offset : c.keys_out_offset;
@@ -546,15 +658,18 @@ static void clscan_run_general(clscan_device_run *run, clscan_context *ctx, cl_c
                                size_t nsizes)
 {
     clscan_selftest *t = run->t;
-    char msg[1024], line[1500];
+    char msg[1024] = "", line[1500];
     if (!(t->kinds >> CLSCAN_GENERAL_KIND_BIT & 1)) return;
     for (int k = 0; k < CLSCAN_VERIFY_GEN_CASES; k++) {
         const clscan_verify_gen_case c = clscan_verify_gen_case_get(k);
+        clscan_phase(run, "general scans: %s%s", c.name, "");
         const uint64_t seed = clscan_verify_mix(t->seed, 0x6e000u + (uint64_t)k);
         for (size_t s = 0; s < nsizes; s++)
             for (int inclusive = 0; inclusive < 2; inclusive++)
                 for (int l = 0; l < (c.in_size == c.out_size ? 2 : 1); l++) {
-                    clscan_verify_result r = clscan_verify_run_general(
+                    clscan_verify_result r = run->counting
+                            ? CLSCAN_VERIFY_SKIP
+                            : clscan_verify_run_general(
                         ctx, cl_ctx, queue, &c, sizes[s].n, inclusive, l, seed, msg, sizeof msg);
                     snprintf(line, sizeof line, "general %d (%s) (seed %" PRIu64 "): %s", k,
                              c.name, t->seed, msg);
@@ -567,7 +682,9 @@ static void clscan_run_general(clscan_device_run *run, clscan_context *ctx, cl_c
                 }
         /* Its reduction by key, where it has segments (clscan_reduce_by_key). */
         for (size_t s = 0; s < nsizes && c.desc.segments; s++) {
-            clscan_verify_result r = clscan_verify_run_general_by_key(
+            clscan_verify_result r = run->counting
+                    ? CLSCAN_VERIFY_SKIP
+                    : clscan_verify_run_general_by_key(
                 ctx, cl_ctx, queue, &c, sizes[s].n, 1, seed, msg, sizeof msg);
             snprintf(line, sizeof line, "general %d (%s) by key (seed %" PRIu64 "): %s", k,
                      c.name, t->seed, msg);
@@ -578,7 +695,9 @@ static void clscan_run_general(clscan_device_run *run, clscan_context *ctx, cl_c
         }
         /* Its reduction (clscan_reduce_desc, without the segments). */
         for (size_t s = 0; s < nsizes; s++) {
-            clscan_verify_result r = clscan_verify_run_general_reduce(
+            clscan_verify_result r = run->counting
+                    ? CLSCAN_VERIFY_SKIP
+                    : clscan_verify_run_general_reduce(
                 ctx, cl_ctx, queue, &c, sizes[s].n, seed, msg, sizeof msg);
             snprintf(line, sizeof line, "general %d (%s) reduce (seed %" PRIu64 "): %s", k,
                      c.name, t->seed, msg);
@@ -588,6 +707,9 @@ static void clscan_run_general(clscan_device_run *run, clscan_context *ctx, cl_c
             clscan_tally(run, &run->general[k], &rec, r, line, msg);
         }
     }
+    if (run->counting)
+        return;
+    clscan_progress_clear(t);
     fprintf(t->info, "  general scans (case: passed/failed):");
     for (int k = 0; k < CLSCAN_VERIFY_GEN_CASES; k++)
         fprintf(t->info, " %d: %lu/%lu", k, (unsigned long)run->general[k].pass,
@@ -603,8 +725,9 @@ static void clscan_run_histograms(clscan_device_run *run, clscan_context *ctx,
 {
     static const size_t bins[] = {7, 256, 40000};
     clscan_selftest *t = run->t;
-    char msg[1024], line[1500];
+    char msg[1024] = "", line[1500];
     if (!(t->kinds >> CLSCAN_HIST_KIND_BIT & 1)) return;
+    clscan_phase(run, "%s histograms%s", clscan_type_name((clscan_type)ty), "");
     unsigned k = 0;
     for (int levels = 0; levels < 2; levels++)
         for (size_t b = 0; b < sizeof bins / sizeof *bins; b++)
@@ -614,7 +737,8 @@ static void clscan_run_histograms(clscan_device_run *run, clscan_context *ctx,
                     sizes[z].n, k % 3 ? 3 : 0, k % 5 ? 2 : 0,
                     clscan_verify_mix(t->seed, 0x41000u + ((uint64_t)ty << 16) + k)};
                 clscan_verify_result r =
-                    clscan_verify_run_histogram(ctx, cl_ctx, queue, &c, msg, sizeof msg);
+                    run->counting ? CLSCAN_VERIFY_SKIP
+                    : clscan_verify_run_histogram(ctx, cl_ctx, queue, &c, msg, sizeof msg);
                 snprintf(line, sizeof line,
                          "histogram %s %s bins %zu n=%zu counts %s (seed %" PRIu64 "): %s",
                          clscan_type_name(c.type), levels ? "levels" : "even", c.num_bins, c.n,
@@ -633,14 +757,15 @@ static void clscan_run_rle(clscan_device_run *run, clscan_context *ctx, cl_conte
                            size_t nsizes)
 {
     clscan_selftest *t = run->t;
-    char msg[1024], line[1500];
+    char msg[1024] = "", line[1500];
     if (!(t->kinds >> CLSCAN_GENERAL_KIND_BIT & 1)) return;
+    clscan_phase(run, "%s run-length encode%s", clscan_type_name((clscan_type)ty), "");
     for (size_t z = 0; z < 2 * nsizes; z++) {
         /* (Every size twice: all runs, then only those longer than one.) */
         const clscan_type lt = z % 2 ? CLSCAN_UINT64 : CLSCAN_UINT32;
         const int nontrivial = z >= nsizes;
         const size_t n = sizes[z % nsizes].n;
-        const clscan_verify_result r = clscan_verify_run_rle(
+        const clscan_verify_result r = run->counting ? CLSCAN_VERIFY_SKIP : clscan_verify_run_rle(
             ctx, cl_ctx, queue, (clscan_type)ty, lt, nontrivial, n,
             clscan_verify_mix(t->seed, 0x7e000u + ((uint64_t)ty << 20) + z), msg, sizeof msg);
         snprintf(line, sizeof line, "run-length encode%s %s n=%zu lengths %s (seed %" PRIu64
@@ -651,6 +776,30 @@ static void clscan_run_rle(clscan_device_run *run, clscan_context *ctx, cl_conte
                                 "-", n, 2, 0, 3, 0};
         clscan_tally(run, &run->rle[ty], &rec, r, line, msg);
     }
+}
+
+/* Every check chosen, on one device; with run->counting, only counts them into
+ * run->total. */
+static void clscan_run_all(clscan_device_run *run, clscan_context *ctx, cl_context cl_ctx,
+                           cl_command_queue queue, const clscan_verify_size *sizes,
+                           size_t nsizes, const clscan_verify_size *csizes, size_t ncsizes)
+{
+    clscan_selftest *t = run->t;
+    for (int ty = 0; ty < CLSCAN_TYPE_COUNT; ty++) {
+        if (!(t->types >> ty & 1))
+            continue;
+        clscan_run_scans(run, ctx, cl_ctx, queue, ty, sizes, nsizes);
+        clscan_run_compactions(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
+        clscan_run_sorts(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
+        clscan_run_histograms(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
+        clscan_run_rle(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
+        if (!run->counting && !t->verbose) {
+            clscan_progress_clear(t);
+            fprintf(t->info, "  %s done\n", clscan_type_name((clscan_type)ty));
+        }
+        fflush(t->info);
+    }
+    clscan_run_general(run, ctx, cl_ctx, queue, csizes, ncsizes);
 }
 
 /* Runs the whole matrix on one device. */
@@ -714,19 +863,14 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
                                                   "(* also at src/flags/dst offsets 3/5/17 "
                                                   "and in place at 5)", csizes, 64) : 0;
     fflush(f);
-    for (int ty = 0; ty < CLSCAN_TYPE_COUNT; ty++) {
-        if (!(t->types >> ty & 1))
-            continue;
-        clscan_run_scans(run, ctx, cl_ctx, queue, ty, sizes, nsizes);
-        clscan_run_compactions(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
-        clscan_run_sorts(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
-        clscan_run_histograms(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
-        clscan_run_rle(run, ctx, cl_ctx, queue, ty, csizes, ncsizes);
-        if (!t->verbose)
-            fprintf(f, "  %s done\n", clscan_type_name((clscan_type)ty));
-        fflush(f);
+    if (t->progress) { /* (the checks' count first, for the progress line) */
+        run->counting = 1;
+        clscan_run_all(run, ctx, cl_ctx, queue, sizes, nsizes, csizes, ncsizes);
+        run->counting = 0;
+        run->started = clscan_now();
     }
-    clscan_run_general(run, ctx, cl_ctx, queue, csizes, ncsizes);
+    clscan_run_all(run, ctx, cl_ctx, queue, sizes, nsizes, csizes, ncsizes);
+    clscan_progress_clear(t);
     unsigned long ncases = 0;
     for (int k = 0; k < CLSCAN_TYPE_COUNT * CLSCAN_OP_COUNT; k++)
         ncases += run->scans[k].pass + run->scans[k].fail + run->scans[k].skip;
@@ -793,19 +937,175 @@ cleanup:
     fflush(f);
 }
 
+/* Whether part occurs in name, in any case. */
+static int clscan_name_has(const char *name, const char *part)
+{
+    const size_t len = strlen(part);
+    for (const char *p = name; strlen(p) >= len; p++)
+        if (!strncasecmp(p, part, len))
+            return 1;
+    return 0;
+}
+
+/* Whether s is an index (decimal digits only). */
+static int clscan_is_index(const char *s)
+{
+    return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* Appends "'name' (where)" to a list of matches in buf. */
+static void clscan_add_match(char *buf, size_t size, const char *name, const char *where)
+{
+    const size_t used = strlen(buf);
+    if (used + 8 < size)
+        snprintf(buf + used, size - used, "%s'%s' (%s)", used ? ", " : "", name, where);
+}
+
+/* --platform as given into t->platform: an index below np, or the one platform whose name
+ * or vendor contains the text in any case (or whose name equals it); returns 0, or 2
+ * after a usage error. */
+static int clscan_pick_platform(clscan_selftest *t, cl_uint np, cl_platform_id *plats)
+{
+    const char *a = t->platform_arg;
+    char msg[1200], list[900] = "", where[32];
+    if (!a)
+        return 0;
+    if (clscan_is_index(a)) {
+        const unsigned long long v = strtoull(a, NULL, 10);
+        if (v >= np) {
+            snprintf(msg, sizeof msg, "--platform %s: no such platform: there %s %u (see --list)",
+                     a, np == 1 ? "is" : "are", np);
+            return clscan_usage_error("%s", msg);
+        }
+        t->platform = (long)v;
+        return 0;
+    }
+    long found = -1, exact = -1;
+    unsigned matches = 0;
+    for (cl_uint p = 0; p < np; p++) {
+        char *name = clscan_info_string(0, plats[p], CL_PLATFORM_NAME);
+        char *vendor = clscan_info_string(0, plats[p], CL_PLATFORM_VENDOR);
+        if (clscan_name_has(name, a) || clscan_name_has(vendor, a)) {
+            matches++;
+            found = (long)p;
+            snprintf(where, sizeof where, "%u", p);
+            clscan_add_match(list, sizeof list, name, where);
+            if (!strcasecmp(name, a))
+                exact = (long)p;
+        }
+        free(name);
+        free(vendor);
+    }
+    if (exact >= 0)
+        found = exact, matches = 1;
+    if (matches != 1) {
+        if (matches == 0)
+            snprintf(msg, sizeof msg,
+                     "--platform '%s' is in no platform's name or vendor (see --list)", a);
+        else
+            snprintf(msg, sizeof msg, "--platform '%s' is in %u platforms' names or vendors: %s",
+                     a, matches, list);
+        return clscan_usage_error("%s", msg);
+    }
+    t->platform = found;
+    char *name = clscan_info_string(0, plats[found], CL_PLATFORM_NAME);
+    fprintf(t->info, "--platform %s: platform %ld (%s)\n", a, found, name);
+    fflush(t->info);
+    free(name);
+    return 0;
+}
+
+/* --device as given into t->device (and t->platform for a name): an index below the
+ * device count of some platform chosen, or the one device of the platforms chosen whose
+ * name contains the text in any case (or equals it); returns 0, or 2 after a usage
+ * error. */
+static int clscan_pick_device(clscan_selftest *t, cl_uint np, cl_platform_id *plats,
+                              const cl_uint *nd, cl_device_id *const *devs)
+{
+    const char *a = t->device_arg;
+    char msg[1200], list[900] = "", where[48];
+    if (!a)
+        return 0;
+    if (clscan_is_index(a)) {
+        const unsigned long long v = strtoull(a, NULL, 10);
+        cl_uint most = 0;
+        for (cl_uint p = 0; p < np; p++)
+            if ((t->platform < 0 || (cl_uint)t->platform == p) && nd[p] > most)
+                most = nd[p];
+        if (v >= most) {
+            if (t->platform >= 0 || np == 1) {
+                const cl_uint p = t->platform >= 0 ? (cl_uint)t->platform : 0;
+                char *name = clscan_info_string(0, plats[p], CL_PLATFORM_NAME);
+                snprintf(msg, sizeof msg,
+                         "--device %s: no such device: platform %u (%s) has %u device%s "
+                         "(see --list)", a, p, name, nd[p], nd[p] == 1 ? "" : "s");
+                free(name);
+            } else {
+                snprintf(msg, sizeof msg,
+                         "--device %s: no such device: none of the %u platforms has more than "
+                         "%u device%s (see --list)", a, np, most, most == 1 ? "" : "s");
+            }
+            return clscan_usage_error("%s", msg);
+        }
+        t->device = (long)v;
+        return 0;
+    }
+    long fp = -1, fd = -1, ep = -1, ed = -1;
+    unsigned matches = 0;
+    for (cl_uint p = 0; p < np; p++) {
+        if (t->platform >= 0 && (cl_uint)t->platform != p)
+            continue;
+        for (cl_uint d = 0; d < nd[p]; d++) {
+            char *name = clscan_info_string(1, devs[p][d], CL_DEVICE_NAME);
+            if (clscan_name_has(name, a)) {
+                matches++;
+                fp = (long)p, fd = (long)d;
+                snprintf(where, sizeof where, "platform %u device %u", p, d);
+                clscan_add_match(list, sizeof list, name, where);
+                if (!strcasecmp(name, a))
+                    ep = (long)p, ed = (long)d;
+            }
+            free(name);
+        }
+    }
+    if (ep >= 0)
+        fp = ep, fd = ed, matches = 1;
+    if (matches != 1) {
+        if (matches == 0)
+            snprintf(msg, sizeof msg, "--device '%s' is in no device's name%s (see --list)", a,
+                     t->platform >= 0 ? " on the platform chosen" : "");
+        else
+            snprintf(msg, sizeof msg,
+                     "--device '%s' is in %u devices' names: %s; add --platform, or give an "
+                     "index", a, matches, list);
+        return clscan_usage_error("%s", msg);
+    }
+    t->platform = fp;
+    t->device = fd;
+    char *name = clscan_info_string(1, devs[fp][fd], CL_DEVICE_NAME);
+    fprintf(t->info, "--device %s: platform %ld device %ld (%s)\n", a, fp, fd, name);
+    fflush(t->info);
+    free(name);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     clscan_selftest t = {.platform = -1, .device = -1, .format = CLSCAN_FMT_TEXT,
                          .types = (1u << CLSCAN_TYPE_COUNT) - 1,
                          .ops = (1u << CLSCAN_OP_COUNT) - 1,
-                         .kinds = CLSCAN_COMPACTION_KINDS | 1u << CLSCAN_GENERAL_KIND_BIT |
-                                  1u << CLSCAN_HIST_KIND_BIT,
+                         .kinds = CLSCAN_COMPACTION_KINDS |
+                                  ((1u << CLSCAN_VERIFY_SORT_KIND_COUNT) - 1)
+                                      << CLSCAN_SORT_KIND_BIT |
+                                  1u << CLSCAN_GENERAL_KIND_BIT | 1u << CLSCAN_HIST_KIND_BIT,
                          .max_size = ~0ull};
     t.seed = (uint64_t)time(NULL);
     int rc = clscan_parse_args(&t, argc, argv);
     if (rc)
         return rc;
     t.info = t.format == CLSCAN_FMT_TEXT ? stdout : stderr;
+    t.progress = t.format == CLSCAN_FMT_TEXT && !t.list && isatty(fileno(stderr));
+    const double started = clscan_now();
 
     cl_uint np = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &np);
@@ -817,46 +1117,57 @@ int main(int argc, char **argv)
         free(plats);
         return 1;
     }
-    if (t.platform >= (long)np) {
-        free(plats);
-        char num[32];
-        snprintf(num, sizeof num, "%ld", t.platform);
-        return clscan_usage_error("--platform %s: no such platform (see --list)", num);
-    }
-    if (!t.list)
-        fprintf(t.info, "clscan-selftest, libclscan %u: seed %" PRIu64
-                " (reproduce with --seed %" PRIu64 "%s)\n",
-                clscan_version(), t.seed, t.seed, t.quick ? " --quick" : "");
-    unsigned devices_run = 0;
+    /* Every platform's devices, for --platform/--device and the runs. */
+    cl_uint *nd = calloc(np, sizeof *nd);
+    cl_device_id **devs = calloc(np, sizeof *devs);
+    if (!nd || !devs)
+        abort();
     for (cl_uint p = 0; p < np; p++) {
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd[p]) != CL_SUCCESS)
+            nd[p] = 0;
+        devs[p] = nd[p] ? malloc(nd[p] * sizeof *devs[p]) : NULL;
+        if (nd[p] && (!devs[p] ||
+                      clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd[p], devs[p], NULL)))
+            nd[p] = 0;
+    }
+    rc = clscan_pick_platform(&t, np, plats);
+    if (!rc)
+        rc = clscan_pick_device(&t, np, plats, nd, devs);
+    if (!rc && !t.list) {
+        const unsigned v = clscan_version();
+        fprintf(t.info, "clscan-selftest, libclscan %u.%u.%u: seed %" PRIu64
+                " (reproduce with --seed %" PRIu64 "%s)\n", v / 10000, v / 100 % 100, v % 100,
+                t.seed, t.seed, t.quick ? " --quick" : "");
+    }
+    unsigned devices_run = 0;
+    for (cl_uint p = 0; p < np && !rc; p++) {
         if (t.platform >= 0 && (cl_uint)t.platform != p)
             continue;
-        cl_uint nd = 0;
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS)
-            nd = 0;
-        cl_device_id *devs = nd ? malloc(nd * sizeof *devs) : NULL;
-        if (nd && (!devs || clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL)))
-            nd = 0;
         if (t.list) {
             char *name = clscan_info_string(0, plats[p], CL_PLATFORM_NAME);
             printf("platform %u: %s\n", p, name);
             free(name);
-            for (cl_uint d = 0; d < nd; d++) {
-                name = clscan_info_string(1, devs[d], CL_DEVICE_NAME);
+            for (cl_uint d = 0; d < nd[p]; d++) {
+                name = clscan_info_string(1, devs[p][d], CL_DEVICE_NAME);
                 printf("  device %u: %s\n", d, name);
                 free(name);
             }
         } else {
-            for (cl_uint d = 0; d < nd; d++) {
+            for (cl_uint d = 0; d < nd[p]; d++) {
                 if (t.device >= 0 && (cl_uint)t.device != d)
                     continue;
-                clscan_run_device(&t, plats[p], p, devs[d], d);
+                clscan_run_device(&t, plats[p], p, devs[p][d], d);
                 devices_run++;
             }
         }
-        free(devs);
     }
+    for (cl_uint p = 0; p < np; p++)
+        free(devs[p]);
+    free(devs);
+    free(nd);
     free(plats);
+    if (rc)
+        return rc;
     if (t.list)
         return 0;
     if (t.format == CLSCAN_FMT_JSON)
@@ -867,6 +1178,9 @@ int main(int argc, char **argv)
                 t.platform >= 0 || t.device >= 0 ? " (with the --platform/--device chosen)" : "");
     else if (t.passed == 0 && t.failed == 0)
         fprintf(t.info, "\nno case ran\n");
-    fprintf(t.info, "%lu passed, %lu failed, %lu skipped\n", t.passed, t.failed, t.skipped);
+    char spent[24];
+    clscan_fmt_time(spent, sizeof spent, clscan_now() - started);
+    fprintf(t.info, "%lu passed, %lu failed, %lu skipped (%u device%s, %s)\n", t.passed,
+            t.failed, t.skipped, devices_run, devices_run == 1 ? "" : "s", spent);
     return t.failed == 0 && t.passed > 0 && devices_run > 0 ? 0 : 1;
 }

@@ -243,35 +243,17 @@ clscan_status clscan_context_warm(clscan_context *ctx)
     return s;
 }
 
-clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type, clscan_op op,
-                                          size_t max_work_group_size, char *options,
-                                          size_t options_size, size_t *options_length,
-                                          size_t *work_group_size, size_t *tile_size)
+/* The options text for users' kernels of shape c (the multi-level scan's tile functions). */
+static clscan_status kernel_options_write(clscan_context *ctx, clscan__scan_config c,
+                                          char *options, size_t options_size,
+                                          size_t *options_length, size_t *work_group_size,
+                                          size_t *tile_size)
 {
-    clscan_status s = clscan__check_context(ctx);
-    if (s != CLSCAN_SUCCESS) return s;
-    CLSCAN__RETURN_IF(ctx, options == NULL && options_size > 0, CLSCAN_ERROR_INVALID_ARGUMENT,
-                     "options is NULL but options_size is %zu", options_size);
-    s = clscan__check_type_op(ctx, type, op);
-    if (s != CLSCAN_SUCCESS) return s;
-    clscan__scan_config cfg;
-    clscan__program *prog;
-    if ((s = clscan__scan_config_choose(ctx, &ctx->target.profile, ctx->target.profile.scan_algo, type, op,
-                                           &cfg)) != CLSCAN_SUCCESS ||
-        (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS)
-        return s;
-    clscan__scan_config c = prog->config;
-    clscan__program_put(ctx, prog);
     /* The user's kernels get the tile functions; the look-back stays the library's. */
     c.algo = CLSCAN__SCAN_MULTI_LEVEL;
     c.lb_atomics = CLSCAN__LB_CL12;
     c.lb_word_bits = 0;
     c.lb_test = CLSCAN__LB_TEST_OFF;
-    if (max_work_group_size && c.wg_size > max_work_group_size) {
-        while (c.wg_size > max_work_group_size && c.wg_size > 1) c.wg_size >>= 1;
-        clscan__config_subgroups_fit(&c);
-    }
-
     const char *dir = ctx->kernel_include_dir;
     if (!dir || !*dir) dir = CLSCAN_INSTALL_INCLUDEDIR;
     const char *quote = strpbrk(dir, " \t") ? "\"" : "";
@@ -294,4 +276,80 @@ clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type,
                      "options buffer of %zu bytes is too small: %zu needed", options_size,
                      need + 1);
     return CLSCAN_SUCCESS;
+}
+
+clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type, clscan_op op,
+                                          size_t max_work_group_size, char *options,
+                                          size_t options_size, size_t *options_length,
+                                          size_t *work_group_size, size_t *tile_size)
+{
+    clscan_status s = clscan__check_context(ctx);
+    if (s != CLSCAN_SUCCESS) return s;
+    CLSCAN__RETURN_IF(ctx, options == NULL && options_size > 0, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "options is NULL but options_size is %zu", options_size);
+    s = clscan__check_type_op(ctx, type, op);
+    if (s != CLSCAN_SUCCESS) return s;
+    clscan__scan_config cfg;
+    clscan__program *prog;
+    if ((s = clscan__scan_config_choose(ctx, &ctx->target.profile, ctx->target.profile.scan_algo, type, op,
+                                           &cfg)) != CLSCAN_SUCCESS ||
+        (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS)
+        return s;
+    clscan__scan_config c = prog->config;
+    clscan__program_put(ctx, prog);
+    if (max_work_group_size && c.wg_size > max_work_group_size) {
+        while (c.wg_size > max_work_group_size && c.wg_size > 1) c.wg_size >>= 1;
+        clscan__config_subgroups_fit(&c);
+    }
+    return kernel_options_write(ctx, c, options, options_size, options_length, work_group_size,
+                                tile_size);
+}
+
+clscan_status clscan_kernel_build_options_wg(clscan_context *ctx, clscan_type type, clscan_op op,
+                                             size_t work_group_size, char *options,
+                                             size_t options_size, size_t *options_length,
+                                             size_t *tile_size)
+{
+    clscan_status s = clscan__check_context(ctx);
+    if (s != CLSCAN_SUCCESS) return s;
+    CLSCAN__RETURN_IF(ctx, options == NULL && options_size > 0, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "options is NULL but options_size is %zu", options_size);
+    s = clscan__check_type_op(ctx, type, op);
+    if (s != CLSCAN_SUCCESS) return s;
+    const clscan__profile *dp = &ctx->target.profile;
+    const size_t wg = work_group_size;
+    CLSCAN__RETURN_IF(ctx, wg == 0 || (wg & (wg - 1)) != 0, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "work_group_size %zu is not a power of two", wg);
+    CLSCAN__RETURN_IF(ctx, wg > dp->max_wg_size, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "work_group_size %zu exceeds the device's maximum work-group size %zu", wg,
+                     dp->max_wg_size);
+    /* The profile's multi-level shape with this work-group: the tile keeps about the
+     * profile's elements (fewer items a work-item for a wider group), then shrinks as the
+     * library's own shapes do to fit local memory and the loop budget. */
+    clscan__profile p = *dp;
+    if (wg > p.wg_size) {
+        p.items_per_thread = (cl_uint)(p.items_per_thread * p.wg_size / wg);
+        p.items_per_thread_8 = (cl_uint)(p.items_per_thread_8 * p.wg_size / wg);
+        if (p.items_per_thread == 0) p.items_per_thread = 1;
+        if (p.items_per_thread_8 == 0) p.items_per_thread_8 = 1;
+    }
+    p.wg_size = wg;
+    clscan__scan_config cfg;
+    s = clscan__scan_config_choose(ctx, &p, CLSCAN__SCAN_MULTI_LEVEL, type, op, &cfg);
+    if (s == CLSCAN_ERROR_OUT_OF_RESOURCES || (s == CLSCAN_SUCCESS && cfg.wg_size != wg))
+        return clscan__fail(ctx, CLSCAN_ERROR_INVALID_ARGUMENT,
+                            "work_group_size %zu: a work-group scan of %s needs more than the "
+                            "device's %llu bytes of local memory", wg, clscan_type_name(type),
+                            (unsigned long long)dp->local_mem_size);
+    if (s != CLSCAN_SUCCESS) return s;
+    /* Built as the library's own program of that shape, so that the shape (sub-groups
+     * included) is one that compiled and runs with this work-group on the device. */
+    clscan__program *prog;
+    if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
+    clscan__scan_config c = prog->config;
+    clscan__program_put(ctx, prog);
+    CLSCAN__RETURN_IF(ctx, c.wg_size != wg, CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "work_group_size %zu: the scan kernels built for this device run with "
+                     "at most %zu work-items a group", wg, c.wg_size);
+    return kernel_options_write(ctx, c, options, options_size, options_length, NULL, tile_size);
 }
