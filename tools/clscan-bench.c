@@ -4,8 +4,9 @@
  * same ways; checks every result on the host; prints a table, CSV, JSON.
  *
  * CSV columns (JSON rows carry the same keys): platform, device, driver; then
- *   type, op, mode, algo     op and mode empty for a compaction or sort; a general scan's
- *                            own types come from its case (tools/verify_general.c)
+ *   type, op, mode, algo     op and mode empty for a compaction, sort, reduce-by-key or
+ *                            rle, op for a general scan, whose own types and operator
+ *                            come from its case (tools/verify_general.c)
  *   n, elem_bytes            elements per call, bytes per element (a general scan: of
  *                            its output, its case's size)
  *   bytes_moved              the least the call must move: a scan reads and writes n
@@ -1926,7 +1927,10 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                         r->copy_batched.med / 1e3, r->copy_batched.max / 1e3,
                         batched_ratio(r)};
         const char *text[NF] = {clscan_type_name(r->type), scan ? clscan_op_name(r->op) : NULL,
-                                takes_mode(r->call) ? mode_name(r->inclusive) : NULL,
+                                takes_mode(r->call) || (general_case(r->call) >= 0 &&
+                                                        r->call != CALL_REDUCE_BY_KEY &&
+                                                        r->call != CALL_RLE)
+                                    ? mode_name(r->inclusive) : NULL,
                                 clscan_ext_algorithm_name(r->algo),
                                 [TEXTS] = r->check, r->note, call_name(r->call), r->predicate,
                                 [HOST_MEMORY] = r->host_memory};
