@@ -3,41 +3,56 @@
 # clscan-selftest on every OpenCL device; `tools/dev.sh test` builds and runs the test
 # suite on each OpenCL implementation present, plus the quick selftest under Oclgrind
 # (default tuning, two emulated device profiles of tests/profiles.txt, the look-back
-# modes) and the general-scan tests under Oclgrind, and the host
+# modes) and the general-scan tests under Oclgrind, a program built with CMake and
+# pkg-config against libclscan as installed (tests/consumers/run.sh), and the host
 # code under AddressSanitizer + UBSan, valgrind memcheck and ThreadSanitizer on PoCL; it
 # leaves out the meson suites of extra tunings (tests/meson.build), which
 # `tools/dev.sh test-full` adds; `tools/dev.sh sanitizers` runs only the three stages.
-# Both install what a fresh Debian 12 lacks (when run as root, or with sudo) first.
+# `tools/dev.sh quick` is the inner loop (under 3 minutes on 2 cores with a warm build):
+# on PoCL only, the unit tests and a few core suites, then the quick selftest.
+# Both install what a fresh Debian 12 lacks (when run as root, or with sudo) first; test
+# also installs Intel's OpenCL CPU runtime from PyPI and runs the selftest on both its
+# sub-group paths and some suites there (stage_intel).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${CLSCAN_BUILD_DIR:-build}
 # Open MPI: for examples/mpi_scan.c only (the library does not use MPI).
 mpi_packages=(libopenmpi-dev openmpi-bin)
-packages=(pocl-opencl-icd mesa-opencl-icd oclgrind ocl-icd-opencl-dev opencl-c-headers
-          clinfo check meson ninja-build pkg-config gcc python3 valgrind "${mpi_packages[@]}")
+# g++, opencl-clhpp-headers: tests/test_cpp.cpp (include/clscan.hpp): not built without g++,
+# its Khronos C++ bindings part left out without the headers.
+packages=(pocl-opencl-icd mesa-opencl-icd oclgrind ocl-icd-opencl-dev opencl-c-headers cmake
+          clinfo check meson ninja-build pkg-config gcc g++ opencl-clhpp-headers python3
+          python3-venv valgrind "${mpi_packages[@]}"
+          python3-pyopencl python3-numpy python3-pytest)  # the 'python' test (python/)
+packages+=(abigail-tools)  # abidw, abidiff: the 'abi' test (abi/check.sh, docs/ABI.md)
 
 usage() {
-    echo "usage: tools/dev.sh selftest [clscan-selftest options] | test | test-full | sanitizers" >&2
+    echo "usage: tools/dev.sh selftest [clscan-selftest options] | quick | test | test-full |" \
+        "sanitizers | deps" >&2
     exit 2
 }
 
-# Installs the Debian packages when a build tool or the OpenCL/Check development files
-# are missing, and only Open MPI when all that is missing is mpicc (where apt-get is; MPI
-# is optional, and without it the MPI example is not built). A machine that has them
-# all (a GPU host set up by hand) is left alone.
+# Installs the Debian packages of the list that are missing (where apt-get and dpkg are;
+# Open MPI is optional, and without it the MPI example is not built). With the argument
+# nompi (`dev.sh selftest`, which needs no MPI) Open MPI is left out. Without dpkg (a
+# GPU host set up by hand, another distribution), what the build needs is checked and
+# the rest left to the tests, which skip what is missing.
 install_deps() {
-    local want=("${packages[@]}")
-    if command -v meson >/dev/null && command -v ninja >/dev/null &&
-        command -v valgrind >/dev/null && pkg-config --exists OpenCL check 2>/dev/null; then
-        if command -v mpicc >/dev/null || ! command -v apt-get >/dev/null; then
+    local want=() pkg
+    if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+        if command -v meson >/dev/null && command -v ninja >/dev/null &&
+            pkg-config --exists OpenCL check 2>/dev/null; then
             return
         fi
-        want=("${mpi_packages[@]}")
-    fi
-    command -v apt-get >/dev/null || {
         echo "dev.sh: meson, ninja, OpenCL and Check development files are needed" >&2
         exit 1
-    }
+    fi
+    for pkg in "${packages[@]}"; do
+        [ "${1:-}" = nompi ] && [[ " ${mpi_packages[*]} " == *" $pkg "* ]] && continue
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
+            want+=("$pkg")
+    done
+    [ ${#want[@]} = 0 ] && return
     local sudo=
     [ "$(id -u)" = 0 ] || sudo=sudo
     echo "dev.sh: installing ${want[*]}" >&2
@@ -46,7 +61,7 @@ install_deps() {
 }
 
 build() {
-    install_deps
+    install_deps "$@"
     [ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
     meson compile -C "$build" >/dev/null
 }
@@ -108,6 +123,27 @@ run_oclgrind() {
     fi
 }
 
+# The radix sorts under Oclgrind, both algorithms (three-step, and one-sweep in its
+# portable form), 4- and 8-byte keys, keys and pairs: one sort of 2999 elements a
+# process, two processes at a time. (In one process, a sort whose buffers take the
+# addresses of released smaller ones trips Oclgrind's reused-range fault,
+# docs/IMPLEMENTATION-ISSUES.md.)
+run_oclgrind_sorts() {
+    local pids=() names=() algo t k
+    for algo in three-step onesweep; do
+        for t in uint32 int64; do
+            for k in sort_keys sort_pairs; do
+                run_oclgrind "sort-$algo-$t-$k" "CLSCAN_SORT_ALGO=$algo" "$build/clscan-selftest" \
+                    --quick --types "$t" --ops none --kinds "$k" --min-size 2999 --max-size 2999 \
+                    >"$build/oclgrind-sort-$algo-$t-$k.summary" &
+                pids+=($!)
+                names+=("sort-$algo-$t-$k")
+                if [ ${#pids[@]} = 2 ]; then wait_oclgrind; fi
+            done
+        done
+    done
+    wait_oclgrind
+}
 # Every line "name CLSCAN_SETTINGS..." of stdin (tests/profiles.txt) under Oclgrind, on the types and
 # operators that take different paths (built-in-able ADD, shuffled MUL, bitwise XOR; 4-
 # and 8-byte integers) and sizes up to a few tiles, with select-if and partition-if
@@ -149,14 +185,18 @@ lookback_runs() {
 
 # General scans (tests/test_general: every case, inclusive and exclusive, up to 700
 # elements) under Oclgrind in three shapes: the default, single-pass with 64 x 2 tiles
-# and silent tiles (case 2 and the compensated sums skipped: Oclgrind cannot create
-# those kernels, unsegmented structs in that shape, docs/IMPLEMENTATION-ISSUES.md), and
-# the multi-level scan with 64 x 2 tiles.
+# and silent tiles, and the multi-level scan with 64 x 2 tiles. In the single-pass
+# shape, the unsegmented structs (case 2, the compensated sums) leave an LLVM intrinsic
+# Oclgrind cannot run when its compiler optimises (docs/IMPLEMENTATION-ISSUES.md): they
+# run in a process of their own that Oclgrind compiles with -O0 (OCLGRIND_BUILD_OPTIONS;
+# slower to simulate), without the disk cache (whose key does not see that variable).
 general_runs() {
     local sp="CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=2"
     echo "general CK_FORK=no"
     echo "general-sp-silent CK_FORK=no $sp CLSCAN_LOOKBACK_TEST=silent CLSCAN_TEST_SKIP_CASE=2" \
         "CLSCAN_TEST_SKIP_COMPENSATED=1"
+    echo "general-sp-silent-O0 CK_FORK=no $sp CLSCAN_LOOKBACK_TEST=silent CLSCAN_TEST_ONLY_CASE=2" \
+        "OCLGRIND_BUILD_OPTIONS=-O0 CLSCAN_DISK_CACHE=0"
     echo "general-multi-level CK_FORK=no CLSCAN_SCAN_ALGO=multi-level CLSCAN_WORK_GROUP_SIZE=64" \
         "CLSCAN_ITEMS_PER_THREAD=2 CLSCAN_MAX_GROUPS=4"
     # Carries (tests/test_carry, quick: three built-in pairs and four general cases, up
@@ -347,12 +387,157 @@ sanitizer_stages() {
     stage_tsan
 }
 
+# The library as installed (tests/consumers/run.sh): built in $build-consumers/build,
+# installed into $build-consumers/prefix, and a program built against that with CMake
+# (find_package) and pkg-config, shared and static, run on PoCL; counts once (about
+# 30 s on 2 cores, most of it building the library there).
+stage_consumers() {
+    echo "== consumers: CMake and pkg-config builds against an installed tree"
+    local rc=0 log=$build-consumers/stage.log
+    mkdir -p "$build-consumers"
+    tests/consumers/run.sh "$build-consumers" >"$log" 2>&1 || rc=$?
+    grep '^consumers: ' "$log" || tail -30 "$log"
+    case $rc in
+    0) passed=$((passed + 1)) ;;
+    77) echo "consumers: no OpenCL platform: not run" >&2 ;;
+    *) echo "consumers: exit $rc (see $log)"; failed=$((failed + 1)) ;;
+    esac
+}
+
+# ---- Intel's OpenCL CPU runtime (PyPI): a vendor's own implementation, with
+# cl_intel_subgroups and the cl_khr_subgroup_* extensions, the one stack here that runs the
+# library's intel and khr sub-group paths. It goes into a virtual environment once
+# (CLSCAN_INTEL_OCL_DIR, default ~/.cache/clscan-intel-ocl; about 800 MB), with an ICD file
+# in a vendors directory of its own. Its lib/ goes first on LD_LIBRARY_PATH, which also
+# puts the Khronos ICD loader it ships before the system's: that one takes only a
+# directory in OCL_ICD_VENDORS. MALLOC_PERTURB_=0 (meson otherwise sets a random one):
+# with it set, the runtime's compiler crashes (docs/IMPLEMENTATION-ISSUES.md).
+intel_ocl_packages=(intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0)
+intel_dir=${CLSCAN_INTEL_OCL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/clscan-intel-ocl}
+
+# Installs the runtime unless this package list is already there (python3-venv first,
+# where apt-get is and Python's venv module is not), and writes its ICD file.
+setup_intel_ocl() {
+    local venv=$intel_dir/venv stamp=$intel_dir/installed
+    if [ ! -f "$venv/lib/libintelocl.so" ] ||
+        [ "$(cat "$stamp" 2>/dev/null)" != "${intel_ocl_packages[*]}" ]; then
+        rm -rf "$venv" "$stamp"
+        mkdir -p "$intel_dir"
+        if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+            rm -rf "$venv"
+            command -v apt-get >/dev/null || return 1
+            local sudo=
+            [ "$(id -u)" = 0 ] || sudo=sudo
+            echo "dev.sh: installing python3-venv" >&2
+            $sudo apt-get update -qq &&
+                DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv \
+                    >/dev/null &&
+                python3 -m venv "$venv" || return 1
+        fi
+        echo "dev.sh: installing ${intel_ocl_packages[*]} from PyPI into $venv" >&2
+        "$venv/bin/pip" install -q --disable-pip-version-check "${intel_ocl_packages[@]}" &&
+            [ -f "$venv/lib/libintelocl.so" ] || return 1
+        echo "${intel_ocl_packages[*]}" >"$stamp"
+    fi
+    mkdir -p "$intel_dir/vendors"
+    echo "$venv/lib/libintelocl.so" >"$intel_dir/vendors/intel.icd"
+}
+
+# The quick selftest on Intel's runtime with one sub-group implementation (intel or khr),
+# the CLSCAN_* settings after it, then "--" and selftest options (none: the kinds below);
+# it fails too when the scans did not take that implementation (the "scan layers" line).
+run_intel_selftest() {
+    local impl=$1 settings=()
+    shift
+    while [ "$1" != -- ]; do
+        settings+=("$1")
+        shift
+    done
+    shift
+    local opts=("$@")
+    # (The kinds the selftest ran by default before the sorts joined them, issue 21.)
+    [ ${#opts[@]} -gt 0 ] ||
+        opts=(--kinds "select_flagged,select_if,partition_if,unique,general,histogram")
+    echo "== clscan-selftest --quick ${opts[*]} on Intel's runtime: $impl sub-groups," \
+        "${settings[*]}"
+    local log=$build/selftest-intel-$impl.log rc=0 start=$SECONDS
+    env "${settings[@]}" "$build/clscan-selftest" --quick "${opts[@]}" \
+        >"$log" 2>&1 </dev/null || rc=$?
+    grep -m 1 "scan layers" "$log" || true
+    tail -n 1 "$log"
+    if [ "$rc" = 0 ] && grep -q "scan layers:.* $impl sub-groups of" "$log"; then
+        echo "selftest ($impl sub-groups): passed ($((SECONDS - start)) s)"
+        passed=$((passed + 1))
+    else
+        echo "selftest ($impl sub-groups): exit $rc, or not on $impl sub-groups (see $log)"
+        grep -m 20 -E "FAIL|failures \(" "$log" || true
+        failed=$((failed + 1))
+    fi
+}
+
+# Installs the runtime (an install that fails fails the command), then runs the quick
+# selftest on each sub-group path with 64-wide groups of 4 elements a work-item (on a CPU
+# device the tuning table's groups are one work-item wide, where a sub-group scan has
+# one lane) and the layer tests (tests/test_layers.c: the khr, intel and local sub-group
+# scans at every width and shape). test: the selftest on 4- and 8-byte integers and
+# doubles, three operators (a built-in sub-group scan, shuffles), select-if, partition-if
+# and the general scans; about 4 of test's minutes on 2 cores. test-full: the whole quick
+# selftest, and more suites with the default tuning (not threads: a hang inside the
+# runtime's waits, docs/IMPLEMENTATION-ISSUES.md).
+stage_intel() {
+    local start=$SECONDS
+    echo "== Intel's OpenCL CPU runtime (${intel_ocl_packages[*]}, $intel_dir)"
+    if ! setup_intel_ocl; then
+        echo "dev.sh: installing Intel's OpenCL CPU runtime into $intel_dir failed" >&2
+        failed=$((failed + 1))
+        return
+    fi
+    local -x OCL_ICD_VENDORS=$intel_dir/vendors MALLOC_PERTURB_=0
+    local -x LD_LIBRARY_PATH=$intel_dir/venv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    local wide=(CLSCAN_WORK_GROUP_SIZE=64 CLSCAN_ITEMS_PER_THREAD=4
+                CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=4)
+    local narrow=(--types "int32,int64,double" --ops "add,mul,max"
+                  --kinds "select_if,partition_if,general")
+    local suites=(layers)
+    if [ "$cmd" = test-full ]; then
+        narrow=()
+        suites=(layers units scan select general sort carry stream options)
+    fi
+    run_intel_selftest intel "${wide[@]}" -- "${narrow[@]}"
+    run_intel_selftest khr CLSCAN_SUBGROUP_IMPL=khr "${wide[@]}" -- "${narrow[@]}"
+    run_suite intel "$intel_dir/vendors" "${suites[@]}"
+    echo "Intel's runtime: $((SECONDS - start)) s"
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
 selftest)
-    build
+    build nompi
     exec "$build/clscan-selftest" "$@"
+    ;;
+quick)
+    # The inner loop, on PoCL only: the tests without OpenCL (layering, plot script), the
+    # unit and bank-probe tests, the suites of the default tuning for the main calls
+    # (scans, compactions, general scans, reductions, histograms, sorts, compaction of any
+    # type, the output stage), then `clscan-selftest --quick` (which also runs reduce by
+    # key): on an idle 2-core machine about 2 minutes with the kernel caches cold, half a
+    # minute warm. `tools/dev.sh test` before a commit.
+    build
+    [ -f "$pocl_icd" ] || { echo "dev.sh: quick runs on PoCL, which is not installed" >&2; exit 1; }
+    start=$SECONDS
+    run_suite pocl "$pocl_icd" layers-check plot-bench units banks scan select general \
+        reduce histogram sort compact output
+    echo "== clscan-selftest --quick on pocl"
+    if OCL_ICD_VENDORS=$pocl_icd "$build/clscan-selftest" --quick >"$build/selftest-quick.log" 2>&1; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        grep -m 20 -E "FAIL|failures \(" "$build/selftest-quick.log" || true
+    fi
+    tail -n 1 "$build/selftest-quick.log"
+    echo "$passed passed, $failed failed ($((SECONDS - start)) s after the build)"
+    [ "$failed" = 0 ]
     ;;
 test | test-full)
     build
@@ -360,14 +545,14 @@ test | test-full)
     # test: every suite but 'extended', 'profiles-ci' and 'rusticl-ci' on PoCL (the two
     # CI profiles take 7 of its minutes there, and the recursive select and multi-level
     # carries 3; they run on rusticl, and the profiles under Oclgrind), and on rusticl not
-    # 'lookback-stress' (tests/meson.build); test-full: all of them on both.
+    # 'lookback-stress' nor 'once' (tests/meson.build); test-full: all of them on both.
     # test runs 1,000 context cycles a platform (one takes about 60 ms on PoCL, 7-11 ms
     # on rusticl); test-full the 10,000 of test_cycles' default and of 'cycles-10k'.
     skip_pocl=() skip_rusticl=() pocl_cycles=${CLSCAN_TEST_CYCLES:-}
     rusticl_cycles=${CLSCAN_TEST_CYCLES:-}
     if [ "$cmd" = test ]; then
         skip_pocl=(--no-suite extended --no-suite profiles-ci --no-suite rusticl-ci)
-        skip_rusticl=(--no-suite extended --no-suite lookback-stress)
+        skip_rusticl=(--no-suite extended --no-suite lookback-stress --no-suite once)
         pocl_cycles=${CLSCAN_TEST_CYCLES:-1000}
         rusticl_cycles=${CLSCAN_TEST_CYCLES:-1000}
     fi
@@ -381,6 +566,8 @@ test | test-full)
         CLSCAN_TEST_CYCLES=$rusticl_cycles run_suite rusticl /etc/OpenCL/vendors/rusticl.icd \
             "${skip_rusticl[@]}"
     fi
+    # Intel's OpenCL CPU runtime, installed from PyPI (stage_intel).
+    stage_intel
     # On a machine with other vendors' ICDs (a GPU host), also the full default list.
     if [ -d /etc/OpenCL/vendors ] && ls /etc/OpenCL/vendors/*.icd 2>/dev/null |
         grep -qvE '/(pocl|rusticl|mesa)\.icd$'; then
@@ -415,10 +602,12 @@ test | test-full)
         # differ in what decides, which the other look-back runs cover.)
         run_oclgrind_profiles < <(lookback_runs | grep '^sp-silent-32 ')
         run_oclgrind_general < <(general_runs)
+        run_oclgrind_sorts
     else
         echo "dev.sh: oclgrind not installed: kernel race checks not run" >&2
         failed=$((failed + 1))
     fi
+    stage_consumers
     sanitizer_stages
     echo "$passed passed, $failed failed"
     [ "$failed" = 0 ]
@@ -428,6 +617,10 @@ sanitizers)
     sanitizer_stages
     echo "$passed passed, $failed failed"
     [ "$failed" = 0 ]
+    ;;
+deps)
+    # Only the Debian packages of the list that are missing (.ci/run).
+    install_deps
     ;;
 *) usage ;;
 esac

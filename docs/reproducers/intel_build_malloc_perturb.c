@@ -2,7 +2,10 @@
  * device of the first platform and prints the result: with MALLOC_PERTURB_ set, Intel's
  * OpenCL CPU runtime 2026.2.0 crashes inside its compiler (docs/IMPLEMENTATION-ISSUES.md).
  *   cc intel_build_malloc_perturb.c -lOpenCL -o repro
- *   MALLOC_PERTURB_=184 ./repro tests/test_layers.cl "-I cl -cl-std=CL3.0 ..." [times] */
+ *   MALLOC_PERTURB_=96 ./repro cl/clscan_sort_onesweep.cl "-cl-std=CL1.2 -I cl
+ *       -D CLSCAN_SORT_ONESWEEP=1 -D CLSCAN_WG_ALGO=1 -D CLSCAN_SG_WIDTH=8
+ *       -D CLSCAN_TYPE_ID=CLSCAN_UINT64 -D CLSCAN_OP_ID=CLSCAN_OP_XOR" [times]
+ * (one build crashes; unset or 0, MALLOC_PERTURB_ lets it pass) */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>
