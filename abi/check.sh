@@ -10,6 +10,7 @@
 # Exit status: 0 compatible, 1 a change (the report is printed), 77 (meson's "skipped")
 # where abidiff is not installed (apt-get install abigail-tools) or the library has no
 # debug information to read types from (a build without -g, such as buildtype=release).
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 
 # How a baseline reads the library: exported functions and the types that the headers

@@ -1,5 +1,6 @@
 /* clscan_banks.cl - the local-memory bank probe: one work-group chases pointers through
  * local memory at a given stride, so that src/banks.c can time where reads conflict. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_BANKS_CL
 #define CLSCAN_BANKS_CL
 

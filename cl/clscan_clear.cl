@@ -2,6 +2,7 @@
  * the library needs zeros it will read back (the single-pass look-back's status words,
  * the one-sweep sort's counts). A kernel rather than clEnqueueFillBuffer: Oclgrind 21.10
  * counts filled memory as uninitialised (docs/IMPLEMENTATION-ISSUES.md). */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_CLEAR_CL
 #define CLSCAN_CLEAR_CL
 

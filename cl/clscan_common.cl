@@ -1,6 +1,7 @@
 /* clscan_common.cl - the knobs every libclscan kernel is specialised on, each with a
  * default so the file compiles on its own: element type and operator (by number, so a
  * user's build options need only -D NAME=NUMBER), tile shape, and bank padding. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_COMMON_CL
 #define CLSCAN_COMMON_CL
 

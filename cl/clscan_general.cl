@@ -4,6 +4,7 @@
  * (clscan_scan_partials of cl/clscan_scan.cl, or its levels), then each work-group scans
  * its tiles from its partial. Single-pass (CLSCAN_GEN_SINGLE_PASS=1): one kernel, one
  * tile per work-group, its prefix from the decoupled look-back. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_GENERAL_CL
 #define CLSCAN_GENERAL_CL
 #ifndef CLSCAN_GENERAL_TILE_CL

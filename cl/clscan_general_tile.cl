@@ -4,6 +4,7 @@
  * loads and stores in local memory, and what a look-back fallback reduces. The host's
  * prelude (src/general.c) defines the types and functions below before the library's
  * files; every one has a default, so the file also compiles on its own. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_GENERAL_TILE_CL
 #define CLSCAN_GENERAL_TILE_CL
 #ifndef CLSCAN_WORKGROUP_CL

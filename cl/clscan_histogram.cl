@@ -7,6 +7,7 @@
  *   CLSCAN_HIST_MODE        1 even bins, 2 bins between levels
  *   CLSCAN_HIST_LOCAL_BINS  the bins a work-group counts in local memory
  *   CLSCAN_WG_SIZE          work-items per group */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_HISTOGRAM_CL
 #define CLSCAN_HISTOGRAM_CL
 

@@ -2,6 +2,7 @@
  * look-back over them, with a bounded wait: after spin_limit fruitless reads of a
  * predecessor, the work-group reduces that tile's input itself (decoupled fallback), so
  * no scheduling can make it wait forever. docs/ALGORITHMS.md explains the protocol. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_LOOKBACK_CL
 #define CLSCAN_LOOKBACK_CL
 #ifndef CLSCAN_WORKGROUP_CL

@@ -4,6 +4,7 @@
  * again starting from its scanned partial; with one work-group the last kernel alone
  * does the whole scan. Single-pass (CLSCAN_SINGLE_PASS=1): one kernel, one tile per
  * work-group, each tile's prefix found by the decoupled look-back. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_SCAN_CL
 #define CLSCAN_SCAN_CL
 #ifndef CLSCAN_WORKGROUP_CL

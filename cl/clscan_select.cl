@@ -4,6 +4,7 @@
  * kept count of each work-group's tiles, their exclusive scan (the scan kernels of
  * cl/clscan_scan.cl on the count type), then the writes. The count ends up in
  * count[0], a ulong, written by the work-group of the last tile. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_SELECT_CL
 #define CLSCAN_SELECT_CL
 #ifndef CLSCAN_SELECT_TILE_CL

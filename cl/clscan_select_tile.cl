@@ -3,6 +3,7 @@
  * tile's kept elements from a work-group scan of the keep flags, and the writes. The
  * scan layers run on the count type CLSCAN_T (uint, or ulong where a range holds 2^32
  * elements or more, with CLSCAN_OP_ID add); the elements have their own type CLSCAN_E. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_SELECT_TILE_CL
 #define CLSCAN_SELECT_TILE_CL
 #ifndef CLSCAN_WORKGROUP_CL

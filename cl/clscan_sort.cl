@@ -6,6 +6,7 @@
  * to its slot, keeping equal digits in input order. The scan layers run on the count
  * type CLSCAN_T (uint, or ulong for ranges of 2^32 elements or more, with add); keys
  * move as the unsigned integer of their size, CLSCAN_SORT_K, values as CLSCAN_SORT_V. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_SORT_CL
 #define CLSCAN_SORT_CL
 #ifndef CLSCAN_WORKGROUP_CL

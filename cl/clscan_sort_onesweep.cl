@@ -6,6 +6,7 @@
  * decoupled look-back over the earlier tiles' per-digit counts, and write their keys
  * (and values) there through local memory. Built into sort programs with
  * CLSCAN_SORT_ONESWEEP 1 (cl/clscan_sort.cl defines the key types and digits). */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_SORT_ONESWEEP_CL
 #define CLSCAN_SORT_ONESWEEP_CL
 #ifndef CLSCAN_SORT_CL

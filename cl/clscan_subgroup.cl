@@ -3,6 +3,7 @@
  * Kogge-Stone over emulated sub-groups of consecutive work-items (any device), the
  * cl_khr_subgroups built-ins and shuffles, NVIDIA's shfl.sync in inline PTX, and
  * cl_intel_subgroups shuffles. None of them relies on lock-step execution. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_SUBGROUP_CL
 #define CLSCAN_SUBGROUP_CL
 #ifndef CLSCAN_COMMON_CL

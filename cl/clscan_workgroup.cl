@@ -5,6 +5,7 @@
  * each work-item scans its CLSCAN_ITEMS consecutive elements serially around a scan of
  * the work-items' totals. Every function is called by the whole work-group in uniform
  * control flow (they contain barriers). Combination order is always left to right. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_WORKGROUP_CL
 #define CLSCAN_WORKGROUP_CL
 #ifndef CLSCAN_SUBGROUP_CL

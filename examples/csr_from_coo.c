@@ -6,6 +6,7 @@
  * ever stored. Checks the result against a loop on the host.
  *
  * usage: csr_from_coo [entries [seed]]     (first OpenCL device of the first platform) */
+/* SPDX-License-Identifier: MIT */
 #include <clscan.h>
 
 #include <stdint.h>

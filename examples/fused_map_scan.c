@@ -5,6 +5,7 @@
  * are never stored. Checks the result against a loop on the host.
  *
  * usage: fused_map_scan [n [seed]]     (first OpenCL device of the first platform) */
+/* SPDX-License-Identifier: MIT */
 #include <clscan.h>
 
 #include <stdint.h>

@@ -22,6 +22,7 @@
  *             devices, else any device, and of those number (node-local rank % count).
  * Exits 0 when every rank's slice is right, 1 on a wrong element or a failed call
  * anywhere, 2 on bad arguments. */
+/* SPDX-License-Identifier: MIT */
 #include <clscan.h>
 #include <mpi.h>
 

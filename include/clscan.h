@@ -10,6 +10,7 @@
  * in 0.1: a release needing more adds a new struct that starts with its size and new
  * entry points (clscan_scan2 taking a clscan_scan_desc2, say), so no caller's struct
  * is read past its end. An incompatible change would take a new soname. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_H
 #define CLSCAN_H
 

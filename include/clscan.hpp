@@ -1,6 +1,7 @@
 /* clscan.hpp - header-only C++ wrapper of libclscan's C API (clscan.h): an RAII context,
  * element types from C++ types, defaulted offsets and events, errors as exceptions or
  * statuses, and overloads for the Khronos C++ bindings (CL/opencl.hpp). */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_HPP
 #define CLSCAN_HPP
 

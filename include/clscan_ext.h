@@ -1,6 +1,7 @@
 /* clscan_ext.h - libclscan's second-tier API: what the library's own tools (clscan-bench,
  * clscan-selftest, clscan-bigcheck) need beyond clscan.h, exported for them and for yours.
  * LESS STABLE than clscan.h: these calls may change between minor versions. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_EXT_H
 #define CLSCAN_EXT_H
 

@@ -3,6 +3,7 @@
 # meson.build lists them (lib_sources, cl_public, cl_sources), one path a line relative to
 # python/, so that the Python package's build can never miss a file the library gains.
 # Usage: sources.py c|cl|cl_public
+# SPDX-License-Identifier: MIT
 import os
 import re
 import sys

@@ -5,6 +5,7 @@ outside the layer folders, a private header over 300 lines, or a tool or example
 including anything of the library but its installed headers.
 
 Usage: check_layers.py <repository root>. Prints every violation; exit status 1 if any."""
+# SPDX-License-Identifier: MIT
 import os
 import re
 import sys

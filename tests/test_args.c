@@ -3,6 +3,7 @@
  * library's command trace stays empty), leave *event, dst and count untouched, and not
  * crash; then the same calls with good arguments succeed. On each platform's first
  * device. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include <check.h>

@@ -6,6 +6,7 @@
  * key and reads back equal field by field, a matching record is loaded instead of
  * probing, a foreign or damaged one is measured over and rewritten. (tests/test_diskcache.c
  * checks the same through the disk cache, one process per context.) */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include <check.h>

@@ -9,6 +9,7 @@
  * a program loaded from the disk cache has no build log. An implementation that keeps no
  * warning in the log of a build that succeeds (rusticl 22.3) is said so on stderr; the
  * warning checks are then void there, the results still checked. */
+/* SPDX-License-Identifier: MIT */
 #include "test_devices.h"
 #include "verify_general.h"
 #include "verify_histogram.h"

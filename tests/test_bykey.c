@@ -5,6 +5,7 @@
  * longer than one (runs of 1 to 20, NaNs and signed zeros for floats, 32- and 64-bit
  * lengths), against host references on random inputs (seed printed) at
  * edge sizes with guard bands; and the argument errors with their messages. */
+/* SPDX-License-Identifier: MIT */
 #include "test_devices.h"
 #include "verify_general.h"
 

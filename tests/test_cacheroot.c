@@ -1,5 +1,6 @@
 /* test_cacheroot.c - what the disk-cache tests share: their main (where their
  * directories go, and the run of their suite) and file helpers (test_cacheroot.h). */
+/* SPDX-License-Identifier: MIT */
 #include "test_cacheroot.h"
 
 #include <dirent.h>

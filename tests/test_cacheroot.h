@@ -1,5 +1,6 @@
 /* test_cacheroot.h - what the disk-cache tests (test_diskcache.c, test_probecache.c)
  * share: their main (the directory they work under, then the suite) and file helpers. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_TEST_CACHEROOT_H
 #define CLSCAN_TEST_CACHEROOT_H
 

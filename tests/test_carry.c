@@ -8,6 +8,7 @@
  * one range on several devices of one cl_context (PoCL's sub-devices; elsewhere the
  * device twice); and the argument errors with their exact status and message. The seed
  * is printed ($CLSCAN_TEST_SEED replays it). */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_devices.h"
 #include "verify_general.h"

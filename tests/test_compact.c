@@ -2,6 +2,7 @@
  * reverse as clscan_partition_if) of float4 elements and of a 12-byte struct of the
  * user's, by predicates over x and i, against a host reference on random inputs (seed
  * printed) at edge sizes, with guard bands around dst; and the argument errors. */
+/* SPDX-License-Identifier: MIT */
 #include "test_devices.h"
 
 #include <check.h>

@@ -5,6 +5,7 @@
  * cl::Event, cl::Context). tests/meson.build builds it with exceptions, with
  * -DCLSCAN_HPP_NO_EXCEPTIONS and with -fno-exceptions; CLSCAN_TEST_SEED sets the seed,
  * CLSCAN_TEST_PLATFORM picks platforms by name (as the C suites do). */
+/* SPDX-License-Identifier: MIT */
 #if CLSCAN_TEST_KHRONOS
 #define CL_HPP_TARGET_OPENCL_VERSION 120
 #define CL_HPP_MINIMUM_OPENCL_VERSION 120

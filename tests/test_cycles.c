@@ -2,6 +2,7 @@
  * clscan_context_create, a scan and a compaction, wait, clscan_context_release, with the
  * OpenCL objects the library creates and releases counted through link-time wraps
  * (-Wl,--wrap=..., tests/meson.build) and resident memory watched for growth. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_devices.h"
 #include "verify.h"

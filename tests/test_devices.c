@@ -2,6 +2,7 @@
  * platform, the master seed, buffers, reads, event waits, matrix tallies and running a
  * suite (see
  * test_devices.h). */
+/* SPDX-License-Identifier: MIT */
 #include "test_devices.h"
 
 #include <ctype.h>

@@ -2,6 +2,7 @@
  * of each platform whose name matches $CLSCAN_TEST_PLATFORM), their setup and teardown
  * as a checked fixture, the master seed from $CLSCAN_TEST_SEED, buffer and read helpers,
  * waiting for a call's event, a matrix test's tally, and running a suite. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_TEST_DEVICES_H
 #define CLSCAN_TEST_DEVICES_H
 

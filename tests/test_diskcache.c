@@ -10,6 +10,7 @@
  * the first platform whose name contains it). Each test makes its own directory under
  * $CLSCAN_CACHE_DIR (tests/meson.build points it into the build tree; without it, a new
  * directory in /tmp) and points the library's cache there, never at the user's. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "verify.h"
 #include "test_cacheroot.h"

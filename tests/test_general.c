@@ -4,6 +4,7 @@
  * serial host reference on random inputs (seed printed) at edge sizes, with offsets and
  * in place, guard bands around dst; bit-for-bit reproducibility of a float operator; and
  * every argument error with its exact status and message. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_devices.h"
 #include "verify_general.h"

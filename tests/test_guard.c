@@ -1,6 +1,7 @@
 /* test_guard.c - Check suite: no call writes outside its output. Every scan and compaction
  * kind runs at tile edges and offsets, in place and not, with dst a sub-buffer framed by
  * guard bands of their own patterns; bands and results are checked against verify.c. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_devices.h"
 #include "verify.h"

@@ -6,6 +6,7 @@
  * counts; unsorted levels (counts within bounds, nothing outside written); counts to
  * offsets by a scan; and the argument errors, each with its status and message, nothing
  * written. */
+/* SPDX-License-Identifier: MIT */
 #include "test_devices.h"
 #include "verify_histogram.h"
 

@@ -1,6 +1,7 @@
 /* test_large.c - Check suite at the device's limits: calls whose scratch buffer would
  * exceed the device's real CL_DEVICE_MAX_MEM_ALLOC_SIZE (one-element single-pass tiles)
  * must be refused with a clear error and enqueue nothing. Large sizes: clscan-bigcheck. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_devices.h"
 #include "verify.h"

@@ -5,6 +5,7 @@
  * maximum, 1 and more items a work-item, partial last tiles) and the look-back, against
  * host references, for several types and operators; and docs/GUIDE.md's example kernel
  * with a work-group asked for (clscan_kernel_build_options_wg). Public API only (clscan.h). */
+/* SPDX-License-Identifier: MIT */
 #include "clscan.h"
 
 #include <check.h>

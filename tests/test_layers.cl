@@ -2,6 +2,7 @@
  * library's OpenCL C layers directly (sub-group scans and shuffles, work-group value and
  * tile scans, the decoupled look-back), built with clscan_kernel_build_options' options.
  * LAYERS_LOOKBACK (the test's own -D) selects the look-back kernels instead. */
+/* SPDX-License-Identifier: MIT */
 #ifdef LAYERS_LOOKBACK
 #include <clscan_lookback.cl>
 #else

@@ -19,6 +19,7 @@
  * White-box (algo/algo.h) for the profile's fields. The tests set and restore CLSCAN_*
  * variables: each restores what it changed, so they also run in one process
  * (CK_FORK=no, as under valgrind). */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_cacheroot.h"
 #include "test_devices.h"

@@ -4,6 +4,7 @@
  * writes y and the key at each segment's last element, numbered by `s` (reduce by key in
  * one pass), into buffers at offsets, with a carry-in and total; against host references on random inputs (seed
  * printed) at edge sizes; and the argument errors with their messages, nothing written. */
+/* SPDX-License-Identifier: MIT */
 #include "test_devices.h"
 
 #include <check.h>

@@ -5,6 +5,7 @@ this test): the SVGs parse as XML, hold the expected series with one point per s
 points' GB/s are the CSV's (and CUB's from its time and clscan's bytes), and bad input is
 refused with exit status 2 and a message.
 usage: test_plot_bench.py SOURCE_ROOT   (random GB/s from a printed seed)"""
+# SPDX-License-Identifier: MIT
 import csv
 import os
 import random

@@ -15,6 +15,7 @@
  * the first platform whose name contains it). Each test makes its own directory under
  * $CLSCAN_CACHE_DIR (tests/meson.build points it into the build tree; without it, a new
  * directory in /tmp). */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_cacheroot.h"
 

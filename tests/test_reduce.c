@@ -5,6 +5,7 @@
  * their segments; bit-for-bit reproducibility of a float sum; a result consumed by a
  * later command through the call's event alone; and the description's argument errors
  * (the rest are in test_args.c), each with its status and message and nothing written. */
+/* SPDX-License-Identifier: MIT */
 #include "test_devices.h"
 #include "verify_general.h"
 

@@ -1,5 +1,6 @@
 /* test_scan.c - Check suite for the public scan API on real devices: every type x op x mode
  * against the host reference, exact error statuses, events, out-of-order queues, threads. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "verify.h"
 

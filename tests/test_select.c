@@ -2,6 +2,7 @@
  * partition_if, unique): the host reference on hand-made inputs, then on each platform's
  * first device every kind x type x pattern x size x layout against it, exact error
  * statuses and messages, n == 0, predicate caching, hand-made data and a chained scan. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_devices.h"
 #include "verify.h"

@@ -5,6 +5,7 @@
 # none or several: an error naming the text), the banner's version, the final total, and
 # no progress line when stderr is not a terminal. Arguments: the clscan-selftest binary
 # and the project's version. Exit 77 (skipped) without an OpenCL platform.
+# SPDX-License-Identifier: MIT
 import random
 import re
 import subprocess

@@ -4,6 +4,7 @@
  * with 4- and 8-byte values), 2^20 int32 keys, hand-made floats (-0.0, infinities,
  * NaNs) and stability, exact error statuses and messages with nothing enqueued, n == 0,
  * the largest allocation, and a sort chained after a scan on one queue. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_devices.h"
 #include "verify.h"

@@ -7,6 +7,7 @@
  * twice, out-of-order queues, a wait list that holds the call back; thousands of small
  * chunks (event chains kept bounded, issue 20); and every argument error with its exact
  * status and message, nothing enqueued. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_devices.h"
 #include "verify_general.h"

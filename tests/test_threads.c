@@ -11,6 +11,7 @@
  * 200), CLSCAN_TEST_MAX_SIZE (largest n, default 100000) and CLSCAN_TEST_THREAD_TYPES
  * (the element types drawn, as names: "int32,float"; default all six; fewer types mean
  * fewer programs to build). */
+/* SPDX-License-Identifier: MIT */
 #include "test_devices.h"
 #include "verify.h"
 

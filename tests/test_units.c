@@ -2,6 +2,7 @@
  * version and size parsing, vendor normalisation, the device tables and CLSCAN_*
  * overrides, the generated kernel options (cache keys), status names, last-error
  * bookkeeping, and that every cl/ file compiles on its own. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include <check.h>

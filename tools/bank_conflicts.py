@@ -2,6 +2,7 @@
 # bank_conflicts.py - counts the worst local-memory bank conflict of each step of the
 # work-group scan in cl/clscan_workgroup.cl, with and without the padding, for a given
 # work-group size, items per work-item and bank count (4-byte elements, 32-wide warps).
+# SPDX-License-Identifier: MIT
 import argparse
 
 

@@ -5,6 +5,7 @@
 // std::stable_sort. Not built by meson (it needs Boost's headers: libboost-dev):
 //   g++ -O2 -std=c++17 tools/boost-compute-sort.cpp -lOpenCL -o boost-compute-sort
 //   OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd ./boost-compute-sort 65536 1048576 16777216
+// SPDX-License-Identifier: MIT
 #define CL_TARGET_OPENCL_VERSION 120
 #include <boost/compute/algorithm/sort.hpp>
 #include <boost/compute/algorithm/sort_by_key.hpp>

@@ -71,6 +71,7 @@
  * them; its line also says where the bank probe's result came from (bank_probe=measured,
  * loaded from the disk cache, remembered in the process, or not-run).
  * tools/first-call.sh runs it with the disk cache off, cold and warm. */
+/* SPDX-License-Identifier: MIT */
 #include <clscan.h>
 #include <clscan_ext.h>
 

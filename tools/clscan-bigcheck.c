@@ -2,6 +2,7 @@
  * counts, indices and byte offsets), checked against verify.c's host reference by
  * streaming, chunk by chunk on every core; sizes above the largest allocation must be
  * refused. Prints the device's limits, each case, and a table. */
+/* SPDX-License-Identifier: MIT */
 #include <clscan.h>
 #include <clscan_ext.h>
 

@@ -3,6 +3,7 @@
  * histograms, every stream compaction (kind x type x pattern x sizes x layouts) and
  * every radix sort (keys or pairs x key type x key pattern x sizes x layouts) on every
  * OpenCL device found against a host reference; prints what was detected and tables. */
+/* SPDX-License-Identifier: MIT */
 #include <clscan.h>
 
 #include "verify.h"

@@ -9,6 +9,7 @@
 // (DeviceRunLengthEncode::Encode of int32 in runs of 1 to 24, uint32 lengths), histogram
 // (DeviceHistogram::HistogramEven, int32 samples in [-128, 384), 256 bins over [0, 256)).
 // Prints "cub_OP n=2^K us=... copy_us=... K=...".
+// SPDX-License-Identifier: MIT
 #include <cub/cub.cuh>
 
 #include <algorithm>

@@ -13,6 +13,7 @@
 # Both install what a fresh Debian 12 lacks (when run as root, or with sudo) first; test
 # also installs Intel's OpenCL CPU runtime from PyPI and runs the selftest on both its
 # sub-group paths and some suites there (stage_intel).
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${CLSCAN_BUILD_DIR:-build}

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # embed_cl.py - build-time helper: writes the cl/*.cl files into one C file as strings,
 # with a table the program builder looks sources up in by file name.
+# SPDX-License-Identifier: MIT
 import os
 import sys
 

@@ -14,6 +14,7 @@
 # BENCH_ARGS go to clscan-bench (--platform, --device, --type, --sizes, --predicate).
 # The OpenCL implementation is the loader's choice (OCL_ICD_VENDORS and the like). LOG,
 # if given, receives every first-call line and the bench's other output.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 build=build
 runs=3

@@ -11,6 +11,7 @@
 #              bash tools/gpu-ab.sh .gpu-kit/old.tar '--call seg-add --sizes 2^24' ...
 # CUB: arguments of .gpu-kit/anchors/cub_anchor.cu; CUB_MORE: of tools/cub_more.cu
 # (each a ';'-separated list of calls).
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 old_tar=$1; shift
 source "$(dirname "$0")/gpu-build.sh"

@@ -6,6 +6,7 @@
 # 5 batches) next to their own buffer copy of the same bytes, and one table last.
 #   source .gpu-kit/env.sh && bash tools/gpu-all.sh [scan sizes] [sort sizes]
 # sizes: log2 of n, comma-separated (defaults 16,20,24,28 and 20,24,27). Logs: $OUT/all.log.
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 scan_sizes=${1:-16,20,24,28}
 sort_sizes=${2:-20,24,27}

@@ -4,6 +4,7 @@
 # there (release; an existing build directory is reused), logs to $OUT/build.log (its
 # tail and exit 1 on failure), and compiles .gpu-kit/anchors/cub_anchor.cu to
 # /tmp/cub_anchor (log: $OUT/nvcc.log).
+# SPDX-License-Identifier: MIT
 OUT=${OUT:-/tmp/clscan-out}
 mkdir -p "$OUT"
 b=build-gpu

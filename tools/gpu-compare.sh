@@ -8,6 +8,7 @@
 # takes CUB's (K calls, one wait, median of 5; the same K), for a like-for-like column;
 # a base tree older than them prints none. Logs under $OUT; the table last. Run as
 #   source .gpu-kit/env.sh && bash tools/gpu-compare.sh .gpu-kit/base
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 base=$1
 sizes=${2:-2^24,2^28}

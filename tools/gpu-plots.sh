@@ -13,6 +13,7 @@
 # files). For the docs: tar -xzf plots.tgz -C /tmp && cp /tmp/plots/*.svg
 # /tmp/plots/*.csv /tmp/plots/cub.txt docs/plots/h100/ (tools/plot_bench.py --help: what
 # the plots show).
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 sizes=${1:-$(seq -s, 12 28)}
 sort_sizes=${2:-$(seq -s, 12 27)}

@@ -29,6 +29,7 @@
 # benchmark rows as one bench.csv with the variant name first. Every clscan-bench row but
 # host-stream also takes its batched wall times (K calls back to back, one clFinish; the
 # bench's --no-batched); the summary shows them in braces, call/copy, in us.
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 modes=${1:-check,bench}
 has() { [[ ",$modes," == *",$1,"* ]]; }

@@ -10,6 +10,7 @@
 #   source .gpu-kit/env.sh && bash tools/gpu-seg.sh [sizes] [test] [variants]
 # sizes: log2 of n, comma-separated (default 20,24,28); variants: name=ENV=V:ENV=V,...
 # (default "default=-"), each a bench run with those variables.
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 sizes=${1:-20,24,28}
 tests=${2:-}

@@ -6,6 +6,7 @@
 #   source .gpu-kit/env.sh && bash tools/gpu-small.sh [sizes] [shapes]
 # sizes: log2 of n, comma-separated (default 16,18,20,22); shapes: WGxITEMS words
 # (default "256x32 256x16 256x8 256x4 128x8 128x4 512x8"). Logs: $OUT/small.log.
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 sizes=${1:-16,18,20,22}
 shapes=${2:-256x32 256x16 256x8 256x4 128x8 128x4 512x8}

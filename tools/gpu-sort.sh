@@ -14,6 +14,7 @@
 # device tool brings back at most 8 files: the test logs travel as one sort-tests.tgz,
 # the benchmark as sort-bench.log (gpu-run.sh writes bench.log: run after it, or not in
 # the same $OUT), and the table goes to stdout as each part ends.
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 sizes=${1:-20,24,27}
 tests=${2:-}

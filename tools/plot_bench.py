@@ -32,6 +32,7 @@ its lines need the prefix). Other lines are ignored.
 
 Exit status: 0 plots written; 2 bad usage or input (with a message saying what).
 """
+# SPDX-License-Identifier: MIT
 import argparse
 import csv
 import math

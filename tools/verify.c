@@ -1,6 +1,7 @@
 /* verify.c - host reference scans with stated tolerances, host reference compactions,
  * input generation, size lists and the guarded one-case device runners used by
  * clscan-selftest and the tests. */
+/* SPDX-License-Identifier: MIT */
 #include "verify.h"
 
 #include <ctype.h>

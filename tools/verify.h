@@ -1,6 +1,7 @@
 /* verify.h - host references for the scans and the stream compactions, element access,
  * input generation and one-case device runners, shared by the tools (clscan-selftest,
  * clscan-bench, clscan-bigcheck) and the Check tests. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_VERIFY_H
 #define CLSCAN_VERIFY_H
 

@@ -3,6 +3,7 @@
  * non-commutative 2x2 matrix product; transforms; segments by flags and by keys), their
  * inputs and segment buffers, the serial reference, and a runner with guard bands that
  * clscan-selftest and tests/test_general.c share. */
+/* SPDX-License-Identifier: MIT */
 #include "verify_general.h"
 
 #include <math.h>

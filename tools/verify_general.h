@@ -1,6 +1,7 @@
 /* verify_general.h - host references and runners for general scans (clscan_scan),
  * reductions (clscan_reduce_desc), reductions by key (clscan_reduce_by_key) and run-length
  * encoding, shared by clscan-selftest and the tests. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_VERIFY_GENERAL_H
 #define CLSCAN_VERIFY_GENERAL_H
 

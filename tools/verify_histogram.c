@@ -1,6 +1,7 @@
 /* verify_histogram.c - the host's histograms (even bins, bins between levels) computed
  * as include/clscan.h defines them, the inputs of a test case, and a runner that checks
  * one device call with guard bands. */
+/* SPDX-License-Identifier: MIT */
 #include "verify_histogram.h"
 
 #include <math.h>

@@ -1,6 +1,7 @@
 /* verify_histogram.h - host reference and a one-case device runner for the histograms
  * (clscan_histogram_even, clscan_histogram_range), shared by clscan-selftest,
  * clscan-bench and tests/test_histogram.c. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_VERIFY_HISTOGRAM_H
 #define CLSCAN_VERIFY_HISTOGRAM_H
 

@@ -6,6 +6,7 @@
  *       -D CLSCAN_SORT_ONESWEEP=1 -D CLSCAN_WG_ALGO=1 -D CLSCAN_SG_WIDTH=8
  *       -D CLSCAN_TYPE_ID=CLSCAN_UINT64 -D CLSCAN_OP_ID=CLSCAN_OP_XOR" [times]
  * (one build crashes; unset or 0, MALLOC_PERTURB_ lets it pass) */
+/* SPDX-License-Identifier: MIT */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

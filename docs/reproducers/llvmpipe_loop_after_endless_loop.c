@@ -8,6 +8,7 @@
  *   cc llvmpipe_loop_after_endless_loop.c -lOpenCL -o endless
  *   OCL_ICD_VENDORS=/etc/OpenCL/vendors/rusticl.icd RUSTICL_ENABLE=llvmpipe ./endless
  *   OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd ./endless */
+/* SPDX-License-Identifier: MIT */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

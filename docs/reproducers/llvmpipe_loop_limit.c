@@ -3,6 +3,7 @@
  * A kernel counts to n in a loop and stores the count.
  *   cc llvmpipe_loop_limit.c -lOpenCL -o loop_limit
  *   OCL_ICD_VENDORS=/etc/OpenCL/vendors/rusticl.icd RUSTICL_ENABLE=llvmpipe ./loop_limit */
+/* SPDX-License-Identifier: MIT */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

@@ -5,6 +5,7 @@
  *   cc nvidia_fill_2g.c -lOpenCL -o fill2g
  *   for w in 0 1 2 3; do for s in 1073741824 2147483648; do
  *       timeout 40 ./fill2g $w $s || echo "what $w bytes $s: exit $?"; done; done */
+/* SPDX-License-Identifier: MIT */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

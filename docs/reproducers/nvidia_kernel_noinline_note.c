@@ -4,6 +4,7 @@
  * included, whatever the kernel's attributes; and it ignores #line (its positions are
  * "<kernel>:LINE:COL" of the whole program). Run with the driver's cache off:
  *   cc nvidia_kernel_noinline_note.c -lOpenCL -o note && CUDA_CACHE_DISABLE=1 ./note */
+/* SPDX-License-Identifier: MIT */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

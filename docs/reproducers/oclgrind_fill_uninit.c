@@ -5,6 +5,7 @@
  *   cc oclgrind_fill_uninit.c -lOpenCL -o fill_uninit
  *   oclgrind --uninitialized ./fill_uninit 0    # fill: reported
  *   oclgrind --uninitialized ./fill_uninit 1    # write: clean */
+/* SPDX-License-Identifier: MIT */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

@@ -5,6 +5,7 @@
  * cc oclgrind_reused_buffer_uninit.c -lOpenCL -o reuse
  * oclgrind --uninitialized ./reuse        (one buffer: no report)
  * oclgrind --uninitialized ./reuse grow   (the smaller one first: 255 reports) */
+/* SPDX-License-Identifier: MIT */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

@@ -5,6 +5,7 @@
  *   gcc pocl_subdevice_context_devices.c -lOpenCL -o repro &&
  *   OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd ./repro
  * Prints "BUG" (and exits 1) where the context's devices are not the sub-devices. */
+/* SPDX-License-Identifier: MIT */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

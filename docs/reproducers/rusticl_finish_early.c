@@ -3,6 +3,7 @@
  * clFinish, then reads the last kernel's event status: CL_COMPLETE (0) is required by the
  * OpenCL spec ("clFinish blocks until all previously queued commands ... have completed").
  * Build: cc rusticl_finish_early.c -lOpenCL */
+/* SPDX-License-Identifier: MIT */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

@@ -7,6 +7,7 @@
  * run each kernel in its own process, with MESA_SHADER_CACHE_DISABLE=true.
  *   for k in 0 1 2 3; do MESA_SHADER_CACHE_DISABLE=true ./rusticl_kernel_arg_in_control_flow $k; done
  * Build: cc rusticl_kernel_arg_in_control_flow.c -lOpenCL */
+/* SPDX-License-Identifier: MIT */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 # clscan - Python bindings of libclscan for PyOpenCL: scans, reductions, compaction,
 # sorting and histograms on pyopencl.array.Array objects, with numpy-like names and dtypes.
+# SPDX-License-Identifier: MIT
 """libclscan for PyOpenCL.
 
 Every call takes pyopencl.array.Array arguments (1-D, contiguous; slices with an offset

@@ -1,5 +1,6 @@
 # _native.py - the ctypes layer of the clscan package: finds and loads libclscan, mirrors
 # the public structs of include/clscan.h field for field, and declares every public call.
+# SPDX-License-Identifier: MIT
 import ctypes
 import ctypes.util
 import os

@@ -1,6 +1,7 @@
 # conftest.py - pytest fixtures of the clscan package's tests: the random seed (printed in
 # the report header; CLSCAN_TEST_SEED=n repeats a run) and a queue on the first OpenCL
 # device (PoCL in the test command: OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd).
+# SPDX-License-Identifier: MIT
 import os
 import random
 

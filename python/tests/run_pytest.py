@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # run_pytest.py - the meson test 'python': runs pytest on python/tests with this
 # interpreter, or exits 77 (meson's "skipped") where pyopencl, numpy or pytest is missing.
+# SPDX-License-Identifier: MIT
 import os
 import sys
 

@@ -1,6 +1,7 @@
 # test_clscan.py - pytest suite of the clscan Python package: every call against numpy on
 # random inputs (seed in the report header), with array slices (offsets), events, wait
 # lists, errors, and the ctypes structs' layout against the C header's.
+# SPDX-License-Identifier: MIT
 import ctypes
 import os
 import shutil

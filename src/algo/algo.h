@@ -6,6 +6,7 @@
  * devices (algo/parts.c) and host streams (algo/stream.c), with their public entry
  * points.
  * Builds on runtime/ (docs/ARCHITECTURE.md). */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_ALGO_H
 #define CLSCAN_ALGO_H
 

@@ -2,6 +2,7 @@
  * whose output stage (clscan_scan_output) writes each segment's result, and its key, at
  * the segment's last element, numbered by the segments counted so far, and the number of
  * segments at the range's last element. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include <stdio.h>

@@ -2,6 +2,7 @@
  * stable or not, as a general scan of the predicate's 0/1 (exclusive, 64-bit) whose
  * output stage moves each element to its place; a stable partition reduces the count
  * first, so the rejected elements can follow the kept ones in input order. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* ext.c - the second-tier API of include/clscan_ext.h (tracing, look-back and cache
  * statistics, algorithm names and forcing, the host chunk, sizes): thin wrappers over the
  * library's internals, with the public enums mapped to the internal ones case by case. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include "clscan_ext.h"

@@ -2,6 +2,7 @@
  * segments by flags or keys). Argument checks; the prelude of OpenCL C generated from the
  * description (types, operator, transform, the segmented pair) that a general program is
  * built with; then the single-pass kernel or the multi-level scan, as for the scans. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include <stdarg.h>

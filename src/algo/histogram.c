@@ -3,6 +3,7 @@
  * work-group counts a share of the samples in local memory and writes a row of partial
  * counts, then one kernel sums the rows into the caller's counts; more bins than local
  * memory holds are counted with global atomics into one cleared row. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include <math.h>

@@ -1,5 +1,6 @@
 /* lookback.c - the host side of the single-pass look-back: whether n elements fit, the
  * status words a call needs, and clearing or reusing them by epochs. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 /* Bytes before the first status word (cl/clscan_lookback.cl: CLSCAN_LB_HEADER_WORDS);

@@ -1,6 +1,7 @@
 /* multilevel.c - the multi-level scan: how a level splits n elements over work-groups,
  * the scratch its partials need, and the reduce / scan partials / scan kernels of each
  * level, recursing where the partials outgrow one work-group. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 /* Tiles of wg * items elements; a bounded number of work-groups, each taking a

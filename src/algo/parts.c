@@ -3,6 +3,7 @@
  * device, and every part is scanned from its combined carry-in, all through
  * clscan_scan_carry, ordered by events across the queues; segmented scans chain the parts
  * instead (a part's total does not say whether a segment started in it). */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * device element. Levels of the multi-level scan's reduce kernel: each work-group folds
  * a contiguous run of tiles to a partial, then the partials are folded the same way,
  * until one work-group writes the result. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 /* What one reduction reads and where its result goes. The first level reads the input

@@ -2,6 +2,7 @@
  * dispatch: the single-pass scan (one kernel) or the multi-level reduce-then-scan (one
  * kernel for small n, three otherwise), as the device profile chose. The level plan,
  * the multi-level levels and the look-back's status buffer are shared with compaction. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 /* ---------------------------------------------------------------- single-pass -- */

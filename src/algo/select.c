@@ -2,6 +2,7 @@
  * clscan_partition_if and clscan_unique. Argument checks, then one single-pass kernel
  * (the look-back over kept counts) where the device profile runs the single-pass scan,
  * else count per work-group, scan of the counts, write. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include <string.h>

@@ -4,6 +4,7 @@
  * exclusive scan of those counts by the multi-level scan of a scan program (scan.c),
  * and the stable scatter. The passes ping-pong between the output and a temporary in
  * the context's scratch memory, so that the last one writes the output. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include <string.h>

@@ -4,6 +4,7 @@
  * device buffers and the two queues, ordered by events (markers that keep the chains of
  * events bounded: see "Bounded event chains" below), so one chunk's transfers overlap the
  * other queue's work. */
+/* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
 #include <stdint.h>

@@ -3,6 +3,7 @@
  * of live contexts, the embedded cl/ sources, and the observation hooks for tools.
  * Includes nothing of the library's but clscan.h; every other layer builds on it
  * (docs/ARCHITECTURE.md). */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_BASE_H
 #define CLSCAN_BASE_H
 

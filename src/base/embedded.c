@@ -1,5 +1,6 @@
 /* embedded.c - looks up the cl/ sources that tools/embed_cl.py compiled into the
  * library. */
+/* SPDX-License-Identifier: MIT */
 #include "base/base.h"
 #include "base/embedded.h"
 

@@ -1,5 +1,6 @@
 /* embedded.h - the table of cl/ sources that tools/embed_cl.py compiles into the
  * library at build time. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_EMBEDDED_H
 #define CLSCAN_EMBEDDED_H
 

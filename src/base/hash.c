@@ -1,5 +1,6 @@
 /* hash.c - the two 64-bit hashes behind the disk cache's file names and checksums, and
  * the little-endian loads and stores of its file format. */
+/* SPDX-License-Identifier: MIT */
 #include "base/base.h"
 
 static uint64_t rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); }

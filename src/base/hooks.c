@@ -1,6 +1,7 @@
 /* hooks.c - process-wide and per-thread observation points for tools and tests: the
  * program-cache counters, the event trace and the look-back statistics buffer
  * (clscan_ext.h exports them), and the build-log hook (for tests only). */
+/* SPDX-License-Identifier: MIT */
 #include "base/base.h"
 
 #include <stdatomic.h>

@@ -1,6 +1,7 @@
 /* registry.c - the list of live contexts: every call checks its context against it, so
  * that a released context (or a pointer that never was one) is refused instead of read,
  * and each context gets a process-unique id that ties last errors to it. */
+/* SPDX-License-Identifier: MIT */
 #include "base/base.h"
 
 #include <pthread.h>

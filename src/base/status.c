@@ -1,5 +1,6 @@
 /* status.c - status codes and their names, and the per-thread "last error" text that
  * clscan_context_last_error returns. */
+/* SPDX-License-Identifier: MIT */
 #include "base/base.h"
 
 #include <pthread.h>

@@ -1,5 +1,6 @@
 /* text.c - small text helpers: whole-token search in an extension list, OpenCL version
  * strings, sizes with K/M/G suffixes, and appending to a bounded buffer. */
+/* SPDX-License-Identifier: MIT */
 #include "base/base.h"
 
 #include <ctype.h>

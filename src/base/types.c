@@ -1,5 +1,6 @@
 /* types.c - the element types and operators: sizes, names, and the numbers by which a
  * kernel is specialised for them (cl/clscan_common.cl holds their OpenCL C text). */
+/* SPDX-License-Identifier: MIT */
 #include "base/base.h"
 
 /* Column legend: public name, OpenCL C name, size in bytes, floating point. The OpenCL C

@@ -3,6 +3,7 @@
  * and where they stop, and caches the result (or the failure) per device for the process;
  * a result is also kept between processes as a record in a probe store (the disk cache,
  * handed in by the runtime layer), loaded instead of measuring where its key matches. */
+/* SPDX-License-Identifier: MIT */
 #include "device/device.h"
 
 #include <pthread.h>

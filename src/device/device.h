@@ -1,6 +1,7 @@
 /* device.h - the device layer: what a device reports about itself (device/probe.c) and
  * what its local-memory banks measure (device/banks.c), held in the device profile.
  * Builds on base/ only (docs/ARCHITECTURE.md). */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_DEVICE_H
 #define CLSCAN_DEVICE_H
 

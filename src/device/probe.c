@@ -2,6 +2,7 @@
  * versions, vendor (normalised), extensions and OpenCL C 3.0 features, local memory,
  * limits, sub-group width, fp64 and 64-bit atomics. The tune layer overrides and
  * completes it. */
+/* SPDX-License-Identifier: MIT */
 #include "device/device.h"
 
 #include <ctype.h>

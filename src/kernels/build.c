@@ -2,6 +2,7 @@
  * #define block, from the disk cache or from source, its kernels created into the
  * program's table, rebuilt smaller where the compiled kernels allow fewer work-items or
  * another sub-group width than asked for. */
+/* SPDX-License-Identifier: MIT */
 #include "kernels/kernels.h"
 
 #include <stdio.h>

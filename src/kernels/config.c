@@ -1,6 +1,7 @@
 /* config.c - what a program is specialised on: the launch shape of a scan, compaction
  * or general scan for a type on a profile, fitted to local memory and the device's
  * limits, and the sizes that follow from a shape. */
+/* SPDX-License-Identifier: MIT */
 #include "kernels/kernels.h"
 
 #include <string.h>

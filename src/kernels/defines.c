@@ -1,5 +1,6 @@
 /* defines.c - the #define block that specialises the embedded cl/ sources for one
  * configuration, or the same as clBuildProgram options for a user's kernel. */
+/* SPDX-License-Identifier: MIT */
 #include "kernels/kernels.h"
 
 #include <stdio.h>

@@ -7,6 +7,7 @@
  * used. A program's file is <cache dir>/clscan-<32 hex digits>.bin, a record's
  * clscan-<name>-<32 hex digits>.bin, the digits two independent 64-bit hashes of the key
  * text. */
+/* SPDX-License-Identifier: MIT */
 #include "kernels/kernels.h"
 
 #include <errno.h>

@@ -11,6 +11,7 @@
  *         40..    the key text (K bytes, no NUL), then the payload (P bytes)
  * A file is used only if its length is exactly 40 + K + P, both checksums match and (in
  * kernels/diskcache.c) its key text equals the one asked for, byte for byte. */
+/* SPDX-License-Identifier: MIT */
 #include "kernels/kernels.h"
 
 #include <errno.h>

@@ -4,6 +4,7 @@
  * probe's records (kernels/diskcache.c, its file format in kernels/diskcache_file.c).
  * Builds on tune/ (docs/ARCHITECTURE.md). The per-context cache of programs is the
  * runtime layer's. */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_KERNELS_H
 #define CLSCAN_KERNELS_H
 

@@ -1,5 +1,6 @@
 /* checks.c - the argument checks every enqueueing call shares: queue and wait list,
  * types and operators on this device, buffer ranges, aliasing, and carries. */
+/* SPDX-License-Identifier: MIT */
 #include "runtime/runtime.h"
 
 #include <stdint.h>

@@ -1,6 +1,7 @@
 /* context.c - clscan_context: creation from options over the environment (device
  * probe, disk cache settings, the bank probe through the disk cache, tuning), description
  * and release. */
+/* SPDX-License-Identifier: MIT */
 #include "runtime/runtime.h"
 
 #include <stdlib.h>

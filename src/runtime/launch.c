@@ -1,6 +1,7 @@
 /* launch.c - what every enqueueing call shares: argument checks for queues and buffer
  * ranges, the chain of commands of one call (wait lists, events, scratch, tracing for
  * the tools), and the marker an empty call enqueues. */
+/* SPDX-License-Identifier: MIT */
 #include "runtime/runtime.h"
 
 #include <stdint.h>

@@ -2,6 +2,7 @@
  * their #define block and texts): found by hash, pinned while a call uses them, the
  * least recently used released past the profile's caps; clscan_context_warm, which
  * fills it, and clscan_kernel_build_options for users' kernels. */
+/* SPDX-License-Identifier: MIT */
 #include "runtime/runtime.h"
 
 #include <stdio.h>

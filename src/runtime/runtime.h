@@ -2,6 +2,7 @@
  * programs and warming (runtime/programs.c), scratch buffers (runtime/scratch.c), the
  * argument checks every call shares (runtime/checks.c) and the chain of commands of one
  * call (runtime/launch.c). Builds on kernels/ (docs/ARCHITECTURE.md). */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_RUNTIME_H
 #define CLSCAN_RUNTIME_H
 

@@ -4,6 +4,7 @@
  * orders the two uses); otherwise it takes another slot, growing the pool, and only
  * past CLSCAN_SCRATCH_SLOTS slots does it order itself after an earlier use through
  * its wait list. Nothing here blocks on the device. */
+/* SPDX-License-Identifier: MIT */
 #include "runtime/runtime.h"
 
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * or table), launch shapes (table, then overrides), the sub-group implementation and
  * width, the work-group scan, the device-wide scan and its look-back atomics, and the
  * work-group sizes fitted to the device's limits. */
+/* SPDX-License-Identifier: MIT */
 #include "tune/tune.h"
 
 #include <string.h>

@@ -1,6 +1,7 @@
 /* describe.c - clscan_context_describe's text: the device's facts (the bank probe's with
  * where they came from: measured now, earlier in this process, or the disk cache) and
  * every tuning choice with its reason. */
+/* SPDX-License-Identifier: MIT */
 #include "tune/tune.h"
 
 #include <stdarg.h>

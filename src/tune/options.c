@@ -1,6 +1,7 @@
 /* options.c - clscan_context_options as a source of the CLSCAN_* settings: each field
  * that is set is formatted as the text its variable would hold, so that options and the
  * environment go through one parser (tune/overrides.c) with the same checks. */
+/* SPDX-License-Identifier: MIT */
 #include "tune/tune.h"
 
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* overrides.c - the CLSCAN_* settings as a table (name, phase, kind, profile field,
  * bounds), their parsing and checking, the names they take, and the environment as
  * their default source. docs/DEVICES.md documents each. */
+/* SPDX-License-Identifier: MIT */
 #include "tune/tune.h"
 
 #include <stdio.h>

@@ -2,6 +2,7 @@
  * shapes by vendor, device type and device name, each row citing the measurement
  * behind it (docs/PERFORMANCE.md, docs/perf/). The first matching row wins; the last
  * row of each table matches every device, so a lookup never fails. */
+/* SPDX-License-Identifier: MIT */
 #include "tune/tune.h"
 
 #include <string.h>

@@ -2,6 +2,7 @@
  * context options that feed it (tune/overrides.c, tune/options.c), the choices made
  * from them with their reasons (tune/choose.c), and the profile's description
  * (tune/describe.c). Builds on device/ (docs/ARCHITECTURE.md). */
+/* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_TUNE_H
 #define CLSCAN_TUNE_H
 

@@ -7,6 +7,7 @@
  * usage: consumer [n [seed]]   (first device of the first platform that has one)
  * Exit status: 0 when both match, 1 on a mismatch or any error, 77 (skipped) when there
  * is no OpenCL platform at all. */
+/* SPDX-License-Identifier: MIT */
 #include <clscan.h>
 
 #include <stdint.h>

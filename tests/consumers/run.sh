@@ -11,6 +11,7 @@
 # usage: tests/consumers/run.sh DIR [seed]   (DIR is kept, so a second run rebuilds only
 # what changed). Exit status 0 when all pass, 77 when there is no OpenCL platform (the
 # builds still ran), 1 otherwise.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: tests/consumers/run.sh DIR [seed]" >&2; exit 2; }
 src=$(cd "$(dirname "$0")/../.." && pwd)

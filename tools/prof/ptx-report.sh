@@ -4,6 +4,7 @@
 # and has ptxas report each kernel's registers, spills and stack (what the source alone
 # does not show). PTX files and the report under $OUT/ptx.
 #   source .gpu-kit/env.sh && bash tools/prof/ptx-report.sh BUILD_DIR [bench args]
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 b=$1; shift
 OUT=${OUT:-/tmp/clscan-out}

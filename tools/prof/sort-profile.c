@@ -1,6 +1,7 @@
 /* sort-profile.c - per-kernel device times of clscan_sort_keys / clscan_sort_pairs
  * (uint32 random keys), median of R calls: a profiling aid for the radix sort.
  * Usage: sort-profile log2n [pairs] */
+/* SPDX-License-Identifier: MIT */
 #include <clscan.h>
 #include <clscan_ext.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # variants.sh - builds copies of the tree with one-sweep defaults changed and prints
 # sort-profile for each (profiling aid; run on the GPU machine after env.sh).
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 root=$PWD
