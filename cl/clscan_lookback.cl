@@ -372,9 +372,9 @@ void clscan_lb_fold_(CLSCAN_T *acc, int *have, CLSCAN_T v)
 void clscan_lb_fold_near_(__local const clscan_lb_local *lb, ulong t, long from,
                           CLSCAN_T *acc, int *have)
 {
-#if CLSCAN_LB_ATOMICS == 2
-    /* (NVIDIA: the pragma; the loop by hand below was 2-3% slower there for float sums
-     * at 2^28, docs/PERFORMANCE.md.) */
+#if defined(CLSCAN_SG_IMPL_NVIDIA) && CLSCAN_SG_IMPL == CLSCAN_SG_IMPL_NVIDIA
+    /* (NVIDIA, known by its sub-group layer: the pragma; the loop by hand below was 2-3%
+     * slower there for float sums at 2^24 and 2^28, docs/PERFORMANCE.md.) */
 #pragma unroll 8
     for (long d = (long)t - 1 - from; d >= 0; --d) clscan_lb_fold_(acc, have, lb->near[d]);
 #else
