@@ -150,8 +150,8 @@ run_oclgrind_sorts() {
 # and 8-byte integers) and sizes up to a few tiles, with select-if and partition-if
 # (the two ways compaction writes; flags and unique differ only in what decides, and run
 # under Oclgrind in the default and look-back runs) on those types; two at a time
-# (Oclgrind uses one core). The full type and operator matrix of each profile, with
-# every compaction kind, runs on PoCL and rusticl.
+# (Oclgrind uses one core; $types replaces the two types). The full type and operator
+# matrix of each profile, with every compaction kind, runs on PoCL and rusticl.
 run_oclgrind_profiles() {
     local name settings pids=() names=()
     while read -r name settings; do
@@ -159,7 +159,7 @@ run_oclgrind_profiles() {
         # Oclgrind has 32 KiB of local memory: a profile claiming more gets 32 KiB there
         # (else its larger tiles would not launch).
         settings=$(echo "$settings" | sed -E 's/CLSCAN_LOCAL_MEM_SIZE=(48|64)K/CLSCAN_LOCAL_MEM_SIZE=32K/')
-        run_oclgrind "$name" "$settings" "$build/clscan-selftest" --quick --types int32,int64 \
+        run_oclgrind "$name" "$settings" "$build/clscan-selftest" --quick --types "${types:-int32,int64}" \
             --ops add,mul,xor --kinds "${kinds:-select_if,partition_if}" --max-size 5000 \
             >"$build/oclgrind-$name.summary" &
         pids+=($!)
@@ -344,7 +344,10 @@ stage_asan() {
 # instead of running LLVM under memcheck (a minute or more per program).
 stage_valgrind() {
     stage_start=$SECONDS
-    local tests=(units threads cycles)
+    # (threads takes memcheck nearly 3 minutes on 2 cores: test-full only; the threads
+    # test runs under AddressSanitizer and ThreadSanitizer in test.)
+    local tests=(units cycles)
+    [ "$cmd" = test-full ] && tests+=(threads)
     echo "== valgrind: ${tests[*]} on PoCL"
     if ! command -v valgrind >/dev/null; then
         echo "dev.sh: valgrind not installed: memcheck stage not run" >&2
@@ -497,7 +500,7 @@ stage_intel() {
     local -x LD_LIBRARY_PATH=$intel_dir/venv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     local wide=(CLSCAN_WORK_GROUP_SIZE=64 CLSCAN_ITEMS_PER_THREAD=4
                 CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=4)
-    local narrow=(--types "int32,int64,double" --ops "add,mul,max"
+    local narrow=(--types "int32,double" --ops "add,mul,max"
                   --kinds "select_if,partition_if,general")
     local suites=(layers)
     if [ "$cmd" = test-full ]; then
@@ -600,8 +603,13 @@ test | test-full)
         kinds=select_flagged,select_if,partition_if,unique run_oclgrind_profiles \
             < <(lookback_runs | grep -v '^sp-silent-32 ')
         # (32-bit status words with the two ways compaction writes only: flags and unique
-        # differ in what decides, which the other look-back runs cover.)
-        run_oclgrind_profiles < <(lookback_runs | grep '^sp-silent-32 ')
+        # differ in what decides, which the other look-back runs cover; in test, of int64
+        # only, whose values span two words, the case 32-bit words add.)
+        if [ "$cmd" = test-full ]; then
+            run_oclgrind_profiles < <(lookback_runs | grep '^sp-silent-32 ')
+        else
+            types=int64 run_oclgrind_profiles < <(lookback_runs | grep '^sp-silent-32 ')
+        fi
         run_oclgrind_general < <(general_runs)
         run_oclgrind_sorts
     else
