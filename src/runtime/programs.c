@@ -279,16 +279,23 @@ static clscan_status kernel_options_write(clscan_context *ctx, clscan__scan_conf
     return CLSCAN_SUCCESS;
 }
 
-clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type, clscan_op op,
-                                          size_t max_work_group_size, char *options,
-                                          size_t options_size, size_t *options_length,
-                                          size_t *work_group_size, size_t *tile_size)
+/* The arguments both clscan_kernel_build_options calls check first. */
+static clscan_status check_options_args(clscan_context *ctx, clscan_type type, clscan_op op,
+                                        const char *options, size_t options_size)
 {
     clscan_status s = clscan__check_context(ctx);
     if (s != CLSCAN_SUCCESS) return s;
     CLSCAN__RETURN_IF(ctx, options == NULL && options_size > 0, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "options is NULL but options_size is %zu", options_size);
-    s = clscan__check_type_op(ctx, type, op);
+    return clscan__check_type_op(ctx, type, op);
+}
+
+clscan_status clscan_kernel_build_options(clscan_context *ctx, clscan_type type, clscan_op op,
+                                          size_t max_work_group_size, char *options,
+                                          size_t options_size, size_t *options_length,
+                                          size_t *work_group_size, size_t *tile_size)
+{
+    clscan_status s = check_options_args(ctx, type, op, options, options_size);
     if (s != CLSCAN_SUCCESS) return s;
     clscan__scan_config cfg;
     clscan__program *prog;
@@ -311,11 +318,7 @@ clscan_status clscan_kernel_build_options_wg(clscan_context *ctx, clscan_type ty
                                              size_t options_size, size_t *options_length,
                                              size_t *tile_size)
 {
-    clscan_status s = clscan__check_context(ctx);
-    if (s != CLSCAN_SUCCESS) return s;
-    CLSCAN__RETURN_IF(ctx, options == NULL && options_size > 0, CLSCAN_ERROR_INVALID_ARGUMENT,
-                     "options is NULL but options_size is %zu", options_size);
-    s = clscan__check_type_op(ctx, type, op);
+    clscan_status s = check_options_args(ctx, type, op, options, options_size);
     if (s != CLSCAN_SUCCESS) return s;
     const clscan__profile *dp = &ctx->target.profile;
     const size_t wg = work_group_size;
