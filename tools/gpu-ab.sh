@@ -20,8 +20,11 @@ rm -rf /tmp/ab-old && mkdir -p /tmp/ab-old && tar -xf "$old_tar" -C /tmp/ab-old
     >"$OUT/build-old.log" 2>&1 || { tail -20 "$OUT/build-old.log"; exit 1; }
 row() {
     grep --line-buffered -E "^(int32|uint32|int64|uint64|float|double) " |
-        awk -v B="$1" '{printf "%-4s %-6s %-28s %6s dev %9s batched %9s copy-batched %9s\n",
-                        B, $1, $2 " " $3, $(NF-14), $(NF-12), $(NF-5), $(NF-4); fflush()}'
+        awk -v B="$1" '{ for (i = 1; i <= NF; ++i) if ($i ~ /^2\^[0-9]+$/) break;
+                         if (i > NF) next;  # (columns counted from n: select rows end in
+                                            # their predicate, several words)
+                         printf "%-4s %-6s %-28s %6s dev %9s batched %9s copy-batched %9s\n",
+                                B, $1, $2 " " $3, $i, $(i+2), $(i+9), $(i+10); fflush()}'
 }
 for round in $(seq "${ROUNDS:-1}"); do
     for build in old new; do
