@@ -359,6 +359,12 @@ typedef struct clscan_lb_local {
 #define CLSCAN_LB_STEP_FALLBACK 1u
 #define CLSCAN_LB_STEP_DONE 2u
 
+/* The parameters of clscan_lb_exclusive_prefix, whichever version below is built. */
+#define CLSCAN_LB_PREFIX_PARAMS                                                            \
+    __global clscan_lb_word *status, ulong t, uint epoch, uint spin_limit, int has_start, \
+        CLSCAN_T start, CLSCAN_LB_SOURCE src, __local clscan_lb_local *lb,               \
+        __local CLSCAN_T *scratch, __global uint *stats
+
 #if CLSCAN_LB_ORDERED
 /* Combines v after *acc (or starts with v when *have is 0). */
 void clscan_lb_fold_(CLSCAN_T *acc, int *have, CLSCAN_T v)
@@ -410,11 +416,7 @@ void clscan_lb_fold_near_(__local const clscan_lb_local *lb, ulong t, long from,
  * owner combines it, so the total has the owner's bits) and goes on. stats[0] counts
  * those reductions, stats[1] the ones whose result this group published. Called by the
  * whole work-group; ends with a barrier. */
-CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, uint epoch,
-                                    uint spin_limit, int has_start, CLSCAN_T start,
-                                    CLSCAN_LB_SOURCE src,
-                                    __local clscan_lb_local *lb, __local CLSCAN_T *scratch,
-                                    __global uint *stats)
+CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
 {
     const uint lid = get_local_id(0);
     /* Tiles below far_end are not kept in lb->near. */
@@ -529,6 +531,24 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
 
 #else /* !CLSCAN_LB_ORDERED */
 
+/* CLSCAN_LB_BY_SUBGROUP: the unordered walk below is done by sub-group 0 alone, one
+ * predecessor a lane, with no work-group barrier until it ends (or gives up on a tile),
+ * where native sub-groups have shuffles (cl/clscan_subgroup.cl). The work-group version
+ * after it spends two barriers of the whole group on every window it reads. Only for the
+ * general kernels' own types (a segmented scan's pairs, a user's struct): on the H100 it
+ * made int32 scans by key 14-17% faster and reduce by key 13-17%, but the plain scans'
+ * and compaction's kernels, for the library's types, 3-7% slower at 2^24-2^28 (more
+ * registers: 40 -> 60 for int64 scans, 64 -> 124 for select-if; docs/PERFORMANCE.md). */
+#ifndef CLSCAN_LB_BY_SUBGROUP
+#if CLSCAN_SG_IMPL != CLSCAN_SG_IMPL_LOCAL && !CLSCAN_SG_SHUFFLE_IN_LOCAL && \
+    CLSCAN_SG_SIZE >= 8 && CLSCAN_SG_SIZE <= CLSCAN_WG_SIZE && \
+    CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM
+#define CLSCAN_LB_BY_SUBGROUP 1
+#else
+#define CLSCAN_LB_BY_SUBGROUP 0
+#endif
+#endif
+
 /* CLSCAN_LB_ORDERED 0 (integers): the combination of every element before tile t,
  * returned to every work-item, starting from `start` when has_start is set (for t == 0
  * that start or the identity, after one round): the window
@@ -540,11 +560,92 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
  * clscan_lb_tile_part) itself and goes on below it. stats[0] counts those reductions, stats[1]
  * the ones whose result this group published. Called by the whole work-group; ends
  * with a barrier. */
-CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, uint epoch,
-                                    uint spin_limit, int has_start, CLSCAN_T start,
-                                    CLSCAN_LB_SOURCE src,
-                                    __local clscan_lb_local *lb, __local CLSCAN_T *scratch,
-                                    __global uint *stats)
+#if CLSCAN_LB_BY_SUBGROUP
+/* Sub-group 0 reads the CLSCAN_SG_SIZE tiles at and below `cursor`, the nearest in its
+ * last lane; the tiles it may combine are those above the highest lane that shows
+ * nothing yet, down to the highest one that shows an inclusive prefix (which ends the
+ * walk). Their values, the identity elsewhere, are scanned across the lanes in tile
+ * order, and the last lane, which keeps the combination so far, puts the result before
+ * it. The same contract as the version below; the group's fallback is that version's. */
+CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
+{
+    const uint lid = get_local_id(0);
+    const int walker = clscan_sg_id() == 0, lane = (int)clscan_sg_lane();
+    const int last = CLSCAN_SG_SIZE - 1;
+    CLSCAN_T acc = CLSCAN_IDENTITY; /* the last lane's: tiles (cursor, t) combined */
+    long cursor = (long)t - 1;      /* the same in every lane of sub-group 0 */
+    uint spins = 0;
+    for (;;) {
+        if (walker) {
+            uint step = CLSCAN_LB_STEP_READ;
+            for (;;) {
+                const long j = cursor - (long)(last - lane);
+                CLSCAN_T v = CLSCAN_IDENTITY;
+                uint k = CLSCAN_LB_PREFIX; /* before tile 0: the start (or identity), final */
+                if (j >= 0) k = clscan_lb_read(status + (ulong)j * CLSCAN_LB_PARTS, epoch, &v);
+                else if (has_start) v = start;
+                const int waiting = clscan_sg_highest(k == 0u);
+                const int anchor = clscan_sg_highest(k == CLSCAN_LB_PREFIX);
+                const int done = anchor > waiting;
+                const int low = done ? anchor : waiting + 1; /* the lowest lane combined */
+                const CLSCAN_T x = lane >= low ? v : CLSCAN_IDENTITY;
+                const CLSCAN_T window = clscan_sg_scan_inclusive(x, scratch);
+                if (lane == last) acc = CLSCAN_OP(window, acc);
+                cursor -= (long)(CLSCAN_SG_SIZE - low);
+                spins = low < CLSCAN_SG_SIZE ? 0u : spins + 1u;
+                if (done) {
+                    step = CLSCAN_LB_STEP_DONE;
+                    break;
+                }
+                if (spins > spin_limit) {
+                    step = CLSCAN_LB_STEP_FALLBACK;
+                    break;
+                }
+            }
+            if (lane == last) {
+                lb->acc = acc;
+                lb->cursor = cursor;
+                lb->step = step;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lb->step == CLSCAN_LB_STEP_DONE) break;
+        /* Tile `cursor` has published nothing usable for too long: the group reduces its
+         * input (as in the version below; an inclusive prefix published meanwhile ends
+         * the look-back). */
+        CLSCAN_T v;
+        const uint k = clscan_lb_fallback_(status, lb->cursor, epoch, 1, src, scratch, stats, &v);
+        if (lid == 0) { /* (work-item 0's: the prefix itself where one was published) */
+            lb->kind[0] = k;
+            lb->value[0] = v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (walker) {
+            int done = lb->kind[0] == CLSCAN_LB_PREFIX;
+            const CLSCAN_T found = lb->value[0];
+            if (lane == last) acc = CLSCAN_OP(found, acc);
+            cursor -= 1;
+            spins = 0;
+            if (!done && cursor < 0) {
+                if (has_start && lane == last) acc = CLSCAN_OP(start, acc);
+                done = 1;
+            }
+            if (lane == last) {
+                lb->acc = acc;
+                lb->step = done ? CLSCAN_LB_STEP_DONE : CLSCAN_LB_STEP_READ;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint step = lb->step;
+        barrier(CLK_LOCAL_MEM_FENCE); /* read by all before sub-group 0 writes it again */
+        if (step == CLSCAN_LB_STEP_DONE) break;
+    }
+    const CLSCAN_T result = lb->acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return result;
+}
+#else
+CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
 {
     const uint lid = get_local_id(0);
     CLSCAN_T acc = CLSCAN_IDENTITY; /* work-item 0's: tiles (cursor, t) combined */
@@ -617,6 +718,7 @@ CLSCAN_T clscan_lb_exclusive_prefix(__global clscan_lb_word *status, ulong t, ui
     barrier(CLK_LOCAL_MEM_FENCE);
     return result;
 }
+#endif /* CLSCAN_LB_BY_SUBGROUP */
 #endif /* CLSCAN_LB_ORDERED */
 
 /* Tile t's side of the protocol, given its total: publishes the total (tile 0: as its

@@ -135,6 +135,20 @@ uint clscan_sg_shuffle_up_u32(uint x, uint delta)
 #define CLSCAN_SG_BALLOT 0
 #endif
 
+/* The highest lane of this sub-group whose pred is nonzero, or -1 where none is. Native
+ * sub-groups only (no barriers: one sub-group may call it alone, all its lanes
+ * together). */
+#if CLSCAN_SG_IMPL != CLSCAN_SG_IMPL_LOCAL
+int clscan_sg_highest(uint pred)
+{
+#if CLSCAN_SG_BALLOT
+    return 31 - (int)clz(clscan_sg_ballot(pred));
+#else
+    return sub_group_reduce_max(pred ? (int)clscan_sg_lane() : -1);
+#endif
+}
+#endif
+
 /* Returns x of lane (lane - delta) of this sub-group; what lanes below delta get is
  * unspecified (callers ignore it). Called by every work-item of the work-group in
  * uniform control flow (the local implementations contain barriers). */
