@@ -152,15 +152,24 @@ run_oclgrind_sorts() {
 # under Oclgrind in the default and look-back runs) on those types; two at a time
 # (Oclgrind uses one core; $types replaces the two types). The full type and operator
 # matrix of each profile, with every compaction kind, runs on PoCL and rusticl.
+# A line's settings may end in types=LIST and kinds=LIST of its own.
 run_oclgrind_profiles() {
-    local name settings pids=() names=()
+    local name settings pids=() names=() word line_types line_kinds
     while read -r name settings; do
         case "$name" in '#'* | '') continue ;; esac
+        line_types=${types:-int32,int64} line_kinds=${kinds:-select_if,partition_if}
+        for word in $settings; do
+            case "$word" in
+            types=*) line_types=${word#types=} ;;
+            kinds=*) line_kinds=${word#kinds=} ;;
+            esac
+        done
         # Oclgrind has 32 KiB of local memory: a profile claiming more gets 32 KiB there
         # (else its larger tiles would not launch).
-        settings=$(echo "$settings" | sed -E 's/CLSCAN_LOCAL_MEM_SIZE=(48|64)K/CLSCAN_LOCAL_MEM_SIZE=32K/')
-        run_oclgrind "$name" "$settings" "$build/clscan-selftest" --quick --types "${types:-int32,int64}" \
-            --ops add,mul,xor --kinds "${kinds:-select_if,partition_if}" --max-size 5000 \
+        settings=$(echo "$settings" | sed -E -e 's/CLSCAN_LOCAL_MEM_SIZE=(48|64)K/CLSCAN_LOCAL_MEM_SIZE=32K/' \
+            -e 's/(^| )(types|kinds)=[^ ]*//g')
+        run_oclgrind "$name" "$settings" "$build/clscan-selftest" --quick --types "$line_types" \
+            --ops add,mul,xor --kinds "$line_kinds" --max-size 5000 \
             >"$build/oclgrind-$name.summary" &
         pids+=($!)
         names+=("$name")
@@ -604,15 +613,17 @@ test | test-full)
         else
             grep -E '^(amd-wave64|intel-simd16) ' tests/profiles.txt | run_oclgrind_profiles
         fi
-        kinds=select_flagged,select_if,partition_if,unique run_oclgrind_profiles \
-            < <(lookback_runs | grep -v '^sp-silent-32 ')
-        # (32-bit status words with the two ways compaction writes only: flags and unique
-        # differ in what decides, which the other look-back runs cover; in test, of int64
-        # only, whose values span two words, the case 32-bit words add.)
+        # (The silent tiles with the two ways compaction writes only: flags and unique
+        # differ in what decides, which the default and multi-level runs cover; test-full
+        # runs every kind there. 32-bit status words in test of int64 only, whose values
+        # span two words, the case 32-bit words add.)
+        every=select_flagged,select_if,partition_if,unique
         if [ "$cmd" = test-full ]; then
+            kinds=$every run_oclgrind_profiles < <(lookback_runs | grep -v '^sp-silent-32 ')
             run_oclgrind_profiles < <(lookback_runs | grep '^sp-silent-32 ')
         else
-            types=int64 run_oclgrind_profiles < <(lookback_runs | grep '^sp-silent-32 ')
+            run_oclgrind_profiles < <(lookback_runs | sed -e "/^multi-level /s/\$/ kinds=$every/" \
+                -e '/^sp-silent-32 /s/$/ types=int64/')
         fi
         run_oclgrind_general < <(general_runs)
         run_oclgrind_sorts
