@@ -130,20 +130,15 @@ run_oclgrind() {
 # addresses of released smaller ones trips Oclgrind's reused-range fault,
 # docs/IMPLEMENTATION-ISSUES.md.)
 run_oclgrind_sorts() {
-    local pids=() names=() algo t k
+    local algo t k
     for algo in three-step onesweep; do
         for t in uint32 int64; do
             for k in sort_keys sort_pairs; do
-                run_oclgrind "sort-$algo-$t-$k" "CLSCAN_SORT_ALGO=$algo" "$build/clscan-selftest" \
-                    --quick --types "$t" --ops none --kinds "$k" --min-size 2999 --max-size 2999 \
-                    >"$build/oclgrind-sort-$algo-$t-$k.summary" &
-                pids+=($!)
-                names+=("sort-$algo-$t-$k")
-                if [ ${#pids[@]} = 2 ]; then wait_oclgrind; fi
+                oclgrind_bg "sort-$algo-$t-$k" "CLSCAN_SORT_ALGO=$algo" "$build/clscan-selftest" \
+                    --quick --types "$t" --ops none --kinds "$k" --min-size 2999 --max-size 2999
             done
         done
     done
-    wait_oclgrind
 }
 # Every line "name CLSCAN_SETTINGS..." of stdin (tests/profiles.txt) under Oclgrind, on the types and
 # operators that take different paths (built-in-able ADD, shuffled MUL, bitwise XOR; 4-
@@ -154,7 +149,7 @@ run_oclgrind_sorts() {
 # matrix of each profile, with every compaction kind, runs on PoCL and rusticl.
 # A line's settings may end in types=LIST and kinds=LIST of its own.
 run_oclgrind_profiles() {
-    local name settings pids=() names=() word line_types line_kinds
+    local name settings word line_types line_kinds
     while read -r name settings; do
         case "$name" in '#'* | '') continue ;; esac
         line_types=${types:-int32,int64} line_kinds=${kinds:-select_if,partition_if}
@@ -168,14 +163,9 @@ run_oclgrind_profiles() {
         # (else its larger tiles would not launch).
         settings=$(echo "$settings" | sed -E -e 's/CLSCAN_LOCAL_MEM_SIZE=(48|64)K/CLSCAN_LOCAL_MEM_SIZE=32K/' \
             -e 's/(^| )(types|kinds)=[^ ]*//g')
-        run_oclgrind "$name" "$settings" "$build/clscan-selftest" --quick --types "$line_types" \
-            --ops add,mul,xor --kinds "$line_kinds" --max-size 5000 \
-            >"$build/oclgrind-$name.summary" &
-        pids+=($!)
-        names+=("$name")
-        if [ ${#pids[@]} = 2 ]; then wait_oclgrind; fi
+        oclgrind_bg "$name" "$settings" "$build/clscan-selftest" --quick --types "$line_types" \
+            --ops add,mul,xor --kinds "$line_kinds" --max-size 5000
     done
-    wait_oclgrind
 }
 
 # The device scans and compactions under Oclgrind (which takes the single-pass scan by
@@ -243,7 +233,7 @@ general_runs() {
     echo "histogram-global CK_FORK=no CLSCAN_TEST_MIN_BINS=40000"
 }
 run_oclgrind_general() {
-    local name settings pids=() names=()
+    local name settings
     while read -r name settings; do
         local prog=$build/tests/test_general
         [[ $name == carry* ]] && prog=$build/tests/test_carry
@@ -252,13 +242,20 @@ run_oclgrind_general() {
         [[ $name == output ]] && prog=$build/tests/test_output
         [[ $name == bykey ]] && prog=$build/tests/test_bykey
         [[ $name == compact ]] && prog=$build/tests/test_compact
-        run_oclgrind "$name" "CLSCAN_TEST_MAX_SIZE=700 $settings" "$prog" \
-            >"$build/oclgrind-$name.summary" &
-        pids+=($!)
-        names+=("$name")
-        if [ ${#pids[@]} = 2 ]; then wait_oclgrind; fi
+        oclgrind_bg "$name" "CLSCAN_TEST_MAX_SIZE=700 $settings" "$prog"
     done
-    wait_oclgrind
+}
+
+# Oclgrind runs in the background, at most two at a time (each uses one core): a run
+# starts as soon as one of the two ends, its report goes to a summary file, and
+# wait_oclgrind counts them all at the end, in the order they started.
+pids=()
+names=()
+oclgrind_bg() {
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done
+    run_oclgrind "$@" >"$build/oclgrind-$1.summary" &
+    pids+=($!)
+    names+=("$1")
 }
 
 # Waits for the background Oclgrind runs and counts them from their summaries.
@@ -606,21 +603,23 @@ test | test-full)
     [ "$found" = 1 ] || { echo "dev.sh: no OpenCL implementation found" >&2; failed=$((failed + 1)); }
     if command -v oclgrind >/dev/null; then
         # (General scans run under Oclgrind through tests/test_general, below.)
-        run_oclgrind default "" "$build/clscan-selftest" --quick \
+        oclgrind_bg default "" "$build/clscan-selftest" --quick \
             --kinds select_flagged,select_if,partition_if,unique
         # The example: user kernels built from the installed-style headers.
-        run_oclgrind example "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl" \
+        oclgrind_bg example "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl" \
             "$build/examples/fused_map_scan" 20000 "$(date +%s)"
         # The output stage's example: CSR from COO in one clscan_scan_output call.
-        run_oclgrind example-csr "" "$build/examples/csr_from_coo" 5000 "$(date +%s)"
+        oclgrind_bg example-csr "" "$build/examples/csr_from_coo" 5000 "$(date +%s)"
         # The OpenCL C layers on their own (tests/test_layers.c, trimmed under Oclgrind).
-        run_oclgrind layers "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl CLSCAN_TEST_QUICK=1 CK_FORK=no" \
+        oclgrind_bg layers "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl CLSCAN_TEST_QUICK=1 CK_FORK=no" \
             "$build/tests/test_layers"
         # test: the profiles of the 'profiles-ci' suite (tests/meson.build); test-full: all.
         if [ "$cmd" = test-full ]; then
             run_oclgrind_profiles <tests/profiles.txt
         else
-            grep -E '^(amd-wave64|intel-simd16) ' tests/profiles.txt | run_oclgrind_profiles
+            # (Not a pipe: a function at the end of one runs in a subshell, whose runs the
+            # count below would never see.)
+            run_oclgrind_profiles < <(grep -E '^(amd-wave64|intel-simd16) ' tests/profiles.txt)
         fi
         # (The silent tiles with the two ways compaction writes only: flags and unique
         # differ in what decides, which the default and multi-level runs cover; test-full
@@ -636,6 +635,7 @@ test | test-full)
         fi
         run_oclgrind_general < <(general_runs)
         run_oclgrind_sorts
+        wait_oclgrind
     else
         echo "dev.sh: oclgrind not installed: kernel race checks not run" >&2
         failed=$((failed + 1))
