@@ -145,7 +145,7 @@ run_oclgrind_sorts() {
 # and 8-byte integers) and sizes up to a few tiles, with select-if and partition-if
 # (the two ways compaction writes; flags and unique differ only in what decides, and run
 # under Oclgrind in the default and look-back runs) on those types; two at a time
-# (Oclgrind uses one core; $types replaces the two types). The full type and operator
+# ($types replaces the two types). The full type and operator
 # matrix of each profile, with every compaction kind, runs on PoCL and rusticl.
 # A line's settings may end in types=LIST and kinds=LIST of its own.
 run_oclgrind_profiles() {
@@ -246,7 +246,7 @@ run_oclgrind_general() {
     done
 }
 
-# Oclgrind runs in the background, at most two at a time (each uses one core): a run
+# Oclgrind runs in the background, at most two at a time (each runs worker threads of its own): a run
 # starts as soon as one of the two ends, its report goes to a summary file, and
 # wait_oclgrind counts them all at the end, in the order they started.
 pids=()
@@ -348,6 +348,8 @@ stage_asan() {
     local -x LSAN_OPTIONS=suppressions=$san_dir/lsan.supp:print_suppressions=0
     local -x UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     local -x CLSCAN_TEST_CYCLES=100
+    # (test: 50 calls a thread in each mixed case of the threads test, test-full its 200.)
+    [ "$cmd" = test-full ] || local -x CLSCAN_TEST_THREAD_CALLS=50
     run_sanitizer_stage asan-ubsan "$dir" "" "${tests[@]}"
 }
 
@@ -392,6 +394,7 @@ stage_tsan() {
         return
     fi
     local -x TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$san_dir/tsan.supp
+    [ "$cmd" = test-full ] || local -x CLSCAN_TEST_THREAD_CALLS=50 # (as under ASan)
     run_sanitizer_stage tsan "$dir" "" threads
 }
 
@@ -603,7 +606,11 @@ test | test-full)
     [ "$found" = 1 ] || { echo "dev.sh: no OpenCL implementation found" >&2; failed=$((failed + 1)); }
     if command -v oclgrind >/dev/null; then
         # (General scans run under Oclgrind through tests/test_general, below.)
-        oclgrind_bg default "" "$build/clscan-selftest" --quick \
+        # (test: the scans of four operators, the built-in-able add, max as the order
+        # operators' path, mul shuffled, xor bitwise; test-full all seven.)
+        default_ops=add,mul,max,xor
+        [ "$cmd" = test-full ] && default_ops=add,mul,min,max,and,or,xor
+        oclgrind_bg default "" "$build/clscan-selftest" --quick --ops "$default_ops" \
             --kinds select_flagged,select_if,partition_if,unique
         # The example: user kernels built from the installed-style headers.
         oclgrind_bg example "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl" \
