@@ -246,9 +246,9 @@ run_oclgrind_general() {
     done
 }
 
-# Oclgrind runs in the background, at most two at a time (each runs worker threads of its own): a run
-# starts as soon as one of the two ends, its report goes to a summary file, and
-# wait_oclgrind counts them all at the end, in the order they started.
+# Oclgrind runs in the background, at most two at a time (each with worker threads of
+# its own): a run starts as soon as one of the two ends, its report goes to a summary
+# file, and wait_oclgrind counts them all at the end, in the order they started.
 pids=()
 names=()
 oclgrind_bg() {
