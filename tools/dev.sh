@@ -161,8 +161,9 @@ run_oclgrind_profiles() {
         done
         # Oclgrind has 32 KiB of local memory: a profile claiming more gets 32 KiB there
         # (else its larger tiles would not launch).
-        settings=$(echo "$settings" | sed -E -e 's/CLSCAN_LOCAL_MEM_SIZE=(48|64)K/CLSCAN_LOCAL_MEM_SIZE=32K/' \
-            -e 's/(^| )(types|kinds)=[^ ]*//g')
+        settings=$(echo "$settings" |
+            sed -E -e 's/CLSCAN_LOCAL_MEM_SIZE=(48|64)K/CLSCAN_LOCAL_MEM_SIZE=32K/' \
+                -e 's/(^| )(types|kinds)=[^ ]*//g')
         oclgrind_bg "$name" "$settings" "$build/clscan-selftest" --quick --types "$line_types" \
             --ops add,mul,xor --kinds "$line_kinds" --max-size 5000
     done

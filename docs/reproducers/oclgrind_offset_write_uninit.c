@@ -9,7 +9,6 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>
-#include <stdlib.h>
 static const char *src =
     "__kernel void k(__global const int *s, __global int *d) {\n"
     "  __local int t[4];\n"
@@ -18,9 +17,8 @@ static const char *src =
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  d[i] = t[i];\n"
     "}\n";
-int main(int argc, char **argv)
+int main(void)
 {
-    const int blocking = argc > 1 ? atoi(argv[1]) : 1;
     cl_platform_id pl; cl_device_id dev; cl_int e;
     clGetPlatformIDs(1, &pl, NULL); clGetDeviceIDs(pl, CL_DEVICE_TYPE_ALL, 1, &dev, NULL);
     cl_context c = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
@@ -32,7 +30,7 @@ int main(int argc, char **argv)
     cl_mem d = clCreateBuffer(c, CL_MEM_READ_WRITE, 3 * sizeof(int), NULL, &e);
     const int v[3] = {10, 20, 30};
     /* elements 1..3 of s: bytes [4, 16) */
-    clEnqueueWriteBuffer(q, s, blocking ? CL_TRUE : CL_FALSE, sizeof(int), sizeof v, v, 0, NULL, NULL);
+    clEnqueueWriteBuffer(q, s, CL_TRUE, sizeof(int), sizeof v, v, 0, NULL, NULL);
     clSetKernelArg(k, 0, sizeof s, &s);
     clSetKernelArg(k, 1, sizeof d, &d);
     const size_t g = 3;

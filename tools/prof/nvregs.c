@@ -13,10 +13,9 @@
 cl_int clBuildProgram(cl_program p, cl_uint nd, const cl_device_id *d, const char *o,
                       void (CL_CALLBACK *cb)(cl_program, void *), void *ud)
 {
-    cl_int (*real)(cl_program, cl_uint, const cl_device_id *, const char *,
-                   void (CL_CALLBACK *)(cl_program, void *), void *) =
-        (cl_int (*)(cl_program, cl_uint, const cl_device_id *, const char *,
-                    void (CL_CALLBACK *)(cl_program, void *), void *))dlsym(RTLD_NEXT, "clBuildProgram");
+    typedef cl_int (*build_fn)(cl_program, cl_uint, const cl_device_id *, const char *,
+                               void (CL_CALLBACK *)(cl_program, void *), void *);
+    build_fn real = (build_fn)dlsym(RTLD_NEXT, "clBuildProgram");
     char *opts = malloc((o ? strlen(o) : 0) + 32);
     sprintf(opts, "%s -cl-nv-verbose", o ? o : "");
     cl_int e = real(p, nd, d, opts, NULL, NULL);
