@@ -24,6 +24,10 @@
  * CLSCAN_OP_CUSTOM, so are the functions clscan_user_op(a, b) and clscan_user_identity(). */
 #define CLSCAN_TYPE_CUSTOM 99
 #define CLSCAN_OP_CUSTOM 99
+/* Run-length encoding's compaction (cl/clscan_select_tile.cl, CLSCAN_SEL_RUNS), on
+ * CLSCAN_UINT64 only: a count of run heads in the low 32 bits, added, and one past the
+ * last head's index in the high 32 bits, the larger kept. */
+#define CLSCAN_OP_RUNS 98
 
 #ifndef CLSCAN_TYPE_ID
 #define CLSCAN_TYPE_ID CLSCAN_INT32
@@ -100,6 +104,17 @@
 #define CLSCAN_IDENTITY clscan_user_identity()
 #elif CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM
 #error "a CLSCAN_TYPE_CUSTOM type needs CLSCAN_OP_CUSTOM"
+#elif CLSCAN_OP_ID == CLSCAN_OP_RUNS
+#if CLSCAN_TYPE_ID != CLSCAN_UINT64
+#error "CLSCAN_OP_RUNS needs CLSCAN_UINT64"
+#endif
+/* (Commutative as well as associative, like the built-in operators.) */
+ulong clscan_runs_op(ulong a, ulong b)
+{
+    return upsample(max((uint)(a >> 32), (uint)(b >> 32)), (uint)a + (uint)b);
+}
+#define CLSCAN_OP(a, b) clscan_runs_op((a), (b))
+#define CLSCAN_IDENTITY 0UL
 #elif CLSCAN_OP_ID == CLSCAN_OP_ADD || CLSCAN_OP_ID == CLSCAN_OP_MUL
 #if CLSCAN_OP_ID == CLSCAN_OP_ADD
 #define CLSCAN_ARITH_(a, b) ((a) + (b))
@@ -142,7 +157,7 @@
 #define CLSCAN_OP(a, b) ((a) ^ (b))
 #define CLSCAN_IDENTITY ((CLSCAN_T)0)
 #else
-#error "CLSCAN_OP_ID must be one of CLSCAN_OP_ADD .. CLSCAN_OP_XOR (0..6) or CLSCAN_OP_CUSTOM"
+#error "CLSCAN_OP_ID must be one of CLSCAN_OP_ADD .. CLSCAN_OP_XOR (0..6), CLSCAN_OP_RUNS or CLSCAN_OP_CUSTOM"
 #endif
 
 /* Work-items per work-group (a power of two) and elements each one owns. */

@@ -27,10 +27,12 @@ void clscan_sel_count_tiles(__global const CLSCAN_E *src, ulong src_off,
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     const clscan_sel_source s = {src + src_off, flags + flags_off};
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
-    CLSCAN_T mine = 0;
+    CLSCAN_T mine = CLSCAN_IDENTITY;
     for (ulong t = first; t < end; ++t) {
         const ulong base = t * CLSCAN_TILE;
-        mine += clscan_sel_count_part(s, base, (uint)min((ulong)CLSCAN_TILE, n - base));
+        const CLSCAN_T part =
+            clscan_sel_count_part(s, base, (uint)min((ulong)CLSCAN_TILE, n - base));
+        mine = CLSCAN_OP(mine, part);
     }
     const CLSCAN_T total = clscan_wg_reduce_value(mine, scratch);
     if (get_local_id(0) == 0) partials[part_off + get_group_id(0)] = total;
@@ -38,11 +40,11 @@ void clscan_sel_count_tiles(__global const CLSCAN_E *src, ulong src_off,
 
 /* Writes the kept elements of the group's tiles, the group's first kept element going
  * to dst[partials[part_off + group]] (to dst[0] when use_partials is 0: one group). The
- * last group writes the count. */
+ * last group writes the count. (RUNS mode: also the lengths, CLSCAN_SEL_RUNS_PARAMS.) */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
                             __global const uchar *flags, ulong flags_off,
-                            __global CLSCAN_E *dst, ulong dst_off, ulong n,
+                            __global CLSCAN_E *dst, ulong dst_off, CLSCAN_SEL_RUNS_PARAMS ulong n,
                             ulong tiles_per_group, __global const CLSCAN_T *partials,
                             ulong part_off, int use_partials, __global ulong *count)
 {
@@ -51,8 +53,9 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
     CLSCAN_E x[CLSCAN_SEL_HELD];
     uint keep = 0;
     const clscan_sel_source s = {src + src_off, flags + flags_off};
+    CLSCAN_SEL_RUNS_SINK
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
-    CLSCAN_T carry = use_partials ? partials[part_off + get_group_id(0)] : 0;
+    CLSCAN_T carry = use_partials ? partials[part_off + get_group_id(0)] : CLSCAN_IDENTITY;
     for (ulong t = first; t < end; ++t) {
         const ulong base = t * CLSCAN_TILE;
         const uint in_tile = (uint)min((ulong)CLSCAN_TILE, n - base);
@@ -60,10 +63,19 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
          * clscan_sel_write only the slots it writes first in the next clscan_sel_rank;
          * the ballot ranks start with a barrier of their own.) */
         const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch);
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
+        clscan_sel_write_runs(s, dst + dst_off, lengths, base, in_tile, x, keep, tile, carry);
+#else
         clscan_sel_write(s, dst + dst_off, n, base, in_tile, x, keep, tile, carry);
-        carry += total;
+#endif
+        carry = CLSCAN_OP(carry, total);
     }
-    if (get_local_id(0) == 0 && end == ntiles_) count[0] = (ulong)carry;
+    if (get_local_id(0) == 0 && end == ntiles_) {
+        count[0] = CLSCAN_SEL_COUNT_OF(carry);
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
+        clscan_sel_last_run(lengths, n, carry);
+#endif
+    }
 }
 
 #ifndef CLSCAN_SEL_SINGLE_PASS
@@ -81,7 +93,7 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
                        __global const uchar *flags, ulong flags_off, __global CLSCAN_E *dst,
-                       ulong dst_off, ulong n, __global clscan_lb_word *state, uint epoch,
+                       ulong dst_off, CLSCAN_SEL_RUNS_PARAMS ulong n, __global clscan_lb_word *state, uint epoch,
                        uint spin_limit, __global ulong *count, __global uint *stats_base,
                        uint stats_off)
 {
@@ -92,6 +104,7 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
     const ulong ntiles = (n + CLSCAN_TILE - 1) / CLSCAN_TILE;
     const ulong t = clscan_lb_ticket(state, ntiles, &ticket);
     const clscan_sel_source s = {src + src_off, flags + flags_off};
+    CLSCAN_SEL_RUNS_SINK
     __global CLSCAN_E *out = dst + dst_off;
     __global clscan_lb_word *status = state + CLSCAN_LB_HEADER_WORDS;
     const ulong base = t * CLSCAN_TILE;
@@ -104,7 +117,11 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
     const CLSCAN_T carry =
         clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, 0, total, s, &lb,
                               scratch, stats);
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
+    clscan_sel_write_runs(s, out, lengths, base, in_tile, x, keep, tile, carry);
+#else
     clscan_sel_write(s, out, n, base, in_tile, x, keep, tile, carry);
+#endif
 #else
     /* One work-item per group (CPU devices): one walk over the tile stages its kept
      * elements at the front of a local buffer (and, for partition, the rejected ones at
@@ -112,11 +129,17 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
      * a random keep decision mispredicts half the time: docs/ALGORITHMS.md); after the
      * look-back both runs are copied out. */
     __local CLSCAN_E stage[CLSCAN_TILE];
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
+    __local uint head[CLSCAN_TILE]; /* the kept elements' places in the tile */
+#endif
     uint kept = 0;
     for (uint k = 0; k < in_tile; ++k) {
         const ulong i = base + k;
         const CLSCAN_E v = s.src[i];
         const uint keep = (uint)clscan_sel_keep_loaded(s, i, v);
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
+        head[kept] = k;
+#endif
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_PARTITION
         /* (Arithmetic, not ?:, which compiled to a branch on PoCL.) */
         const uint back = CLSCAN_TILE - 1 - (k - kept);
@@ -126,18 +149,38 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
 #endif
         kept += keep;
     }
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
+    const CLSCAN_T total = kept ? upsample((uint)base + head[kept - 1] + 1u, kept) : 0UL;
+#else
     const CLSCAN_T total = (CLSCAN_T)kept;
+#endif
     const CLSCAN_T carry =
         clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, 0, total, s, &lb,
                               scratch, stats);
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
+    /* Each head ends the run before it (the last run: below). */
+    uint after_last = (uint)(carry >> 32);
+    for (uint k = 0; k < kept; ++k) {
+        const uint i = (uint)base + head[k];
+        clscan_sel_run_head(out, lengths, i, stage[k], (uint)carry + k, after_last);
+        after_last = i + 1;
+    }
+#else
     for (uint k = 0; k < kept; ++k) out[(ulong)carry + k] = stage[k];
+#endif
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_PARTITION
     /* The tile's r-th rejected element is the range's (base - carry + r)-th. */
     const ulong last = n - 1 - (base - (ulong)carry);
     for (uint r = 0; r < in_tile - kept; ++r) out[last - r] = stage[CLSCAN_TILE - 1 - r];
 #endif
 #endif
-    if (get_local_id(0) == 0 && t == ntiles - 1) count[0] = (ulong)(carry + total);
+    if (get_local_id(0) == 0 && t == ntiles - 1) {
+        const CLSCAN_T all = CLSCAN_OP(carry, total);
+        count[0] = CLSCAN_SEL_COUNT_OF(all);
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
+        clscan_sel_last_run(lengths, n, all);
+#endif
+    }
 }
 #endif /* CLSCAN_SEL_SINGLE_PASS */
 

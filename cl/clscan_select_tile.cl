@@ -2,7 +2,9 @@
  * flags, by a predicate, or by differing from the element before), their ranks among the
  * tile's kept elements from a work-group scan of the keep flags, and the writes. The
  * scan layers run on the count type CLSCAN_T (uint, or ulong where a range holds 2^32
- * elements or more, with CLSCAN_OP_ID add); the elements have their own type CLSCAN_E. */
+ * elements or more, with CLSCAN_OP_ID add; run-length encoding: a ulong of the head
+ * count and the last head's place, CLSCAN_OP_RUNS); the elements have their own type
+ * CLSCAN_E. */
 /* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_SELECT_TILE_CL
 #define CLSCAN_SELECT_TILE_CL
@@ -15,6 +17,7 @@
 #define CLSCAN_SEL_IF 1        /* the predicate */
 #define CLSCAN_SEL_PARTITION 2 /* the predicate; rejected elements go to the end, reversed */
 #define CLSCAN_SEL_UNIQUE 3    /* i == 0 or src[i] != src[i - 1] */
+#define CLSCAN_SEL_RUNS 4      /* as UNIQUE, and each run's length written (below) */
 #ifndef CLSCAN_SEL_MODE
 #define CLSCAN_SEL_MODE CLSCAN_SEL_IF
 #endif
@@ -89,7 +92,7 @@ int clscan_sel_keep_loaded(clscan_sel_source s, ulong i, CLSCAN_E x)
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_FLAGGED
     (void)x;
     return s.flags[i] != 0;
-#elif CLSCAN_SEL_MODE == CLSCAN_SEL_UNIQUE
+#elif CLSCAN_SEL_MODE == CLSCAN_SEL_UNIQUE || CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
     if (i == 0) return 1;
     const CLSCAN_E before = s.src[i - 1];
     return x != before;
@@ -115,18 +118,43 @@ int clscan_sel_decide(clscan_sel_source s, ulong i, int need_value, CLSCAN_E *v)
 #endif
 }
 
-/* This work-item's kept elements among tile elements [base, base + count) (at most
- * CLSCAN_TILE): elements base + j * CLSCAN_WG_SIZE + lid. */
+/* What element i of the range adds to the scan: 1 where it is kept. In RUNS mode a kept
+ * element (a run's head) adds 1 to the count in the low half and puts i + 1 in the high
+ * half (CLSCAN_OP_RUNS keeps the larger), so an exclusive scan gives each element the
+ * number of heads before it and one past the index of the last of them. */
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
+#if CLSCAN_OP_ID != CLSCAN_OP_RUNS
+#error "CLSCAN_SEL_RUNS needs CLSCAN_OP_RUNS"
+#endif
+#define CLSCAN_SEL_VALUE(kept, i) ((kept) ? upsample((uint)(i) + 1u, 1u) : 0UL)
+#define CLSCAN_SEL_COUNT_OF(v) ((ulong)(uint)(v))
+/* The heads among 32 consecutive elements of the range, the first being `first`, whose
+ * keep decisions are the bits of b. (The range is below 2^32 elements: places are
+ * uints.) */
+ulong clscan_sel_runs_of(uint b, uint first)
+{
+    return b ? upsample(first + (32u - clz(b)), (uint)popcount(b)) : 0UL;
+}
+#else
+#define CLSCAN_SEL_VALUE(kept, i) ((CLSCAN_T)(kept))
+#define CLSCAN_SEL_COUNT_OF(v) ((ulong)(v))
+#endif
+
+/* This work-item's part of tile elements [base, base + count) (at most CLSCAN_TILE):
+ * elements base + j * CLSCAN_WG_SIZE + lid, combined (their kept count). */
 CLSCAN_T clscan_sel_count_part(clscan_sel_source s, ulong base, uint count)
 {
     const uint lid = get_local_id(0);
-    uint kept = 0;
+    CLSCAN_T part = CLSCAN_IDENTITY;
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = j * CLSCAN_WG_SIZE + lid;
         CLSCAN_E x;
-        if (k < count) kept += (uint)clscan_sel_decide(s, base + k, 0, &x);
+        if (k < count) {
+            const CLSCAN_T v = CLSCAN_SEL_VALUE(clscan_sel_decide(s, base + k, 0, &x), base + k);
+            part = CLSCAN_OP(part, v);
+        }
     }
-    return (CLSCAN_T)kept;
+    return part;
 }
 
 /* The look-back's fallback reduces whole tiles (cl/clscan_lookback.cl). */
@@ -161,7 +189,7 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
             const uint kept = (uint)clscan_sel_keep_loaded(s, base + k, x[j]);
             bits |= kept << j;
 #if !CLSCAN_SEL_BALLOT
-            tile[CLSCAN_PAD(k)] = (CLSCAN_T)kept;
+            tile[CLSCAN_PAD(k)] = CLSCAN_SEL_VALUE(kept, base + k);
 #endif
         }
     } else {
@@ -176,7 +204,7 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
             const uint kept = k < count ? (uint)clscan_sel_keep_loaded(s, base + k, x[j]) : 0u;
             bits |= kept << j;
 #if !CLSCAN_SEL_BALLOT
-            tile[CLSCAN_PAD(k)] = (CLSCAN_T)kept;
+            tile[CLSCAN_PAD(k)] = CLSCAN_SEL_VALUE(kept, base + k);
 #endif
         }
     }
@@ -185,14 +213,19 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
     /* Lane j of sub-group g counts row j's kept elements of g's lanes; the counts,
      * in element order (row, then sub-group), are scanned to each row's start. */
     const uint lane = clscan_sg_lane(), sg = clscan_sg_id();
-    uint mine = 0;
+    CLSCAN_T mine = 0;
 #pragma unroll
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
-        const uint row = popcount(clscan_sg_ballot((bits >> j) & 1u));
+        const uint b = clscan_sg_ballot((bits >> j) & 1u);
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
+        const CLSCAN_T row = clscan_sel_runs_of(b, (uint)base + j * CLSCAN_WG_SIZE + sg * 32u);
+#else
+        const CLSCAN_T row = (CLSCAN_T)popcount(b);
+#endif
         mine = lane == j ? row : mine;
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile's counts are read */
-    if (lane < CLSCAN_ITEMS) tile[lane * CLSCAN_SG_COUNT + sg] = (CLSCAN_T)mine;
+    if (lane < CLSCAN_ITEMS) tile[lane * CLSCAN_SG_COUNT + sg] = mine;
     barrier(CLK_LOCAL_MEM_FENCE);
     const CLSCAN_T v = lid < CLSCAN_SEL_LOCAL ? tile[lid] : (CLSCAN_T)0;
     CLSCAN_T total;
@@ -210,11 +243,29 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
         const uint k = j * CLSCAN_WG_SIZE + lid;
         CLSCAN_E v;
         const uint kept = k < count ? (uint)clscan_sel_decide(s, base + k, 0, &v) : 0u;
-        tile[CLSCAN_PAD(k)] = (CLSCAN_T)kept;
+        tile[CLSCAN_PAD(k)] = CLSCAN_SEL_VALUE(kept, base + k);
     }
     return clscan_wg_scan(tile, scratch, 0);
 #endif
 }
+
+#if CLSCAN_SEL_MODE != CLSCAN_SEL_RUNS
+#if CLSCAN_SEL_PRIVATE
+/* After clscan_sel_rank: the rank of this work-item's element j (keep: its decisions)
+ * among the tile's kept elements. Every work-item calls it, for each j (the ballot needs
+ * the whole sub-group). */
+CLSCAN_T clscan_sel_before(uint j, uint keep, __local const CLSCAN_T *tile)
+{
+#if CLSCAN_SEL_BALLOT
+    const uint lane = clscan_sg_lane(), sg = clscan_sg_id();
+    const uint below = clscan_sg_ballot((keep >> j) & 1u) & ((1u << lane) - 1u);
+    return tile[j * CLSCAN_SG_COUNT + sg] + (CLSCAN_T)popcount(below);
+#else
+    (void)keep;
+    return tile[CLSCAN_PAD(j * CLSCAN_WG_SIZE + get_local_id(0))];
+#endif
+}
+#endif
 
 /* Phase two: writes the tile's elements, `carry` being the count kept before the tile.
  * A kept element goes to dst[carry + rank]; in PARTITION mode a rejected one (the r-th
@@ -227,19 +278,11 @@ void clscan_sel_write(clscan_sel_source s, __global CLSCAN_E *dst, ulong n, ulon
     const uint lid = get_local_id(0);
 #if CLSCAN_SEL_PRIVATE
     (void)s;
-#if CLSCAN_SEL_BALLOT
-    const uint lane = clscan_sg_lane(), sg = clscan_sg_id();
-#endif
 #pragma unroll
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = j * CLSCAN_WG_SIZE + lid;
-#if CLSCAN_SEL_BALLOT
-        /* (The ballot before the test: every lane of the warp must take part.) */
-        const uint below = popcount(clscan_sg_ballot((keep >> j) & 1u) & ((1u << lane) - 1u));
-        const CLSCAN_T rank = tile[j * CLSCAN_SG_COUNT + sg] + below;
-#else
-        const CLSCAN_T rank = tile[CLSCAN_PAD(k)];
-#endif
+        /* (Before the test: every lane of the warp must take part in a ballot.) */
+        const CLSCAN_T rank = clscan_sel_before(j, keep, tile);
         if (k < count) {
             const ulong i = base + k;
             const ulong pos = (ulong)carry + (ulong)rank;
@@ -268,5 +311,97 @@ void clscan_sel_write(clscan_sel_source s, __global CLSCAN_E *dst, ulong n, ulon
 #endif
     (void)n;
 }
+#endif /* not RUNS */
+
+#if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
+/* The lengths' type: cl_uint, or cl_ulong where CLSCAN_SEL_LENGTH_BYTES is 8. */
+#ifndef CLSCAN_SEL_LENGTH_BYTES
+#define CLSCAN_SEL_LENGTH_BYTES 4
+#endif
+#if CLSCAN_SEL_LENGTH_BYTES == 8
+#define CLSCAN_SEL_LENGTH ulong
+#else
+#define CLSCAN_SEL_LENGTH uint
+#endif
+
+/* Element i of the range is a head (kept), the heads-th of the range (from 0), and the
+ * head before it (where heads > 0) is element after_last - 1: the head goes to
+ * dst[heads] and ends the run before it, whose length is then known. The range's last
+ * run is ended once, by clscan_sel_last_run. */
+void clscan_sel_run_head(__global CLSCAN_E *dst, __global CLSCAN_SEL_LENGTH *lengths, uint i,
+                         CLSCAN_E x, uint heads, uint after_last)
+{
+    dst[heads] = x;
+    if (heads > 0) lengths[heads - 1] = (CLSCAN_SEL_LENGTH)(i - (after_last - 1));
+}
+
+/* The last run's length, from `all`, the value of the whole range (n elements): its
+ * head is element (all >> 32) - 1, its number (uint)all - 1 (element 0 is a head, so
+ * both are at least 1). */
+void clscan_sel_last_run(__global CLSCAN_SEL_LENGTH *lengths, ulong n, CLSCAN_T all)
+{
+    lengths[(uint)all - 1] = (CLSCAN_SEL_LENGTH)((uint)n - ((uint)(all >> 32) - 1));
+}
+
+/* Phase two in RUNS mode: each head to dst[its run number] and each run's length but
+ * the range's last to lengths, `carry` being the value of the range before the tile.
+ * Only heads do work (places in uints: the range is below 2^32 elements). */
+void clscan_sel_write_runs(clscan_sel_source s, __global CLSCAN_E *dst,
+                           __global CLSCAN_SEL_LENGTH *lengths, ulong base, uint count,
+                           const CLSCAN_E x[CLSCAN_SEL_HELD], uint keep,
+                           __local const CLSCAN_T *tile, CLSCAN_T carry)
+{
+    const uint lid = get_local_id(0);
+    const uint heads0 = (uint)carry, after0 = (uint)(carry >> 32);
+#if CLSCAN_SEL_PRIVATE
+    (void)s;
+#if CLSCAN_SEL_BALLOT
+    const uint lane = clscan_sg_lane(), sg = clscan_sg_id();
+    const uint first = (uint)base + sg * 32u; /* the sub-group's first element in row 0 */
+#endif
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+#if CLSCAN_SEL_BALLOT
+        /* The heads below in the row from the ballot (taken by every lane: before the
+         * test), those before the row from the tile. */
+        const uint below = clscan_sg_ballot((keep >> j) & 1u) & ((1u << lane) - 1u);
+        if (k < count && ((keep >> j) & 1u)) {
+            const CLSCAN_T row = tile[j * CLSCAN_SG_COUNT + sg];
+            const uint in_row = first + j * CLSCAN_WG_SIZE + (32u - clz(below));
+            const uint before_row = max((uint)(row >> 32), after0);
+            clscan_sel_run_head(dst, lengths, (uint)base + k, x[j],
+                                heads0 + (uint)row + (uint)popcount(below),
+                                below ? in_row : before_row);
+        }
+#else
+        if (k < count && ((keep >> j) & 1u)) {
+            const CLSCAN_T in_tile = tile[CLSCAN_PAD(k)];
+            clscan_sel_run_head(dst, lengths, (uint)base + k, x[j], heads0 + (uint)in_tile,
+                                max((uint)(in_tile >> 32), after0));
+        }
+#endif
+    }
+#else
+    (void)x;
+    (void)keep;
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+        if (k >= count) break;
+        CLSCAN_E v;
+        if (clscan_sel_decide(s, base + k, 1, &v)) {
+            const CLSCAN_T in_tile = tile[CLSCAN_PAD(k)];
+            clscan_sel_run_head(dst, lengths, (uint)base + k, v, heads0 + (uint)in_tile,
+                                max((uint)(in_tile >> 32), after0));
+        }
+    }
+#endif
+}
+#define CLSCAN_SEL_RUNS_PARAMS __global CLSCAN_SEL_LENGTH *lengths_base, ulong lengths_off,
+#define CLSCAN_SEL_RUNS_SINK __global CLSCAN_SEL_LENGTH *lengths = lengths_base + lengths_off;
+#else
+#define CLSCAN_SEL_RUNS_PARAMS
+#define CLSCAN_SEL_RUNS_SINK
+#endif
 
 #endif /* CLSCAN_SELECT_TILE_CL */

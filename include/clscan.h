@@ -921,11 +921,13 @@ CLSCAN_API clscan_status clscan_reduce_desc(clscan_context *ctx, cl_command_queu
  * and count the number of runs. Float elements compare with `!=`: every NaN is a run of
  * its own, and -0.0 continues a run of +0.0.
  *
- * Cost: one pass, the segmented scan's kernel with an output stage (clscan_scan_output)
- * that writes each segment's result at its last element; one program per description,
- * built on first use. Segments are numbered in 32 bits: n of 2^32 or more is refused
- * (CLSCAN_ERROR_UNSUPPORTED). Results are exact for integers and for non-float operators; float
- * sums are reproducible as for the scans.
+ * Cost: reduce by key, one pass, the segmented scan's kernel with an output stage
+ * (clscan_scan_output) that writes each segment's result at its last element; one
+ * program per description, built on first use. Run-length encoding, one pass of the
+ * compaction kernel (as clscan_unique, which also writes the lengths); one program per
+ * element type and length type. Segments are numbered in 32 bits: n of 2^32 or more is
+ * refused (CLSCAN_ERROR_UNSUPPORTED). Results are exact for integers and for non-float
+ * operators; float sums are reproducible as for the scans.
  *
  * Events, wait lists, queues and threads as for the scans. Returns CLSCAN_SUCCESS;
  * CLSCAN_ERROR_INVALID_ARGUMENT for what clscan_scan refuses (for the description, the

@@ -559,12 +559,14 @@ clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ct
         snprintf(msg, msg_size, "out of host memory");
         goto done;
     }
-    /* Runs of 1 to 20 equal elements; floats also get NaNs (each a run of its own) and
+    /* Runs of 1 to 20 equal elements, and one run in 16 of up to 6000 (longer than a
+     * tile: its length crosses tiles); floats also get NaNs (each a run of its own) and
      * -0.0 beside +0.0 (one run, its element the first one's). */
     clscan_verify_rng rng = {seed};
     uint64_t bits = 0;
     for (size_t i = 0; i < n;) {
-        size_t len = 1 + (size_t)(clscan_verify_rng_next(&rng) % 20);
+        const uint64_t pick = clscan_verify_rng_next(&rng);
+        size_t len = 1 + (size_t)(pick % 16 == 0 ? (pick >> 4) % 6000 : (pick >> 4) % 20);
         const uint64_t r = clscan_verify_rng_next(&rng);
         bits = r % 7 == 0 ? bits + 1 : r;
         if (type == CLSCAN_FLOAT || type == CLSCAN_DOUBLE) {

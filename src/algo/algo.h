@@ -12,6 +12,15 @@
 
 #include "runtime/runtime.h"
 
+/* clscan_run_length_encode's kernels, its arguments checked (by bykey.c): the compaction
+ * of the runs' first elements, which also writes each run's length (of length_type,
+ * UINT32 or UINT64); n below 2^32, and src disjoint from the outputs. */
+clscan_status clscan__select_runs(clscan_context *ctx, cl_command_queue queue, cl_mem src,
+                                  size_t src_offset, size_t n, clscan_type type, cl_mem unique,
+                                  size_t unique_offset, cl_mem lengths, size_t lengths_offset,
+                                  clscan_type length_type, cl_mem count, bool in_order,
+                                  cl_uint nwait, const cl_event *wait, cl_event *event);
+
 /* clscan_exclusive_scan_carry (inclusive 0) and clscan_inclusive_scan_carry (scan.c). */
 clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl_mem src,
                                  size_t src_offset, cl_mem dst, size_t dst_offset, size_t n,

@@ -1,7 +1,9 @@
-/* bykey.c - clscan_reduce_by_key and clscan_run_length_encode: a segmented inclusive scan
- * whose output stage (clscan_scan_output) writes each segment's result, and its key, at
- * the segment's last element, numbered by the segments counted so far, and the number of
- * segments at the range's last element. */
+/* bykey.c - clscan_reduce_by_key: a segmented inclusive scan whose output stage
+ * (clscan_scan_output) writes each segment's result, and its key, at the segment's last
+ * element, numbered by the segments counted so far, and the number of segments at the
+ * range's last element. clscan_run_length_encode: its checks, then a compaction of the
+ * runs' first elements that also writes the lengths (select.c). Runs longer than one:
+ * two scans through a temporary. */
 /* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
@@ -46,20 +48,46 @@ static clscan_status check_outputs(const clscan_context *ctx, const clscan__byte
     return CLSCAN_SUCCESS;
 }
 
-/* What both run-length encodings check first: the call (queue, wait list, type) and the
- * length type (`what` names the outputs of that type in the message). */
+/* What both run-length encodings check first: the call (queue, wait list, type; whether
+ * the queue is in order) and the length type (`what` names the outputs of that type in
+ * the message). */
 static clscan_status check_rle_call(clscan_context *ctx, cl_command_queue queue,
                                     clscan_type type, clscan_type length_type, cl_uint nwait,
-                                    const cl_event *wait, const char *what)
+                                    const cl_event *wait, const char *what, bool *in_order)
 {
-    bool in_order = true;
-    clscan_status s = clscan__check_call(ctx, queue, type, CLSCAN_OP_ADD, nwait, wait, &in_order);
+    clscan_status s = clscan__check_call(ctx, queue, type, CLSCAN_OP_ADD, nwait, wait, in_order);
     if (s != CLSCAN_SUCCESS) return s;
     CLSCAN__RETURN_IF(ctx, length_type != CLSCAN_UINT32 && length_type != CLSCAN_UINT64,
                      CLSCAN_ERROR_INVALID_ARGUMENT,
                      "length_type %d: the %s are CLSCAN_UINT32 or CLSCAN_UINT64",
                      (int)length_type, what);
     return CLSCAN_SUCCESS;
+}
+
+/* One output of a run-length encoding: `room` elements of `size` bytes from `offset`. */
+typedef struct rle_output {
+    cl_mem mem;
+    const char *name;
+    size_t offset, room, size;
+} rle_output;
+
+/* The ranges both run-length encodings check: src (n elements of e bytes), their two
+ * outputs and the count (one cl_ulong), none overlapping another or src. */
+static clscan_status check_rle_ranges(clscan_context *ctx, cl_mem src, size_t src_offset,
+                                      size_t n, size_t e, const rle_output out[2], cl_mem count)
+{
+    clscan_status s = clscan__check_range(ctx, src, "src", src_offset, n, e);
+    for (int a = 0; a < 2 && s == CLSCAN_SUCCESS; ++a)
+        s = clscan__check_range(ctx, out[a].mem, out[a].name, out[a].offset, out[a].room,
+                                out[a].size);
+    if (s == CLSCAN_SUCCESS) s = clscan__check_range(ctx, count, "count (one cl_ulong)", 0, 1, 8);
+    if (s != CLSCAN_SUCCESS) return s;
+    const clscan__byte_range in[1] = {{src, "src", src_offset * e, n * e}};
+    const clscan__byte_range ranges[3] = {
+        {out[0].mem, out[0].name, out[0].offset * out[0].size, out[0].room * out[0].size},
+        {out[1].mem, out[1].name, out[1].offset * out[1].size, out[1].room * out[1].size},
+        {count, "count", 0, 8}};
+    return check_outputs(ctx, in, 1, ranges, 3);
 }
 
 /* The segmented scan whose value at a run's last element is the run's length (of
@@ -76,15 +104,13 @@ static clscan_scan_desc run_lengths_desc(clscan_type type, clscan_type length_ty
     return d;
 }
 
-/* clscan_reduce_by_key, with what messages call the reduced values and the unique keys
- * (run-length encoding names them lengths and unique). */
-static clscan_status by_key(clscan_context *ctx, cl_command_queue queue,
-                            const clscan_scan_desc *desc, cl_mem keys, size_t keys_offset,
-                            cl_mem values, size_t values_offset, size_t n, cl_mem unique_keys,
-                            size_t unique_keys_offset, cl_mem reduced, size_t reduced_offset,
-                            cl_mem count, const char *reduced_name, const char *unique_name,
-                            cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                            cl_event *event)
+clscan_status clscan_reduce_by_key(clscan_context *ctx, cl_command_queue queue,
+                                   const clscan_scan_desc *desc, cl_mem keys, size_t keys_offset,
+                                   cl_mem values, size_t values_offset, size_t n,
+                                   cl_mem unique_keys, size_t unique_keys_offset, cl_mem reduced,
+                                   size_t reduced_offset, cl_mem count,
+                                   cl_uint num_events_in_wait_list,
+                                   const cl_event *event_wait_list, cl_event *event)
 {
     bool in_order = true;
     size_t in_size, out_size;
@@ -105,17 +131,17 @@ static clscan_status by_key(clscan_context *ctx, cl_command_queue queue,
     if ((s = clscan__check_range(ctx, keys, "keys", keys_offset, n, ks)) != CLSCAN_SUCCESS ||
         (s = clscan__check_range(ctx, values, "values", values_offset, n, in_size)) !=
             CLSCAN_SUCCESS ||
-        (s = clscan__check_range(ctx, reduced, reduced_name, reduced_offset, n, out_size)) !=
+        (s = clscan__check_range(ctx, reduced, "reduced", reduced_offset, n, out_size)) !=
             CLSCAN_SUCCESS ||
         (s = clscan__check_range(ctx, count, "count (one cl_ulong)", 0, 1, 8)) != CLSCAN_SUCCESS ||
-        (unique_keys && (s = clscan__check_range(ctx, unique_keys, unique_name,
+        (unique_keys && (s = clscan__check_range(ctx, unique_keys, "unique_keys",
                                                  unique_keys_offset, n, ks)) != CLSCAN_SUCCESS))
         return s;
     const clscan__byte_range in[2] = {{keys, "keys", keys_offset * ks, n * ks},
                                       {values, "values", values_offset * in_size, n * in_size}};
     const clscan__byte_range out[3] = {
-        {reduced, reduced_name, reduced_offset * out_size, n * out_size},
-        {unique_keys, unique_name, unique_keys_offset * ks, n * ks},
+        {reduced, "reduced", reduced_offset * out_size, n * out_size},
+        {unique_keys, "unique_keys", unique_keys_offset * ks, n * ks},
         {count, "count", 0, 8}};
     if ((s = check_outputs(ctx, in, 2, out, 3)) != CLSCAN_SUCCESS) return s;
     if (n == 0) /* nothing to count: the count alone */
@@ -134,19 +160,6 @@ static clscan_status by_key(clscan_context *ctx, cl_command_queue queue,
                               event_wait_list, event);
 }
 
-clscan_status clscan_reduce_by_key(clscan_context *ctx, cl_command_queue queue,
-                                   const clscan_scan_desc *desc, cl_mem keys, size_t keys_offset,
-                                   cl_mem values, size_t values_offset, size_t n,
-                                   cl_mem unique_keys, size_t unique_keys_offset, cl_mem reduced,
-                                   size_t reduced_offset, cl_mem count,
-                                   cl_uint num_events_in_wait_list,
-                                   const cl_event *event_wait_list, cl_event *event)
-{
-    return by_key(ctx, queue, desc, keys, keys_offset, values, values_offset, n, unique_keys,
-                  unique_keys_offset, reduced, reduced_offset, count, "reduced", "unique_keys",
-                  num_events_in_wait_list, event_wait_list, event);
-}
-
 clscan_status clscan_run_length_encode(clscan_context *ctx, cl_command_queue queue, cl_mem src,
                                        size_t src_offset, size_t n, clscan_type type,
                                        cl_mem unique, size_t unique_offset, cl_mem lengths,
@@ -154,15 +167,21 @@ clscan_status clscan_run_length_encode(clscan_context *ctx, cl_command_queue que
                                        cl_mem count, cl_uint num_events_in_wait_list,
                                        const cl_event *event_wait_list, cl_event *event)
 {
+    bool in_order = true;
     clscan_status s = check_rle_call(ctx, queue, type, length_type, num_events_in_wait_list,
-                                     event_wait_list, "lengths");
+                                     event_wait_list, "lengths", &in_order);
     if (s != CLSCAN_SUCCESS) return s;
     CLSCAN__RETURN_IF(ctx, unique == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "unique is NULL");
-    const clscan_scan_desc d = run_lengths_desc(type, length_type);
-    /* (src is both the keys and the values; the transform ignores the values.) */
-    return by_key(ctx, queue, &d, src, src_offset, src, src_offset, n, unique, unique_offset,
-                  lengths, lengths_offset, count, "lengths", "unique", num_events_in_wait_list,
-                  event_wait_list, event);
+    CLSCAN__RETURN_IF(ctx, n > 0xffffffffull, CLSCAN_ERROR_UNSUPPORTED,
+                     "n is %zu: run-length encoding numbers runs in 32 bits (n below 2^32)", n);
+    const size_t e = clscan_type_size(type), le = clscan_type_size(length_type);
+    const rle_output checked[2] = {{unique, "unique", unique_offset, n, e},
+                                   {lengths, "lengths", lengths_offset, n, le}};
+    if ((s = check_rle_ranges(ctx, src, src_offset, n, e, checked, count)) != CLSCAN_SUCCESS)
+        return s;
+    return clscan__select_runs(ctx, queue, src, src_offset, n, type, unique, unique_offset,
+                               lengths, lengths_offset, length_type, count, in_order,
+                               num_events_in_wait_list, event_wait_list, event);
 }
 
 /* Runs longer than one (CUB's NonTrivialRuns), in two passes over a temporary of n
@@ -182,25 +201,18 @@ clscan_status clscan_run_length_encode_nontrivial(
     size_t lengths_offset, clscan_type length_type, cl_mem count,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    bool in_order = true;
     clscan_status s = check_rle_call(ctx, queue, type, length_type, num_events_in_wait_list,
-                                     event_wait_list, "offsets and lengths");
+                                     event_wait_list, "offsets and lengths", &in_order);
     if (s != CLSCAN_SUCCESS) return s;
     CLSCAN__RETURN_IF(ctx, n > 0xffffffffull, CLSCAN_ERROR_UNSUPPORTED,
                      "n is %zu: run-length encoding numbers runs in 32 bits (n below 2^32)", n);
     /* (At most n / 2 runs are longer than one.) */
     const size_t e = clscan_type_size(type), le = clscan_type_size(length_type), room = n / 2;
-    if ((s = clscan__check_range(ctx, src, "src", src_offset, n, e)) != CLSCAN_SUCCESS ||
-        (s = clscan__check_range(ctx, offsets, "offsets", offsets_offset, room, le)) !=
-            CLSCAN_SUCCESS ||
-        (s = clscan__check_range(ctx, lengths, "lengths", lengths_offset, room, le)) !=
-            CLSCAN_SUCCESS ||
-        (s = clscan__check_range(ctx, count, "count (one cl_ulong)", 0, 1, 8)) != CLSCAN_SUCCESS)
+    const rle_output checked[2] = {{offsets, "offsets", offsets_offset, room, le},
+                                   {lengths, "lengths", lengths_offset, room, le}};
+    if ((s = check_rle_ranges(ctx, src, src_offset, n, e, checked, count)) != CLSCAN_SUCCESS)
         return s;
-    const clscan__byte_range in[1] = {{src, "src", src_offset * e, n * e}};
-    const clscan__byte_range out[3] = {{offsets, "offsets", offsets_offset * le, room * le},
-                                       {lengths, "lengths", lengths_offset * le, room * le},
-                                       {count, "count", 0, 8}};
-    if ((s = check_outputs(ctx, in, 1, out, 3)) != CLSCAN_SUCCESS) return s;
     if (n == 0)
         return clscan__enqueue_zero_count(ctx, queue, count, num_events_in_wait_list,
                                           event_wait_list, event);

@@ -1,7 +1,8 @@
 /* select.c - stream compaction: clscan_select_flagged, clscan_select_if,
- * clscan_partition_if and clscan_unique. Argument checks, then one single-pass kernel
- * (the look-back over kept counts) where the device profile runs the single-pass scan,
- * else count per work-group, scan of the counts, write. */
+ * clscan_partition_if and clscan_unique, and the kernels of clscan_run_length_encode
+ * (clscan__select_runs; bykey.c checks its arguments). Argument checks, then one
+ * single-pass kernel (the look-back over kept counts) where the device profile runs the
+ * single-pass scan, else count per work-group, scan of the counts, write. */
 /* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
@@ -14,6 +15,11 @@ typedef struct select_call {
     size_t src_offset, flags_offset, dst_offset, n;
     clscan_type type;
     const char *predicate;
+    /* RUNS: where the lengths go, and whether they are cl_ulongs (else cl_uints: the
+     * program is built for one or the other). */
+    cl_mem lengths;
+    size_t lengths_offset;
+    cl_int wide;
 } select_call;
 
 /* Every check that needs no OpenCL object created. */
@@ -64,8 +70,8 @@ static clscan_status check_select(const clscan_context *ctx, cl_command_queue qu
 }
 
 /* Sets the arguments the write kernels start with, as a's next ones: src, src_off, flags,
- * flags_off, dst, dst_off, n (without flags, src stands in: the kernel needs a valid
- * buffer). */
+ * flags_off, dst, dst_off, (RUNS: lengths, lengths_off,) n (without flags, src stands
+ * in: the kernel needs a valid buffer). */
 static void set_range_args(clscan__kernel_args *a, const select_call *c, cl_mem src,
                            cl_ulong src_off)
 {
@@ -77,6 +83,11 @@ static void set_range_args(clscan__kernel_args *a, const select_call *c, cl_mem 
     CLSCAN__ARG(*a, flags_off);
     CLSCAN__ARG(*a, c->dst);
     CLSCAN__ARG(*a, dst_off);
+    if (c->mode == CLSCAN__SELECT_RUNS) { /* (CLSCAN_SEL_RUNS_PARAMS) */
+        const cl_ulong lengths_off = c->lengths_offset;
+        CLSCAN__ARG(*a, c->lengths);
+        CLSCAN__ARG(*a, lengths_off);
+    }
     CLSCAN__ARG(*a, n);
 }
 
@@ -156,23 +167,24 @@ static clscan_status enqueue_zero(clscan__launch *l, clscan__program *prog, cons
     return clscan__enqueue(l, prog->kernels[CLSCAN__K_SEL_ZERO], 1, 1, "enqueue sel_count_zero");
 }
 
-static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const select_call *c,
-                             cl_uint nwait, const cl_event *wait, cl_event *event)
+/* The compaction whose arguments have been checked. */
+static clscan_status run_compaction(clscan_context *ctx, cl_command_queue queue,
+                                    const select_call *c, bool in_order, cl_uint nwait,
+                                    const cl_event *wait, cl_event *event)
 {
-    bool in_order = true;
-    clscan_status s = check_select(ctx, queue, c, nwait, wait, &in_order);
-    if (s != CLSCAN_SUCCESS) return s;
-
+    clscan_status s;
     /* Counts of 32 bits while they cannot overflow; the look-back then moves half as
-     * many status words. */
-    const clscan_type count_type = c->n > 0xffffffffu ? CLSCAN_UINT64 : CLSCAN_UINT32;
+     * many status words. (Run-length encoding: a count and a place, in a ulong.) */
+    const clscan_type count_type =
+        c->n > 0xffffffffu || c->mode == CLSCAN__SELECT_RUNS ? CLSCAN_UINT64 : CLSCAN_UINT32;
     clscan__scan_config cfg;
     clscan__program *prog;
-    if ((s = clscan__select_config_choose(ctx, &ctx->target.profile, ctx->target.profile.scan_algo, c->mode,
-                                          c->type, count_type, c->predicate, &cfg)) !=
-            CLSCAN_SUCCESS ||
-        (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS)
+    if ((s = clscan__select_config_choose(ctx, &ctx->target.profile,
+                                          ctx->target.profile.scan_algo, c->mode, c->type,
+                                          count_type, c->predicate, &cfg)) != CLSCAN_SUCCESS)
         return s;
+    if (c->mode == CLSCAN__SELECT_RUNS) cfg.value_bytes = c->wide ? 8 : 4; /* the lengths' */
+    if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
     cfg = prog->config; /* the shape actually built */
     const int single = c->n > 0 && clscan__lookback_fits(&cfg, c->n);
     size_t scratch_bytes = 0;
@@ -209,6 +221,29 @@ static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const 
     return clscan__launch_end(&l, s, event);
 }
 
+static clscan_status compact(clscan_context *ctx, cl_command_queue queue, const select_call *c,
+                             cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    bool in_order = true;
+    clscan_status s = check_select(ctx, queue, c, nwait, wait, &in_order);
+    if (s != CLSCAN_SUCCESS) return s;
+    return run_compaction(ctx, queue, c, in_order, nwait, wait, event);
+}
+
+clscan_status clscan__select_runs(clscan_context *ctx, cl_command_queue queue, cl_mem src,
+                                  size_t src_offset, size_t n, clscan_type type, cl_mem unique,
+                                  size_t unique_offset, cl_mem lengths, size_t lengths_offset,
+                                  clscan_type length_type, cl_mem count, bool in_order,
+                                  cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    select_call c = {CLSCAN__SELECT_RUNS, src, NULL, unique, count,
+                     src_offset, 0, unique_offset, n, type, NULL, NULL, 0, 0};
+    c.lengths = lengths;
+    c.lengths_offset = lengths_offset;
+    c.wide = length_type == CLSCAN_UINT64;
+    return run_compaction(ctx, queue, &c, in_order, nwait, wait, event);
+}
+
 clscan_status clscan_select_flagged(clscan_context *ctx, cl_command_queue queue, cl_mem src,
                                     size_t src_offset, cl_mem flags, size_t flags_offset,
                                     cl_mem dst, size_t dst_offset, cl_mem count, size_t n,
@@ -216,7 +251,7 @@ clscan_status clscan_select_flagged(clscan_context *ctx, cl_command_queue queue,
                                     const cl_event *event_wait_list, cl_event *event)
 {
     const select_call c = {CLSCAN__SELECT_FLAGGED, src, flags, dst, count,
-                           src_offset, flags_offset, dst_offset, n, type, NULL};
+                           src_offset, flags_offset, dst_offset, n, type, NULL, NULL, 0, 0};
     return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -227,7 +262,7 @@ clscan_status clscan_select_if(clscan_context *ctx, cl_command_queue queue, cl_m
                                cl_event *event)
 {
     const select_call c = {CLSCAN__SELECT_IF, src, NULL, dst, count,
-                           src_offset, 0, dst_offset, n, type, predicate};
+                           src_offset, 0, dst_offset, n, type, predicate, NULL, 0, 0};
     return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -238,7 +273,7 @@ clscan_status clscan_partition_if(clscan_context *ctx, cl_command_queue queue, c
                                   const cl_event *event_wait_list, cl_event *event)
 {
     const select_call c = {CLSCAN__SELECT_PARTITION, src, NULL, dst, count,
-                           src_offset, 0, dst_offset, n, type, predicate};
+                           src_offset, 0, dst_offset, n, type, predicate, NULL, 0, 0};
     return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -248,6 +283,6 @@ clscan_status clscan_unique(clscan_context *ctx, cl_command_queue queue, cl_mem 
                             const cl_event *event_wait_list, cl_event *event)
 {
     const select_call c = {CLSCAN__SELECT_UNIQUE, src, NULL, dst, count,
-                           src_offset, 0, dst_offset, n, type, NULL};
+                           src_offset, 0, dst_offset, n, type, NULL, NULL, 0, 0};
     return compact(ctx, queue, &c, num_events_in_wait_list, event_wait_list, event);
 }

@@ -47,10 +47,17 @@ size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__pr
         size_t sg = cfg->sg_width < cfg->wg_size ? cfg->sg_width : cfg->wg_size;
         scratch = (sg_shuffles_in_local(cfg, p) ? cfg->wg_size : 0) + 2 * (cfg->wg_size / sg);
     }
+    /* A compaction whose ranks come from ballots keeps one count per (row, warp) instead
+     * of the tile (CLSCAN_SEL_BALLOT of cl/clscan_select_tile.cl). */
+    if (cfg->select && cfg->sg_impl == CLSCAN__SG_NVIDIA && cfg->sg_width == 32 &&
+        cfg->wg_size >= 32 && cfg->items <= 32)
+        tile = cfg->items * (cfg->wg_size / 32);
     const size_t elem = clscan__config_elem_bytes(cfg);
     size_t bytes = (tile + scratch) * elem;
-    if (cfg->select && cfg->algo == CLSCAN__SCAN_SINGLE_PASS && cfg->wg_size == 1)
+    if (cfg->select && cfg->algo == CLSCAN__SCAN_SINGLE_PASS && cfg->wg_size == 1) {
         bytes += cfg->items * clscan_type_size(cfg->elem_type); /* clscan_sel_single's stage */
+        if (cfg->select == CLSCAN__SELECT_RUNS) bytes += cfg->items * 4; /* and heads */
+    }
     if (cfg->algo == CLSCAN__SCAN_SINGLE_PASS) { /* clscan_lb_local and the ticket */
         const size_t window = cfg->wg_size < 32 ? cfg->wg_size : 32;
         /* the window's values and kinds, and where the order is fixed
@@ -142,16 +149,25 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
                                            clscan_type elem_type, clscan_type count_type,
                                            const char *predicate, clscan__scan_config *out)
 {
-    clscan_status s =
-        clscan__scan_config_choose(ctx, p, algo, count_type, CLSCAN_OP_ADD, out);
+    /* Run-length encoding scans a count and a place in a ulong (count_type UINT64), but
+     * its tile takes the shape of a compaction with 4-byte counts: each work-item's
+     * elements, not their ulongs, are what it holds (where ballots rank them). */
+    const int runs = mode == CLSCAN__SELECT_RUNS;
+    clscan_status s = clscan__scan_config_choose(ctx, p, algo, runs ? CLSCAN_UINT32 : count_type,
+                                                 CLSCAN_OP_ADD, out);
     if (s != CLSCAN_SUCCESS) return s;
+    if (runs) {
+        out->type = count_type;
+        out->op = CLSCAN__OP_ID_RUNS;
+    }
     out->select = mode;
     out->elem_type = elem_type;
     out->predicate =
         mode == CLSCAN__SELECT_IF || mode == CLSCAN__SELECT_PARTITION ? predicate : NULL;
     /* Each work-item holds its elements in registers between the two phases: 8-byte
      * elements halve the items, as 8-byte counts already did. */
-    if (clscan_type_size(elem_type) == 8 && clscan_type_size(count_type) == 4 && out->items > 1)
+    if (clscan_type_size(elem_type) == 8 && (runs || clscan_type_size(count_type) == 4) &&
+        out->items > 1)
         out->items /= 2;
     return config_fit(ctx, p, out); /* with what compaction adds to local memory */
 }
@@ -178,7 +194,7 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
 const char *clscan__select_mode_name(clscan__select_mode mode)
 {
     static const char *const names[] = {"scan", "select-flagged", "select-if", "partition-if",
-                                        "unique"};
+                                        "unique", "run-length-encode"};
     return (unsigned)mode < sizeof names / sizeof names[0] ? names[mode] : "invalid";
 }
 

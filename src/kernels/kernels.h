@@ -42,7 +42,8 @@ typedef enum clscan__select_mode {
     CLSCAN__SELECT_FLAGGED,
     CLSCAN__SELECT_IF,
     CLSCAN__SELECT_PARTITION,
-    CLSCAN__SELECT_UNIQUE
+    CLSCAN__SELECT_UNIQUE,
+    CLSCAN__SELECT_RUNS /* run-length encoding: UNIQUE's heads, and each run's length */
 } clscan__select_mode;
 const char *clscan__select_mode_name(clscan__select_mode mode);
 
@@ -83,7 +84,8 @@ typedef struct clscan__scan_config {
      * a user's struct, or a segmented scan's pair); 0: clscan_type_size(type). */
     size_t elem_bytes;
     /* Sort programs: type and op are the count type (as for compaction) and ADD, the
-     * keys are of elem_type, and each value has value_bytes (4 or 8; 0: keys only). */
+     * keys are of elem_type, and each value has value_bytes (4 or 8; 0: keys only).
+     * Run-length encoding's compaction: value_bytes is each length's (4 or 8). */
     cl_uint value_bytes;
     cl_uint sort_onesweep; /* 1: cl/clscan_sort_onesweep.cl; 0: cl/clscan_sort.cl's passes */
     /* Histograms: samples of elem_type; mode 1 even bins, 2 levels; bins in local memory. */
@@ -180,6 +182,8 @@ bool clscan__lookback_ordered(const clscan__scan_config *cfg);
  * (CLSCAN_OP_CUSTOM: the prelude's clscan_user_op). */
 #define CLSCAN__TYPE_ID_CUSTOM ((clscan_type)99)
 #define CLSCAN__OP_ID_CUSTOM ((clscan_op)99)
+/* CLSCAN_OP_RUNS of cl/clscan_common.cl: run-length encoding's count type (UINT64). */
+#define CLSCAN__OP_ID_RUNS ((clscan_op)98)
 /* The launch shape of a general scan (general.c) whose elements are `type` (a library
  * type, or CLSCAN__TYPE_ID_CUSTOM) of elem_bytes each, built with `prelude` (not copied):
  * the tile of 4-byte elements, with fewer items per work-item for larger elements. */
