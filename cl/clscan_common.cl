@@ -157,7 +157,7 @@ ulong clscan_runs_op(ulong a, ulong b)
 #define CLSCAN_OP(a, b) ((a) ^ (b))
 #define CLSCAN_IDENTITY ((CLSCAN_T)0)
 #else
-#error "CLSCAN_OP_ID must be one of CLSCAN_OP_ADD .. CLSCAN_OP_XOR (0..6), CLSCAN_OP_RUNS or CLSCAN_OP_CUSTOM"
+#error "CLSCAN_OP_ID must be CLSCAN_OP_ADD .. CLSCAN_OP_XOR (0..6), _RUNS or _CUSTOM"
 #endif
 
 /* Work-items per work-group (a power of two) and elements each one owns. */

@@ -44,7 +44,8 @@ void clscan_sel_count_tiles(__global const CLSCAN_E *src, ulong src_off,
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
                             __global const uchar *flags, ulong flags_off,
-                            __global CLSCAN_E *dst, ulong dst_off, CLSCAN_SEL_RUNS_PARAMS ulong n,
+                            __global CLSCAN_E *dst, ulong dst_off,
+                            CLSCAN_SEL_RUNS_PARAMS ulong n,
                             ulong tiles_per_group, __global const CLSCAN_T *partials,
                             ulong part_off, int use_partials, __global ulong *count)
 {
@@ -93,9 +94,9 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
                        __global const uchar *flags, ulong flags_off, __global CLSCAN_E *dst,
-                       ulong dst_off, CLSCAN_SEL_RUNS_PARAMS ulong n, __global clscan_lb_word *state, uint epoch,
-                       uint spin_limit, __global ulong *count, __global uint *stats_base,
-                       uint stats_off)
+                       ulong dst_off, CLSCAN_SEL_RUNS_PARAMS ulong n,
+                       __global clscan_lb_word *state, uint epoch, uint spin_limit,
+                       __global ulong *count, __global uint *stats_base, uint stats_off)
 {
     __global uint *stats = stats_base + stats_off;
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];

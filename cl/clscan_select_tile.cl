@@ -250,23 +250,6 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
 }
 
 #if CLSCAN_SEL_MODE != CLSCAN_SEL_RUNS
-#if CLSCAN_SEL_PRIVATE
-/* After clscan_sel_rank: the rank of this work-item's element j (keep: its decisions)
- * among the tile's kept elements. Every work-item calls it, for each j (the ballot needs
- * the whole sub-group). */
-CLSCAN_T clscan_sel_before(uint j, uint keep, __local const CLSCAN_T *tile)
-{
-#if CLSCAN_SEL_BALLOT
-    const uint lane = clscan_sg_lane(), sg = clscan_sg_id();
-    const uint below = clscan_sg_ballot((keep >> j) & 1u) & ((1u << lane) - 1u);
-    return tile[j * CLSCAN_SG_COUNT + sg] + (CLSCAN_T)popcount(below);
-#else
-    (void)keep;
-    return tile[CLSCAN_PAD(j * CLSCAN_WG_SIZE + get_local_id(0))];
-#endif
-}
-#endif
-
 /* Phase two: writes the tile's elements, `carry` being the count kept before the tile.
  * A kept element goes to dst[carry + rank]; in PARTITION mode a rejected one (the r-th
  * rejected of the range, counting from 0) goes to dst[n - 1 - r]. Within a row of
@@ -278,11 +261,19 @@ void clscan_sel_write(clscan_sel_source s, __global CLSCAN_E *dst, ulong n, ulon
     const uint lid = get_local_id(0);
 #if CLSCAN_SEL_PRIVATE
     (void)s;
+#if CLSCAN_SEL_BALLOT
+    const uint lane = clscan_sg_lane(), sg = clscan_sg_id();
+#endif
 #pragma unroll
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = j * CLSCAN_WG_SIZE + lid;
-        /* (Before the test: every lane of the warp must take part in a ballot.) */
-        const CLSCAN_T rank = clscan_sel_before(j, keep, tile);
+#if CLSCAN_SEL_BALLOT
+        /* (The ballot before the test: every lane of the warp must take part.) */
+        const uint below = popcount(clscan_sg_ballot((keep >> j) & 1u) & ((1u << lane) - 1u));
+        const CLSCAN_T rank = tile[j * CLSCAN_SG_COUNT + sg] + below;
+#else
+        const CLSCAN_T rank = tile[CLSCAN_PAD(k)];
+#endif
         if (k < count) {
             const ulong i = base + k;
             const ulong pos = (ulong)carry + (ulong)rank;
