@@ -211,7 +211,13 @@ void clscan_os_find_dests(__global uint *st, __global const CLSCAN_SORT_K *in, u
 void clscan_os_rank(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint first, uint shift,
                     __local uint *my_counts, uint lane CLSCAN_OS_RANK_PARAMS)
 {
+#if CLSCAN_OS_WARP_PTX
 #pragma unroll
+#else
+/* (Not unrolled where each key has barriers: Intel's CPU compiler 2026.2 then reads
+ * freed memory and crashes at times, docs/IMPLEMENTATION-ISSUES.md.) */
+#pragma unroll 1
+#endif
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint valid = first + j * CLSCAN_OS_WARP < count;
         const uint d = valid ? clscan_sort_digit(kr[j], shift) : CLSCAN_SORT_RADIX;

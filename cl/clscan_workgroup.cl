@@ -49,6 +49,10 @@ void clscan_wg_upsweep_(CLSCAN_T x, __local CLSCAN_T *sums)
 {
     const uint lid = get_local_id(0);
     sums[CLSCAN_PAD(lid)] = x;
+    /* (Both sweeps stay loops: unrolled, with a barrier in every copy, they make Intel's
+     * CPU compiler 2026.2 read freed memory and crash at times, docs/IMPLEMENTATION-ISSUES.md;
+     * a step costs a barrier either way.) */
+#pragma unroll 1
     for (uint d = 1; d < CLSCAN_WG_SIZE; d <<= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
         const uint i = (lid + 1) * 2 * d - 1;
@@ -81,6 +85,7 @@ CLSCAN_T clscan_wg_scan_value(CLSCAN_T x, int inclusive, __local CLSCAN_T *scrat
     if (lid == 0) scratch[CLSCAN_PAD(CLSCAN_WG_SIZE - 1)] = CLSCAN_IDENTITY;
     /* Down-sweep: a node's left child gets the node's prefix, its right child that
      * prefix combined with the left subtree's total. */
+#pragma unroll 1
     for (uint d = CLSCAN_WG_SIZE >> 1; d > 0; d >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
         const uint i = (lid + 1) * 2 * d - 1;

@@ -433,8 +433,10 @@ stage_consumers() {
 # (CLSCAN_INTEL_OCL_DIR, default ~/.cache/clscan-intel-ocl; about 800 MB), with an ICD file
 # in a vendors directory of its own. Its lib/ goes first on LD_LIBRARY_PATH, which also
 # puts the Khronos ICD loader it ships before the system's: that one takes only a
-# directory in OCL_ICD_VENDORS. MALLOC_PERTURB_=0 (meson otherwise sets a random one):
-# with it set, the runtime's compiler crashes (docs/IMPLEMENTATION-ISSUES.md).
+# directory in OCL_ICD_VENDORS. MALLOC_PERTURB_=96, not meson's random value: the
+# allocator still fills freed and new blocks, and every run takes the one value that made
+# the runtime's compiler crash on the unrolled barrier loops the kernels no longer have
+# (docs/IMPLEMENTATION-ISSUES.md), so that a return of them fails every time.
 intel_ocl_packages=(intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0)
 intel_dir=${CLSCAN_INTEL_OCL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/clscan-intel-ocl}
 
@@ -515,7 +517,7 @@ stage_intel() {
         failed=$((failed + 1))
         return
     fi
-    local -x OCL_ICD_VENDORS=$intel_dir/vendors MALLOC_PERTURB_=0
+    local -x OCL_ICD_VENDORS=$intel_dir/vendors MALLOC_PERTURB_=96
     local -x LD_LIBRARY_PATH=$intel_dir/venv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     local wide=(CLSCAN_WORK_GROUP_SIZE=64 CLSCAN_ITEMS_PER_THREAD=4
                 CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=4)
