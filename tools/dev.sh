@@ -99,7 +99,8 @@ run_suite() {
 # The quick selftest under Oclgrind with race and uninitialised-value checks: any
 # error Oclgrind reports fails it, as does any failed case. Arguments: a name for the
 # log, the CLSCAN_* settings (NAME=VALUE words, or ""), then the program and its
-# arguments.
+# arguments. (oclgrind_report: the lines of its reports.)
+oclgrind_report='(memory address 0x|divergence detected|^Invalid |^Uninitialized |depends on uninitialized)'
 run_oclgrind() {
     local name=$1 settings=$2
     shift 2
@@ -110,8 +111,9 @@ run_oclgrind() {
     env $settings oclgrind --data-races --uninitialized "$@" >"$log" 2>&1 </dev/null || rc=$?
     local errors
     # Oclgrind's reports name the memory address ("Read-write data race at local memory
-    # address 0x...", "Invalid read of size 4 at global memory address 0x...").
-    errors=$(grep -cE '(memory address 0x|divergence detected|^Invalid |^Uninitialized )' "$log" || true)
+    # address 0x...", "Invalid read of size 4 at global memory address 0x..."), or say
+    # "Uninitialized value written to ..." or "Controlflow depends on uninitialized value".
+    errors=$(grep -cE "$oclgrind_report" "$log" || true)
     grep -E "scan layers" "$log" || true
     tail -n 1 "$log"
     if [ "$rc" = 0 ] && [ "$errors" = 0 ]; then
@@ -119,7 +121,7 @@ run_oclgrind() {
         passed=$((passed + 1))
     else
         echo "oclgrind ($name): exit $rc, $errors error reports (see $log)"
-        grep -m 10 -A8 -E '(memory address 0x|divergence detected|^Invalid |^Uninitialized )' "$log" || true
+        grep -m 10 -A8 -E "$oclgrind_report" "$log" || true
         failed=$((failed + 1))
     fi
 }
