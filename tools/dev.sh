@@ -75,6 +75,22 @@ export RUSTICL_ENABLE=${RUSTICL_ENABLE:-llvmpipe}
 # the totals.
 passed=0
 failed=0
+# What failed, a short entry each, printed again just before the totals (CI shows the
+# end of the output, where the details printed at the time may not reach): fail N TEXT
+# adds N failures and the entry TEXT.
+failures=()
+fail() {
+    failed=$((failed + $1))
+    failures+=("$2")
+}
+# The totals line, after the entries of what failed; the argument: text for its end.
+report() {
+    if [ ${#failures[@]} -gt 0 ]; then
+        echo "== what failed"
+        printf '%s\n' "${failures[@]}"
+    fi
+    echo "$passed passed, $failed failed${1:-}"
+}
 run_suite() {
     local name=$1 icd=$2
     shift 2
@@ -88,12 +104,17 @@ run_suite() {
     timeout=$(echo "$log" | sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' | tail -1)
     if [ -z "$ok" ]; then # meson did not get as far as a summary
         echo "$log" | tail -30
-        failed=$((failed + 1))
+        fail 1 "meson test on $name: no summary: $(echo "$log" | tail -3)"
         return
     fi
-    [ "${fail:-0}" = 0 ] && [ "${timeout:-0}" = 0 ] || echo "$log" | grep -B2 -A40 "stdout:" | head -120
     passed=$((passed + ok))
-    failed=$((failed + ${fail:-0} + ${timeout:-0}))
+    [ "${fail:-0}" = 0 ] && [ "${timeout:-0}" = 0 ] && return
+    echo "$log" | grep -B2 -A40 "stdout:" | head -120
+    # (The entry: meson's lines of the failed tests, then Check's failure lines and any
+    # signal, crash or FAIL line of the tests' output.)
+    fail $((${fail:-0} + ${timeout:-0})) "meson test on $name:
+$(echo "$log" | grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)|:[EF]:|signal|^FAIL |Segmentation|Abort" |
+    awk '!seen[$0]++' | head -12)"
 }
 
 # The quick selftest under Oclgrind with race and uninitialised-value checks: any
@@ -122,7 +143,7 @@ run_oclgrind() {
     else
         echo "oclgrind ($name): exit $rc, $errors error reports (see $log)"
         grep -m 10 -A8 -E "$oclgrind_report" "$log" || true
-        failed=$((failed + 1))
+        failed=$((failed + 1)) # (in the background: wait_oclgrind counts the run)
     fi
 }
 
@@ -270,7 +291,8 @@ wait_oclgrind() {
         if grep -q "no errors reported" "$build/oclgrind-${names[$i]}.summary"; then
             passed=$((passed + 1))
         else
-            failed=$((failed + 1))
+            fail 1 "oclgrind (${names[$i]}): $(grep -m 1 "^oclgrind (" \
+                "$build/oclgrind-${names[$i]}.summary")"
         fi
     done
     pids=()
@@ -324,7 +346,7 @@ run_sanitizer_stage() {
         echo "$name: exit $rc ($took; see $log)"
         grep -m 20 -A25 -E "^==[0-9]+==|^(WARNING|ERROR|SUMMARY): |runtime error|:[EF]:" "$log" |
             head -150 || true
-        failed=$((failed + 1))
+        fail 1 "$name: exit $rc: $(grep -m 3 -E "^(ERROR|SUMMARY): |runtime error|:[EF]:" "$log")"
     fi
 }
 
@@ -341,7 +363,7 @@ stage_asan() {
         -Dc_args=-fno-sanitize-recover=all -- test_units test_scan test_select test_general \
         test_sort test_reduce test_histogram test_bykey test_threads test_cycles; then
         echo "asan-ubsan: the build in $dir failed"
-        failed=$((failed + 1))
+        fail 1 "asan-ubsan: the build in $dir failed"
         return
     fi
     CLSCAN_TEST_CYCLES=2 warm_pocl_cache "${tests[@]}"
@@ -371,7 +393,7 @@ stage_valgrind() {
     echo "== valgrind: ${tests[*]} on PoCL"
     if ! command -v valgrind >/dev/null; then
         echo "dev.sh: valgrind not installed: memcheck stage not run" >&2
-        failed=$((failed + 1))
+        fail 1 "valgrind not installed"
         return
     fi
     local vg="valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
@@ -393,7 +415,7 @@ stage_tsan() {
     echo "== tsan: threads on PoCL"
     if ! sanitizer_build "$dir" -Db_sanitize=thread -Db_lundef=false -- test_threads; then
         echo "tsan: the build in $dir failed"
-        failed=$((failed + 1))
+        fail 1 "tsan: the build in $dir failed"
         return
     fi
     local -x TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$san_dir/tsan.supp
@@ -404,7 +426,7 @@ stage_tsan() {
 sanitizer_stages() {
     if [ ! -f "$pocl_icd" ]; then
         echo "dev.sh: PoCL not installed: sanitizer and valgrind stages not run" >&2
-        failed=$((failed + 3))
+        fail 3 "PoCL not installed: sanitizer and valgrind stages not run"
         return
     fi
     stage_asan
@@ -425,7 +447,7 @@ stage_consumers() {
     case $rc in
     0) passed=$((passed + 1)) ;;
     77) echo "consumers: no OpenCL platform: not run" >&2 ;;
-    *) echo "consumers: exit $rc (see $log)"; failed=$((failed + 1)) ;;
+    *) echo "consumers: exit $rc (see $log)"; fail 1 "consumers: exit $rc (see $log)" ;;
     esac
 }
 
@@ -498,7 +520,8 @@ run_intel_selftest() {
     else
         echo "selftest ($impl sub-groups): exit $rc, or not on $impl sub-groups (see $log)"
         grep -m 20 -E "FAIL|failures \(" "$log" || true
-        failed=$((failed + 1))
+        fail 1 "selftest ($impl sub-groups) on Intel's runtime: exit $rc:
+$(grep -m 6 -E "FAIL|failures \(" "$log")"
     fi
 }
 
@@ -516,7 +539,7 @@ stage_intel() {
     echo "== Intel's OpenCL CPU runtime (${intel_ocl_packages[*]}, $intel_dir)"
     if ! setup_intel_ocl; then
         echo "dev.sh: installing Intel's OpenCL CPU runtime into $intel_dir failed" >&2
-        failed=$((failed + 1))
+        fail 1 "installing Intel's OpenCL CPU runtime failed"
         return
     fi
     local -x OCL_ICD_VENDORS=$intel_dir/vendors MALLOC_PERTURB_=96
@@ -563,11 +586,12 @@ quick)
     if OCL_ICD_VENDORS=$pocl_icd "$build/clscan-selftest" --quick >"$build/selftest-quick.log" 2>&1; then
         passed=$((passed + 1))
     else
-        failed=$((failed + 1))
         grep -m 20 -E "FAIL|failures \(" "$build/selftest-quick.log" || true
+        fail 1 "clscan-selftest --quick on pocl:
+$(grep -m 6 -E "FAIL|failures \(" "$build/selftest-quick.log")"
     fi
     tail -n 1 "$build/selftest-quick.log"
-    echo "$passed passed, $failed failed ($((SECONDS - start)) s after the build)"
+    report " ($((SECONDS - start)) s after the build)"
     [ "$failed" = 0 ]
     ;;
 test | test-full)
@@ -608,7 +632,7 @@ test | test-full)
         found=1
         run_suite "OCL_ICD_VENDORS" "$OCL_ICD_VENDORS"
     fi
-    [ "$found" = 1 ] || { echo "dev.sh: no OpenCL implementation found" >&2; failed=$((failed + 1)); }
+    [ "$found" = 1 ] || { echo "dev.sh: no OpenCL implementation found" >&2; fail 1 "no OpenCL implementation found"; }
     if command -v oclgrind >/dev/null; then
         # (General scans run under Oclgrind through tests/test_general, below.)
         # (test: the scans of four operators, the built-in-able add, max as the order
@@ -650,17 +674,17 @@ test | test-full)
         wait_oclgrind
     else
         echo "dev.sh: oclgrind not installed: kernel race checks not run" >&2
-        failed=$((failed + 1))
+        fail 1 "oclgrind not installed"
     fi
     stage_consumers
     sanitizer_stages
-    echo "$passed passed, $failed failed"
+    report
     [ "$failed" = 0 ]
     ;;
 sanitizers)
     build
     sanitizer_stages
-    echo "$passed passed, $failed failed"
+    report
     [ "$failed" = 0 ]
     ;;
 deps)
