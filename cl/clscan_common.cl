@@ -169,6 +169,37 @@ ulong clscan_runs_op(ulong a, ulong b)
 #endif
 #define CLSCAN_TILE (CLSCAN_WG_SIZE * CLSCAN_ITEMS)
 
+/* Whether the look-back combines tile totals in a fixed order, so that results are the
+ * same bits whatever the timing: floating-point types, whose operators round (and whose
+ * fmin/fmax may return either zero of two). Integer operators are associative and
+ * commutative, so any order gives the same bits: they keep the walk that combines
+ * totals as it finds them. (In a fixed order a tile combines all the totals above its
+ * anchor after finding it, on the path to publishing its own prefix; that fold is
+ * unrolled, since a plain loop of dependent local reads made the H100's float scan 46%
+ * slower at 2^28; docs/PERFORMANCE.md.) A general scan's prelude defines it for its own
+ * operator. */
+#ifndef CLSCAN_LB_ORDERED
+#if CLSCAN_TYPE_ID == CLSCAN_FLOAT || CLSCAN_TYPE_ID == CLSCAN_DOUBLE
+#define CLSCAN_LB_ORDERED 1
+#else
+#define CLSCAN_LB_ORDERED 0
+#endif
+#endif
+
+/* Put before a loop that folds a tile's elements one after another where the order must
+ * hold: the owner's total and a look-back fallback's reduction of the same tile must
+ * have the same bits (CLSCAN_LB_ORDERED). It keeps the compiler from vectorising the
+ * loop, which Intel's OpenCL CPU compiler (2026.2) does to a float sum with the additions
+ * reassociated, although no fast-math option was given: the owner's loop and the
+ * fallback's then summed in different orders (docs/IMPLEMENTATION-ISSUES.md). Only with
+ * one work-item a group (the CPU shapes), where a work-item's loop is what gets
+ * vectorised; other shapes' kernels are left as they were. */
+#if CLSCAN_LB_ORDERED && CLSCAN_WG_SIZE == 1 && defined(__clang__)
+#define CLSCAN_IN_ORDER _Pragma("clang loop vectorize(disable)")
+#else
+#define CLSCAN_IN_ORDER
+#endif
+
 /* Bank-conflict padding: one extra slot after every 2^CLSCAN_LOG_BANKS elements, so
  * that work-items walking local memory with a power-of-two stride land in different
  * banks. 0 turns padding off (devices whose local memory is ordinary memory). */

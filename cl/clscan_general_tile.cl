@@ -332,6 +332,7 @@ clscan_gen_runs clscan_gen_run_totals(clscan_gen_source s, ulong base, uint coun
         const CLSCAN_T x = from_tile ? tile[CLSCAN_PAD(k)] : clscan_gen_load(s, base + (k)); \
         a##r = CLSCAN_OP(a##r, x);                           \
     } while (0)
+    CLSCAN_IN_ORDER
     for (uint j = 0; j < len; ++j) CLSCAN_GEN_RUNS_STEP(len, j, count, CLSCAN_GEN_TOTAL_STEP_);
 #undef CLSCAN_GEN_TOTAL_STEP_
     const clscan_gen_runs runs = {a0, a1, a2, a3};

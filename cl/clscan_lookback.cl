@@ -278,6 +278,7 @@ CLSCAN_T clscan_lb_tile_part(__global const CLSCAN_T *src, ulong base)
 {
     const ulong first = base + (ulong)get_local_id(0) * CLSCAN_ITEMS;
     CLSCAN_T x = src[first];
+    CLSCAN_IN_ORDER
     for (uint i = 1; i < CLSCAN_ITEMS; ++i) {
         const CLSCAN_T e = src[first + i];
         x = CLSCAN_OP(x, e);
@@ -320,21 +321,7 @@ uint clscan_lb_fallback_(__global clscan_lb_word *status, long tile, uint epoch,
     return kind;
 }
 
-/* Whether the look-back combines tile totals in a fixed order, so that results are the
- * same bits whatever the timing: floating-point types, whose operators round (and whose
- * fmin/fmax may return either zero of two). Integer operators are associative and
- * commutative, so any order gives the same bits: they keep the walk that combines
- * totals as it finds them. (In a fixed order a tile combines all the totals above its
- * anchor after finding it, on the path to publishing its own prefix; that fold is
- * unrolled, since a plain loop of dependent local reads made the H100's float scan 46%
- * slower at 2^28; docs/PERFORMANCE.md.) */
-#ifndef CLSCAN_LB_ORDERED
-#if CLSCAN_TYPE_ID == CLSCAN_FLOAT || CLSCAN_TYPE_ID == CLSCAN_DOUBLE
-#define CLSCAN_LB_ORDERED 1
-#else
-#define CLSCAN_LB_ORDERED 0
-#endif
-#endif
+/* (CLSCAN_LB_ORDERED, whether totals are combined in a fixed order: cl/clscan_common.cl.) */
 
 /* Predecessors whose totals the look-back keeps in local memory while it walks down, by
  * distance, so that it can combine them forward without reading them again. */

@@ -249,6 +249,7 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
      * more independent chains of operations, measured 60% slower on PoCL.) */
     /* (From the first element, as clscan_lb_tile_part combines a tile.) */
     CLSCAN_T total = in[base];
+    CLSCAN_IN_ORDER
     for (uint k = 1; k < count; ++k) {
         const CLSCAN_T x = in[base + k];
         total = CLSCAN_OP(total, x);
