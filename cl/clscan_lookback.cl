@@ -274,8 +274,60 @@ int clscan_lb_publish_fallback(__global clscan_lb_word *st, uint epoch,
  * does), so that the look-back's fallback, which then takes the total of these shares
  * with clscan_wg_scan_value as clscan_wg_scan does, gets the owner's total bit for bit.
  * (A fallback is rare; these reads are not coalesced.) */
+#if defined(CLSCAN_LB_TILE_LANES) && CLSCAN_LB_ORDERED && CLSCAN_WG_SIZE == 1 && \
+    CLSCAN_OP_ID != CLSCAN_OP_CUSTOM
+/* Where the program asks for it (CLSCAN_LB_TILE_LANES, defined by the host for the
+ * library's single-pass scan of cl/clscan_scan.cl), one work-item a group (CPUs), and a
+ * built-in operator on a floating-point type: a tile's total as eight lanes, element i
+ * into lane i % 8 (each lane in index order), the lanes then combined from lane 0 up, and
+ * the last count % 8 elements after them in order. The tile's owner and a fallback both
+ * take this function, so their totals are the same bits; the lanes are independent, so a
+ * compiler can keep them in one vector register without reordering anything (a single
+ * left-to-right chain cannot be, and Intel's CPU compiler reordered one to vectorise it:
+ * docs/IMPLEMENTATION-ISSUES.md). Other kernels keep the order below, which
+ * clscan_wg_scan's totals have. */
+#define CLSCAN_LB_LANES 1
+#define CLSCAN_LB_VCAT_(t, n) t##n
+#define CLSCAN_LB_VEC_(t, n) CLSCAN_LB_VCAT_(t, n)
+CLSCAN_T clscan_lb_fold_lanes(__global const CLSCAN_T *p, uint count)
+{
+    /* (Eight scalar accumulators fed from one vector load: accumulating in a vector
+     * variable crashes Oclgrind 21.10's --uninitialized check, docs/IMPLEMENTATION-
+     * ISSUES.md; either way each lane is its own chain.) */
+    CLSCAN_T l0 = CLSCAN_IDENTITY, l1 = CLSCAN_IDENTITY, l2 = CLSCAN_IDENTITY,
+             l3 = CLSCAN_IDENTITY, l4 = CLSCAN_IDENTITY, l5 = CLSCAN_IDENTITY,
+             l6 = CLSCAN_IDENTITY, l7 = CLSCAN_IDENTITY;
+    uint i = 0;
+    CLSCAN_IN_ORDER
+    for (; i + 8 <= count; i += 8) {
+        const CLSCAN_LB_VEC_(CLSCAN_T, 8) x = vload8(0, p + i);
+        l0 = CLSCAN_OP(l0, x.s0);
+        l1 = CLSCAN_OP(l1, x.s1);
+        l2 = CLSCAN_OP(l2, x.s2);
+        l3 = CLSCAN_OP(l3, x.s3);
+        l4 = CLSCAN_OP(l4, x.s4);
+        l5 = CLSCAN_OP(l5, x.s5);
+        l6 = CLSCAN_OP(l6, x.s6);
+        l7 = CLSCAN_OP(l7, x.s7);
+    }
+    CLSCAN_T t = CLSCAN_OP(l0, l1);
+    t = CLSCAN_OP(t, l2);
+    t = CLSCAN_OP(t, l3);
+    t = CLSCAN_OP(t, l4);
+    t = CLSCAN_OP(t, l5);
+    t = CLSCAN_OP(t, l6);
+    t = CLSCAN_OP(t, l7);
+    CLSCAN_IN_ORDER
+    for (; i < count; ++i) t = CLSCAN_OP(t, p[i]);
+    return t;
+}
+#endif
+
 CLSCAN_T clscan_lb_tile_part(__global const CLSCAN_T *src, ulong base)
 {
+#ifdef CLSCAN_LB_LANES
+    return clscan_lb_fold_lanes(src + base, CLSCAN_TILE);
+#else
     const ulong first = base + (ulong)get_local_id(0) * CLSCAN_ITEMS;
     CLSCAN_T x = src[first];
     CLSCAN_IN_ORDER
@@ -284,6 +336,7 @@ CLSCAN_T clscan_lb_tile_part(__global const CLSCAN_T *src, ulong base)
         x = CLSCAN_OP(x, e);
     }
     return x;
+#endif
 }
 #endif
 

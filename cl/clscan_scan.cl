@@ -247,13 +247,18 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
      * straight from global memory now, and scanned from it once the carry is known
      * (that second read finds it in the cache). (Walking 8 segments side by side, for
      * more independent chains of operations, measured 60% slower on PoCL.) */
-    /* (From the first element, as clscan_lb_tile_part combines a tile.) */
+    /* (As clscan_lb_tile_part combines a tile: in lanes where the look-back keeps a
+     * fixed order and the operator is built in, else from the first element.) */
+#ifdef CLSCAN_LB_LANES
+    const CLSCAN_T total = clscan_lb_fold_lanes(in + base, count);
+#else
     CLSCAN_T total = in[base];
     CLSCAN_IN_ORDER
     for (uint k = 1; k < count; ++k) {
         const CLSCAN_T x = in[base + k];
         total = CLSCAN_OP(total, x);
     }
+#endif
 #endif
     const int has_start = (carry_flags & CLSCAN_CARRY_IN) != 0;
     CLSCAN_T start = CLSCAN_IDENTITY;
