@@ -268,12 +268,6 @@ int clscan_lb_publish_fallback(__global clscan_lb_word *st, uint epoch,
  * before this file. */
 #ifndef CLSCAN_LB_SOURCE
 #define CLSCAN_LB_SOURCE __global const CLSCAN_T *
-/* This work-item's share of the total of the full tile that starts at element base:
- * its CLSCAN_ITEMS consecutive elements, combined left to right from the first, as
- * clscan_wg_scan combines them in local memory (and as the one-work-item scan kernel
- * does), so that the look-back's fallback, which then takes the total of these shares
- * with clscan_wg_scan_value as clscan_wg_scan does, gets the owner's total bit for bit.
- * (A fallback is rare; these reads are not coalesced.) */
 #if defined(CLSCAN_LB_TILE_LANES) && CLSCAN_LB_ORDERED && CLSCAN_WG_SIZE == 1 && \
     CLSCAN_OP_ID != CLSCAN_OP_CUSTOM
 /* Where the program asks for it (CLSCAN_LB_TILE_LANES, defined by the host for the
@@ -323,6 +317,13 @@ CLSCAN_T clscan_lb_fold_lanes(__global const CLSCAN_T *p, uint count)
 }
 #endif
 
+/* This work-item's share of the total of the full tile that starts at element base:
+ * its CLSCAN_ITEMS consecutive elements, combined left to right from the first, as
+ * clscan_wg_scan combines them in local memory (and as the one-work-item scan kernel
+ * does), so that the look-back's fallback, which then takes the total of these shares
+ * with clscan_wg_scan_value as clscan_wg_scan does, gets the owner's total bit for bit.
+ * (A fallback is rare; these reads are not coalesced.) Where the library's scan sums
+ * its tiles in lanes (CLSCAN_LB_LANES, above), that sum instead. */
 CLSCAN_T clscan_lb_tile_part(__global const CLSCAN_T *src, ulong base)
 {
 #ifdef CLSCAN_LB_LANES

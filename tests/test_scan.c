@@ -264,18 +264,6 @@ START_TEST(test_lookback)
 }
 END_TEST
 
-/* Floating-point sums are the same bits from call to call (include/clscan.h promises
- * it for the same device, n, type, op and placement), on every tuning the suite runs,
- * the look-back's delayed, silent and give-up modes included, where which predecessor a
- * tile finds ready varies with timing. Elements of widely varied magnitude make every
- * change of combination order show in the last bits. Each call is checked against the
- * host reference too; how many elements differ from a serial sum is reported. (The
- * test fails against the first look-back, which folded totals as it found them.)
- * Where the device scan is single-pass, a second context whose every fourth tile
- * publishes nothing (CLSCAN_LOOKBACK_TEST_SILENT) must give the same bits: its
- * successors reduce those tiles themselves, every call, and a fallback's total must be
- * the owner's. (Intel's CPU compiler summed the owner's loop vectorised and out of
- * order, the fallback's in order: docs/IMPLEMENTATION-ISSUES.md.) */
 /* Fails the test where the n elements of elem bytes at got differ bitwise from first's,
  * naming the first that does and its tile; what: the call, for the message. */
 static void assert_same_bits(const char *got, const char *first, size_t n, size_t elem,
@@ -291,6 +279,18 @@ static void assert_same_bits(const char *got, const char *first, size_t n, size_
                   "(tile %zu)", what, diff, at, at / tile);
 }
 
+/* Floating-point sums are the same bits from call to call (include/clscan.h promises
+ * it for the same device, n, type, op and placement), on every tuning the suite runs,
+ * the look-back's delayed, silent and give-up modes included, where which predecessor a
+ * tile finds ready varies with timing. Elements of widely varied magnitude make every
+ * change of combination order show in the last bits. Each call is checked against the
+ * host reference too; how many elements differ from a serial sum is reported. (The
+ * test fails against the first look-back, which folded totals as it found them.)
+ * Where the device scan is single-pass, a second context whose every fourth tile
+ * publishes nothing (CLSCAN_LOOKBACK_TEST_SILENT) must give the same bits: its
+ * successors reduce those tiles themselves, every call, and a fallback's total must be
+ * the owner's. (Intel's CPU compiler summed the owner's loop vectorised and out of
+ * order, the fallback's in order: docs/IMPLEMENTATION-ISSUES.md.) */
 START_TEST(test_reproducible)
 {
     const uint64_t seed = getenv("CLSCAN_TEST_SEED") ? strtoull(getenv("CLSCAN_TEST_SEED"), NULL, 0)
