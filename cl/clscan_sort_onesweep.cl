@@ -108,13 +108,14 @@ void clscan_sort_os_histogram(__global const CLSCAN_SORT_K *src, ulong src_off, 
 }
 
 #if CLSCAN_OS_WARP_PTX
-/* The lanes of this warp whose x (below 512) equals this lane's: nine ballots, one per
- * bit (measured faster than match.any.sync on the H100: docs/PERFORMANCE.md). */
-uint clscan_os_match(uint x)
+/* The lanes of this warp whose x (below 2^bits) equals this lane's: one ballot per bit
+ * (measured faster than match.any.sync on the H100: docs/PERFORMANCE.md). bits is 8
+ * where every lane holds a key and 9 where some take digit RADIX (none). */
+uint clscan_os_match(uint x, uint bits)
 {
     uint m = 0xffffffffu;
 #pragma unroll
-    for (uint b = 0; b < 9; ++b) {
+    for (uint b = 0; b < bits; ++b) {
         const uint bit = (x >> b) & 1u, set = clscan_sg_ballot(bit);
         m &= bit ? set : ~set;
     }
@@ -198,9 +199,10 @@ void clscan_os_find_dests(__global uint *st, __global const CLSCAN_SORT_K *in, u
 }
 
 /* Ranks the work-item's keys kr[0, ITEMS) (item j of lane `lane` of its warp being key
- * first + j * WARP of the tile, valid below count) by the digit at `shift`: rank[j] is
- * counts[d] (the warp's counter of the key's digit d) plus the warp's keys of the digit
- * before it, in input order; counts[d] goes up by the warp's keys of d. */
+ * first + j * WARP of the tile, valid below count, or all of them where `full`) by the
+ * digit at `shift`: rank[j] is counts[d] (the warp's counter of the key's digit d)
+ * plus the warp's keys of the digit before it, in input order; counts[d] goes up by the
+ * warp's keys of d. */
 #if CLSCAN_OS_WARP_PTX
 #define CLSCAN_OS_RANK_PARAMS
 #define CLSCAN_OS_RANK_ARGS
@@ -209,7 +211,7 @@ void clscan_os_find_dests(__global uint *st, __global const CLSCAN_SORT_K *in, u
 #define CLSCAN_OS_RANK_ARGS , lane_digit, lane_base, lid, warp
 #endif
 void clscan_os_rank(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint first, uint shift,
-                    __local uint *my_counts, uint lane CLSCAN_OS_RANK_PARAMS)
+                    __local uint *my_counts, uint lane, const int full CLSCAN_OS_RANK_PARAMS)
 {
 #if CLSCAN_OS_WARP_PTX
 #pragma unroll
@@ -219,10 +221,10 @@ void clscan_os_rank(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint first,
 #pragma unroll 1
 #endif
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
-        const uint valid = first + j * CLSCAN_OS_WARP < count;
+        const uint valid = full || first + j * CLSCAN_OS_WARP < count;
         const uint d = valid ? clscan_sort_digit(kr[j], shift) : CLSCAN_SORT_RADIX;
 #if CLSCAN_OS_WARP_PTX
-        const uint peers = clscan_os_match(d);
+        const uint peers = clscan_os_match(d, full ? CLSCAN_SORT_BITS : CLSCAN_SORT_BITS + 1);
         const uint below = peers & ((1u << lane) - 1u);
         const uint leader = 31u - clz(peers & (0u - peers)); /* the lowest peer */
         uint old = 0;
@@ -323,8 +325,15 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
 #endif
     }
     __local uint *my_counts = warp_counts + warp * CLSCAN_SORT_RADIX;
-    /* The keys ranked within their warps first: the counts come with the ranks. */
-    clscan_os_rank(kr, rank, count, first, shift, my_counts, lane CLSCAN_OS_RANK_ARGS);
+    /* The keys ranked within their warps first: the counts come with the ranks. With
+     * warp ballots a full tile (all but the last) ranks without the checks of keys past
+     * n, and its matches take one ballot fewer. */
+#if CLSCAN_OS_WARP_PTX
+    if (count == CLSCAN_TILE)
+        clscan_os_rank(kr, rank, count, first, shift, my_counts, lane, 1);
+    else
+#endif
+        clscan_os_rank(kr, rank, count, first, shift, my_counts, lane, 0 CLSCAN_OS_RANK_ARGS);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Per digit: the warps' counts scanned in place (each warp's keys of the digit then
