@@ -1,5 +1,6 @@
 /* nvregs.c - LD_PRELOAD shim for NVIDIA's OpenCL: builds every program with -cl-nv-verbose
- * added and appends the build logs (ptxas: registers, spills per kernel) to $REG_LOG.
+ * (and $NV_EXTRA_OPTS, e.g. "-cl-nv-maxrregcount=64") added and appends the build logs
+ * (ptxas: registers, spills per kernel) to $REG_LOG.
  * gcc -shared -fPIC -O2 -o /tmp/nvregs.so tools/prof/nvregs.c -ldl; then
  * CLSCAN_DISK_CACHE=0 REG_LOG=$OUT/regs.log LD_PRELOAD=/tmp/nvregs.so build-gpu/clscan-bench ... */
 /* SPDX-License-Identifier: MIT */
@@ -16,8 +17,9 @@ cl_int clBuildProgram(cl_program p, cl_uint nd, const cl_device_id *d, const cha
     typedef cl_int (*build_fn)(cl_program, cl_uint, const cl_device_id *, const char *,
                                void (CL_CALLBACK *)(cl_program, void *), void *);
     build_fn real = (build_fn)dlsym(RTLD_NEXT, "clBuildProgram");
-    char *opts = malloc((o ? strlen(o) : 0) + 32);
-    sprintf(opts, "%s -cl-nv-verbose", o ? o : "");
+    const char *extra = getenv("NV_EXTRA_OPTS") ? getenv("NV_EXTRA_OPTS") : "";
+    char *opts = malloc((o ? strlen(o) : 0) + strlen(extra) + 32);
+    sprintf(opts, "%s -cl-nv-verbose %s", o ? o : "", extra);
     cl_int e = real(p, nd, d, opts, NULL, NULL);
     cl_device_id dev; clGetProgramInfo(p, CL_PROGRAM_DEVICES, sizeof dev, &dev, NULL);
     static char log[1 << 20]; size_t n = 0;
