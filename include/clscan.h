@@ -1157,7 +1157,8 @@ CLSCAN_API clscan_status clscan_unique(clscan_context *ctx, cl_command_queue que
  *                  such as "float4" or "int2").
  *   predicate      an expression over x (const, of the type) and i (its index, const
  *                  ulong), as for clscan_select_if; compiler messages call it
- *                  "transform" (it is compiled inside one).
+ *                  "transform" (it is compiled inside one), or "predicate" where the
+ *                  call is clscan_select_if's (below).
  *   partition      0: keep the selected elements at dst[0, kept) (the rest of dst is left
  *                  as it was); nonzero: write all n elements, the rejected ones at
  *                  dst[kept, n).
@@ -1168,7 +1169,11 @@ CLSCAN_API clscan_status clscan_unique(clscan_context *ctx, cl_command_queue que
  * The number kept goes to count (one cl_ulong) as for the other compactions. src and dst
  * must not overlap. Costs: one general scan with an output stage (clscan_scan_output:
  * positions are scanned in 64 bits), plus a reduction for a stable partition; one
- * program per description, built on first use.
+ * program per description, built on first use. Where type_name is one of the library's
+ * types as OpenCL C names it (int, uint, long, ulong, float, double; double on a device
+ * with fp64), type_size is its size, source is NULL and the predicate is not blank, a
+ * select is clscan_select_if's call and an unstable partition clscan_partition_if's
+ * (same results, one pass of their kernel, errors as they report them).
  * ------------------------------------------------------------------------------ */
 typedef struct clscan_compact_desc {
     const char *type_name;
@@ -1180,10 +1185,11 @@ typedef struct clscan_compact_desc {
 } clscan_compact_desc;
 
 /* Returns CLSCAN_SUCCESS; CLSCAN_ERROR_INVALID_ARGUMENT for a NULL desc, type_name or
- * predicate, a type_size of 0, a type_name longer than 64 characters, a source or
- * predicate longer than max_text_bytes or one that could read a file, stable without
- * partition, src, dst or count ranges past their buffers (count: 8 bytes), src and dst
- * overlapping, and what the scans refuse of the queue and events;
+ * predicate, a type_size of 0 or (for a library type's name: int, uint, long, ulong,
+ * float, double) other than that type's size, a type_name longer than 64 characters, a
+ * source or predicate longer than max_text_bytes or one that could read a file, stable
+ * without partition, src, dst or count ranges past their buffers (count: 8 bytes), src
+ * and dst overlapping, and what the scans refuse of the queue and events;
  * CLSCAN_ERROR_BUILD_FAILED where the texts do not compile or type_size differs from the
  * device's sizeof; or the OpenCL error of the enqueue that failed. On failure *event is
  * left untouched and, unless an enqueue itself failed part way, nothing is enqueued. */

@@ -1,7 +1,8 @@
 /* test_compact.c - Check suite for clscan_compact: selects and partitions (stable, and in
- * reverse as clscan_partition_if) of float4 elements and of a 12-byte struct of the
- * user's, by predicates over x and i, against a host reference on random inputs (seed
- * printed) at edge sizes, with guard bands around dst; and the argument errors. */
+ * reverse as clscan_partition_if) of float4 elements, of a 12-byte struct of the user's,
+ * and of int and ulong elements (which the select kernels take but for stable
+ * partitions), by predicates over x and i, against a host reference on random inputs
+ * (seed printed) at edge sizes, with guard bands around dst; and the argument errors. */
 /* SPDX-License-Identifier: MIT */
 #include "test_devices.h"
 
@@ -21,39 +22,54 @@ static size_t max_size(void)
     return t && *t ? (size_t)strtoull(t, NULL, 0) : SIZE_MAX;
 }
 
-/* The host's keep decision for element i of the two element kinds. */
-static int keep_float4(const cl_float4 *x, size_t i) { (void)i; return x->s[3] > 0.0f; }
-static int keep_rec(const rec *x, size_t i) { return (x->key & 3) == 1 || i % 17 == 0; }
+/* The element kinds: kind 0 float4, 1 rec, 2 int, 3 ulong. */
+enum { KINDS = 4 };
+static const size_t kind_size[KINDS] = {sizeof(cl_float4), sizeof(rec), sizeof(cl_int),
+                                        sizeof(cl_ulong)};
 
-/* One call: kind 0 float4, 1 rec; mode 0 select, 1 partition in reverse, 2 stable. */
+/* The host's keep decision for element x (at index i) of each kind. */
+static int keep(int kind, const unsigned char *x, size_t i)
+{
+    cl_float4 f;
+    rec r;
+    cl_int v;
+    cl_ulong u;
+    switch (kind) {
+    case 0: memcpy(&f, x, sizeof f); return f.s[3] > 0.0f;
+    case 1: memcpy(&r, x, sizeof r); return (r.key & 3) == 1 || i % 17 == 0;
+    case 2: memcpy(&v, x, sizeof v); return (v & 3) == 1 || i % 17 == 0;
+    default: memcpy(&u, x, sizeof u); return u % 5 < 2;
+    }
+}
+
+/* One call: kind as above; mode 0 select, 1 partition in reverse, 2 stable. */
 static void run(clscan_test_dev *d, int kind, int mode, size_t n, uint64_t seed)
 {
-    const size_t e = kind ? sizeof(rec) : sizeof(cl_float4), off = 3, guard = 5;
+    const size_t e = kind_size[kind], off = 3, guard = 5;
     unsigned char *in = malloc(n * e + 1), *want = malloc((off + n + guard) * e);
     unsigned char *got = malloc((off + n + guard) * e);
     ck_assert(in && want && got);
     clscan_verify_rng rng = {seed};
     for (size_t i = 0; i < n; i++) {
-        if (kind) {
+        if (kind == 1) {
             rec r = {(cl_int)(clscan_verify_rng_next(&rng) % 1000), (float)i, (cl_int)i};
             memcpy(in + i * e, &r, e);
-        } else {
+        } else if (kind == 0) {
             cl_float4 f;
             for (int k = 0; k < 4; k++)
                 f.s[k] = (float)((int)(clscan_verify_rng_next(&rng) % 200) - 100);
             memcpy(in + i * e, &f, e);
+        } else {
+            const uint64_t r = clscan_verify_rng_next(&rng);
+            memcpy(in + i * e, &r, e); /* (int: r's first 4 bytes) */
         }
     }
     memset(want, 0x6b, (off + n + guard) * e);
     size_t kept = 0, rejected = 0;
     for (size_t i = 0; i < n; i++)
-        if (kind ? keep_rec((const rec *)(in + i * e), i)
-                 : keep_float4((const cl_float4 *)(in + i * e), i))
-            memcpy(want + (off + kept++) * e, in + i * e, e);
+        if (keep(kind, in + i * e, i)) memcpy(want + (off + kept++) * e, in + i * e, e);
     for (size_t i = 0; mode && i < n; i++) {
-        const int k = kind ? keep_rec((const rec *)(in + i * e), i)
-                           : keep_float4((const cl_float4 *)(in + i * e), i);
-        if (k) continue;
+        if (keep(kind, in + i * e, i)) continue;
         const size_t at = mode == 2 ? kept + rejected : n - 1 - rejected;
         memcpy(want + (off + at) * e, in + i * e, e);
         rejected++;
@@ -67,16 +83,13 @@ static void run(clscan_test_dev *d, int kind, int mode, size_t n, uint64_t seed)
     const cl_ulong nine = 9;
     cl_mem count = clscan_test_buffer(d, 8, &nine);
     clscan_compact_desc c = {0};
-    if (kind) {
-        c.type_name = "rec";
-        c.type_size = sizeof(rec);
-        c.source = "typedef struct { int key; float v; int tag; } rec;";
-        c.predicate = "(x.key & 3) == 1 || i % 17 == 0";
-    } else {
-        c.type_name = "float4";
-        c.type_size = sizeof(cl_float4);
-        c.predicate = "x.w > 0.0f";
-    }
+    static const char *const names[KINDS] = {"float4", "rec", "int", "ulong"};
+    static const char *const predicates[KINDS] = {"x.w > 0.0f", "(x.key & 3) == 1 || i % 17 == 0",
+                                                  "(x & 3) == 1 || i % 17 == 0", "x % 5 < 2"};
+    c.type_name = names[kind];
+    c.type_size = e;
+    c.source = kind == 1 ? "typedef struct { int key; float v; int tag; } rec;" : NULL;
+    c.predicate = predicates[kind];
     c.partition = mode != 0;
     c.stable = mode == 2;
     cl_event ev = NULL;
@@ -106,7 +119,7 @@ START_TEST(test_matrix)
 {
     const uint64_t seed = clscan_test_seed(20261126u);
     for (int di = 0; di < clscan_test_ndevs; di++)
-        for (int kind = 0; kind < 2; kind++)
+        for (int kind = 0; kind < KINDS; kind++)
             for (int mode = 0; mode < 3; mode++)
                 for (size_t z = 0; z < sizeof sizes / sizeof *sizes && sizes[z] <= max_size(); z++)
                     run(&clscan_test_devs[di], kind, mode, sizes[z],
@@ -123,22 +136,32 @@ START_TEST(test_errors)
         cl_mem a = clscan_test_buffer(d, 256, init), b = clscan_test_buffer(d, 256, init);
         cl_mem c = clscan_test_buffer(d, 256, init);
         const clscan_compact_desc ok = {"float4", 16, NULL, "x.w > 0.0f", 1, 0};
-        clscan_compact_desc bad[6] = {ok, ok, ok, ok, ok, ok};
+        /* (Library types: what the select kernels refuse, and what stays general.) */
+        const clscan_compact_desc lib = {"int", 4, NULL, "x > 0", 0, 0};
+        enum { BAD = 10 };
+        clscan_compact_desc bad[BAD] = {ok, ok, ok, ok, ok, ok, lib, lib, lib, lib};
         bad[0].type_name = NULL;
         bad[1].predicate = NULL;
         bad[2].type_size = 0;
         bad[3].partition = 0, bad[3].stable = 1;
         bad[4].predicate = "x.w > no_such_thing";
         bad[5].type_size = 12; /* (float4 is 16 bytes on the device) */
-        const char *words[6] = {"desc->type_name is NULL", "desc->predicate is NULL",
-                                "desc->type_size is 0", "desc->stable is set without",
-                                "no_such_thing", "sizeof"};
-        const clscan_status want[6] = {CLSCAN_ERROR_INVALID_ARGUMENT,
-                                       CLSCAN_ERROR_INVALID_ARGUMENT,
-                                       CLSCAN_ERROR_INVALID_ARGUMENT,
-                                       CLSCAN_ERROR_INVALID_ARGUMENT, CLSCAN_ERROR_BUILD_FAILED,
-                                       CLSCAN_ERROR_BUILD_FAILED};
-        for (int k = 0; k < 6; k++) {
+        bad[6].predicate = "x > no_such_thing"; /* (the select kernel's log names it) */
+        bad[7].partition = 1, bad[7].predicate = "x > no_such_thing";
+        bad[8].type_size = 8; /* (int is 4 bytes) */
+        bad[9].predicate = " \n "; /* (blank: the general path, which cannot compile it) */
+        const char *words[BAD] = {"desc->type_name is NULL", "desc->predicate is NULL",
+                                  "desc->type_size is 0", "desc->stable is set without",
+                                  "no_such_thing", "sizeof", "predicate:1:5", "predicate:1:5",
+                                  "desc->type_size 8 is not the size of int (4 bytes)",
+                                  "transform"};
+        const clscan_status want[BAD] = {
+            CLSCAN_ERROR_INVALID_ARGUMENT, CLSCAN_ERROR_INVALID_ARGUMENT,
+            CLSCAN_ERROR_INVALID_ARGUMENT, CLSCAN_ERROR_INVALID_ARGUMENT,
+            CLSCAN_ERROR_BUILD_FAILED,     CLSCAN_ERROR_BUILD_FAILED,
+            CLSCAN_ERROR_BUILD_FAILED,     CLSCAN_ERROR_BUILD_FAILED,
+            CLSCAN_ERROR_INVALID_ARGUMENT, CLSCAN_ERROR_BUILD_FAILED};
+        for (int k = 0; k < BAD; k++) {
             unsigned char before[256];
             clscan_test_read(d, b, sizeof before, before);
             cl_event sentinel = (cl_event)(uintptr_t)0x1234, ev = sentinel;

@@ -54,10 +54,13 @@ for r in $(seq "$rounds"); do
             # shellcheck disable=SC2086 # opts are words
             env "${env_args[@]}" "$work/$side/clscan-bench" $opts --repeats 20 --warmup 2 \
                 --no-batched 2>&1 |
-                awk -v st="$stack" -v side="$side" '$NF == "PASS" || $NF == "FAIL" {
-                    # (A call name may hold spaces: the columns are counted from the end.)
-                    name = $2; for (i = 3; i <= NF - 16; ++i) name = name "_" $i
-                    print st, side, $1, name, $(NF - 14), $(NF - 12), $NF }' >>"$log"
+                awk -v st="$stack" -v side="$side" '{
+                    # (A call name may hold spaces, and a compaction row ends in its
+                    # predicate: the columns are counted back from the check column.)
+                    c = 0; for (i = NF; i > 0; --i) if ($i == "PASS" || $i == "FAIL") { c = i; break }
+                    if (c < 16) next
+                    name = $2; for (i = 3; i <= c - 16; ++i) name = name "_" $i
+                    print st, side, $1, name, $(c - 14), $(c - 12), $c }' >>"$log"
         done
     done
 done

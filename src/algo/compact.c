@@ -1,7 +1,9 @@
 /* compact.c - clscan_compact: compaction and partition of elements of any OpenCL C type,
  * stable or not, as a general scan of the predicate's 0/1 (exclusive, 64-bit) whose
  * output stage moves each element to its place; a stable partition reduces the count
- * first, so the rejected elements can follow the kept ones in input order. */
+ * first, so the rejected elements can follow the kept ones in input order. Selects and
+ * unstable partitions of the library's own types go to clscan_select_if and
+ * clscan_partition_if. */
 /* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
@@ -50,6 +52,12 @@ static clscan_status check_compact(const clscan_context *ctx, const clscan_compa
         return s;
     CLSCAN__RETURN_IF(ctx, d->type_size == 0, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->type_size is 0");
+    /* (The general scan takes a library type's size from its name, not from type_size.) */
+    const int lib = clscan__type_from_cl_name(d->type_name);
+    CLSCAN__RETURN_IF(ctx, lib >= 0 && d->type_size != clscan_type_size((clscan_type)lib),
+                     CLSCAN_ERROR_INVALID_ARGUMENT,
+                     "desc->type_size %zu is not the size of %s (%zu bytes)", d->type_size,
+                     d->type_name, clscan_type_size((clscan_type)lib));
     CLSCAN__RETURN_IF(ctx, d->stable && !d->partition, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->stable is set without desc->partition (a select keeps its order)");
     const size_t e = d->type_size;
@@ -62,6 +70,23 @@ static clscan_status check_compact(const clscan_context *ctx, const clscan_compa
                                     8)) != CLSCAN_SUCCESS)
         return s;
     return clscan__check_disjoint(ctx, dst, "dst", dst_offset * e, n * e, count, "count", 0, 8);
+}
+
+/* Whether desc's elements are one of the library's types, named as in OpenCL C, with no
+ * source of the caller's, and desc asks for what clscan_select_if or clscan_partition_if
+ * does (a select, or a partition with the rejected elements in reverse): the call is then
+ * theirs, one pass of the compaction kernel instead of a general scan of 64-bit places
+ * with an output stage (docs/PERFORMANCE.md). A predicate of spaces alone stays on the
+ * general path, whose compiler reports it, as the header says. */
+static bool library_compaction(const clscan_context *ctx, const clscan_compact_desc *d,
+                               clscan_type *type)
+{
+    const int t = clscan__type_from_cl_name(d->type_name);
+    if (t < 0 || d->source || (d->partition && d->stable) ||
+        d->predicate[strspn(d->predicate, " \t\r\n")] == '\0')
+        return false;
+    *type = (clscan_type)t;
+    return *type != CLSCAN_DOUBLE || ctx->target.profile.fp64;
 }
 
 clscan_status clscan_compact(clscan_context *ctx, cl_command_queue queue,
@@ -80,6 +105,11 @@ clscan_status clscan_compact(clscan_context *ctx, cl_command_queue queue,
     if (n == 0) /* nothing to count: the count alone */
         return clscan__enqueue_zero_count(ctx, queue, count, num_events_in_wait_list,
                                           event_wait_list, event);
+    clscan_type type;
+    if (library_compaction(ctx, desc, &type))
+        return (desc->partition ? clscan_partition_if : clscan_select_if)(
+            ctx, queue, src, src_offset, dst, dst_offset, count, n, type, desc->predicate,
+            num_events_in_wait_list, event_wait_list, event);
     /* The scan: 1 where the predicate keeps, exclusive, in 64 bits. */
     char *transform = with_predicate("(ulong)(((\n%s\n)) != 0)", desc->predicate);
     char *output = with_predicate(!desc->partition ? select_output

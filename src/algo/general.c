@@ -44,14 +44,6 @@ static clscan_status check_text(const clscan_context *ctx, const char *text, con
     return CLSCAN_SUCCESS;
 }
 
-/* A library type's index from its OpenCL C name, or -1. */
-static int cl_type_index(const char *name)
-{
-    for (int t = 0; t < CLSCAN_TYPE_COUNT; ++t)
-        if (strcmp(name, clscan__type_cl_name((clscan_type)t)) == 0) return t;
-    return -1;
-}
-
 /* Whether elements of `from` convert to `to` without loss (or are of it). */
 static int widens_to(clscan_type from, clscan_type to)
 {
@@ -120,7 +112,7 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
         g->uses_double |= d->type == CLSCAN_DOUBLE;
     }
     if (d->transform && d->input_type_name) {
-        const int t = cl_type_index(d->input_type_name);
+        const int t = clscan__type_from_cl_name(d->input_type_name);
         if (t >= 0) {
             g->in_size = clscan_type_size((clscan_type)t);
             g->uses_double |= t == CLSCAN_DOUBLE;
@@ -135,7 +127,7 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
         g->in_name = d->input_type_name;
     } else if (d->input_type_name) {
         /* No transform: a library type the scan type holds without loss. */
-        const int t = cl_type_index(d->input_type_name);
+        const int t = clscan__type_from_cl_name(d->input_type_name);
         CLSCAN__RETURN_IF(ctx, t < 0 || d->type_name || !widens_to((clscan_type)t, d->type),
                          CLSCAN_ERROR_INVALID_ARGUMENT,
                          "desc->input_type_name \"%s\" is given without desc->transform: "
@@ -208,7 +200,8 @@ int clscan__desc_is_plain(const clscan_scan_desc *desc)
     return !desc->combine && !desc->transform && !desc->output && !desc->compensated &&
            desc->segments == CLSCAN_SEGMENTS_NONE &&
            !desc->type_name &&
-           (!desc->input_type_name || cl_type_index(desc->input_type_name) == (int)desc->type);
+           (!desc->input_type_name ||
+            clscan__type_from_cl_name(desc->input_type_name) == (int)desc->type);
 }
 
 /* Checks the carry of a call whose other ranges are checked. */
@@ -461,7 +454,7 @@ static char *make_prelude(const general_plan *g)
     if (d->type_name)
         put(&t, "typedef char clscan_type_size_differs_from_device_sizeof[sizeof(%s) == %zu ? 1 "
                 ": -1];\n", V, g->out_size);
-    if (d->transform && d->input_type_name && cl_type_index(d->input_type_name) < 0)
+    if (d->transform && d->input_type_name && clscan__type_from_cl_name(d->input_type_name) < 0)
         put(&t, "typedef char clscan_input_type_size_differs_from_device_sizeof[sizeof(%s) == "
                 "%zu ? 1 : -1];\n", g->in_name, g->in_size);
     if (d->compensated) {

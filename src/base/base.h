@@ -77,6 +77,9 @@ bool clscan__op_valid(int op);
 bool clscan__type_is_float(clscan_type type);
 /* The OpenCL C name of a valid type: "int", "uint", "long", "ulong", "float", "double". */
 const char *clscan__type_cl_name(clscan_type type);
+/* The library type whose OpenCL C name is `name` (int, uint, long, ulong, float,
+ * double), or -1. */
+int clscan__type_from_cl_name(const char *name);
 
 /* ---------------------------------------------------------------- text ------ */
 

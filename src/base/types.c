@@ -3,6 +3,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "base/base.h"
 
+#include <string.h>
+
 /* Column legend: public name, OpenCL C name, size in bytes, floating point. The OpenCL C
  * text for each type and operator lives in cl/clscan_common.cl, keyed by number. */
 static const struct type_info {
@@ -41,3 +43,10 @@ const char *clscan_op_name(clscan_op op)
 bool clscan__type_is_float(clscan_type type) { return types[type].is_float; }
 
 const char *clscan__type_cl_name(clscan_type type) { return types[type].cl_name; }
+
+int clscan__type_from_cl_name(const char *name)
+{
+    for (int t = 0; t < CLSCAN_TYPE_COUNT; ++t)
+        if (strcmp(name, types[t].cl_name) == 0) return t;
+    return -1;
+}
