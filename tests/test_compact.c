@@ -146,15 +146,17 @@ START_TEST(test_errors)
         bad[3].partition = 0, bad[3].stable = 1;
         bad[4].predicate = "x.w > no_such_thing";
         bad[5].type_size = 12; /* (float4 is 16 bytes on the device) */
-        bad[6].predicate = "x > no_such_thing"; /* (the select kernel's log names it) */
+        /* (Which program the log shows: the select kernels', or the general scan's.) */
+        bad[6].predicate = "x > no_such_thing";
         bad[7].partition = 1, bad[7].predicate = "x > no_such_thing";
         bad[8].type_size = 8; /* (int is 4 bytes) */
         bad[9].predicate = " \n "; /* (blank: the general path, which cannot compile it) */
         const char *words[BAD] = {"desc->type_name is NULL", "desc->predicate is NULL",
                                   "desc->type_size is 0", "desc->stable is set without",
-                                  "no_such_thing", "sizeof", "predicate:1:5", "predicate:1:5",
+                                  "no_such_thing", "sizeof", "select-if of int32",
+                                  "partition-if of int32",
                                   "desc->type_size 8 is not the size of int (4 bytes)",
-                                  "transform"};
+                                  "general scan of"};
         const clscan_status want[BAD] = {
             CLSCAN_ERROR_INVALID_ARGUMENT, CLSCAN_ERROR_INVALID_ARGUMENT,
             CLSCAN_ERROR_INVALID_ARGUMENT, CLSCAN_ERROR_INVALID_ARGUMENT,
