@@ -122,7 +122,9 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     __global clscan_lb_word *status = state + CLSCAN_LB_HEADER_WORDS;
     const ulong base = t * CLSCAN_TILE;
     const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
-#if CLSCAN_GEN_USE_RUNS
+#if CLSCAN_GEN_VEC
+    const CLSCAN_T total = clscan_gen_vec_total(s, base, count);
+#elif CLSCAN_GEN_USE_RUNS
 #if CLSCAN_GEN_RUNS_FROM_TILE
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     clscan_gen_load_tile(s, base, count, tile);
@@ -146,7 +148,9 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
         t == (n + CLSCAN_TILE - 1) / CLSCAN_TILE - 1)
         total_buf[total_off] = clscan_gen_total(s, n, CLSCAN_OP(carry, total));
     if (!(carry_flags & CLSCAN_CARRY_NO_DST)) {
-#if CLSCAN_GEN_USE_RUNS
+#if CLSCAN_GEN_VEC
+        clscan_gen_vec_outputs(s, base, count, carry, dst + dst_off, o);
+#elif CLSCAN_GEN_USE_RUNS
         clscan_gen_run_outputs(s, base, count, tile, CLSCAN_GEN_RUNS_FROM_TILE, runs, carry,
                                clscan_gen_tile_inclusive(inclusive), dst + dst_off, o);
 #else

@@ -372,14 +372,137 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
 }
 #endif
 
+#if CLSCAN_GEN_USE_RUNS && defined(CLSCAN_GEN_VEC_OP) && \
+    CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
+/* Segmented scans of a library type under a built-in operator, without a transform or an
+ * output stage (the host then defines CLSCAN_GEN_VEC_OP(a, b), the operator on vectors of
+ * eight values, and CLSCAN_GEN_VEC_MASK, the integer vector of eight lanes as wide as a
+ * value): one work-item takes its tile eight elements at a time in vector registers. The
+ * eight (value, head) pairs are scanned inside the vector in three shifted steps, then
+ * joined to the carry from the vectors before, so a chain of operations waits once per
+ * eight elements, where the runs above wait once per element. The tile's total and its
+ * outputs both come from here, and a look-back fallback's total too (the same order, so
+ * the same bits). */
+#define CLSCAN_GEN_VEC 1
+#define CLSCAN_GEN_VCAT_(a, b) a##b
+#define CLSCAN_GEN_VCAT(a, b) CLSCAN_GEN_VCAT_(a, b)
+#define CLSCAN_GEN_VT CLSCAN_GEN_VCAT(CLSCAN_GEN_OUT, 8)
+#define CLSCAN_GEN_KT CLSCAN_GEN_VCAT(CLSCAN_GEN_SEG, 8)
+#define CLSCAN_GEN_MT CLSCAN_GEN_VEC_MASK
+#define CLSCAN_GEN_TO_MASK CLSCAN_GEN_VCAT(convert_, CLSCAN_GEN_VEC_MASK)
+/* x shifted up by d lanes (d = 1, 2, 4), `fill` in the lanes below d. */
+#define CLSCAN_GEN_SHIFT1(T, x, fill) \
+    (T)(fill, (x).s0, (x).s1, (x).s2, (x).s3, (x).s4, (x).s5, (x).s6)
+#define CLSCAN_GEN_SHIFT2(T, x, fill) \
+    (T)(fill, fill, (x).s0, (x).s1, (x).s2, (x).s3, (x).s4, (x).s5)
+#define CLSCAN_GEN_SHIFT4(T, x, fill) (T)(fill, fill, fill, fill, (x).s0, (x).s1, (x).s2, (x).s3)
+
+/* The scan's elements g0 .. g0 + 7 (all in the range), as clscan_gen_load makes them:
+ * the values in *v, the heads in *h (all bits set where an element starts a segment). */
+void clscan_gen_vec_load(const clscan_gen_source s, ulong g0, CLSCAN_GEN_VT *v,
+                         CLSCAN_GEN_MT *h)
+{
+    const CLSCAN_GEN_OUT id = clscan_user_value_identity();
+#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_FLAGS
+    CLSCAN_GEN_MT head = CLSCAN_GEN_TO_MASK(vload8(0, s.seg + g0) != (CLSCAN_GEN_KT)0);
+    if (g0 == 0 && !s.carried) head.s0 = -1;
+#else
+    const CLSCAN_GEN_KT k = vload8(0, s.seg + g0);
+    const CLSCAN_GEN_SEG before = g0 > 0 ? s.seg[g0 - 1] : k.s0;
+    CLSCAN_GEN_MT head = CLSCAN_GEN_TO_MASK(k != CLSCAN_GEN_SHIFT1(CLSCAN_GEN_KT, k, before));
+    if (g0 == 0) head.s0 = s.carried ? 0 : -1;
+#endif
+    const CLSCAN_GEN_VT x = vload8(0, s.src + g0);
+    if (s.exclusive) {
+        /* (Each value is the element before; the identity at a head and at element 0.) */
+        const CLSCAN_GEN_OUT first = g0 > 0 ? s.src[g0 - 1] : id;
+        *v = head ? (CLSCAN_GEN_VT)(id) : CLSCAN_GEN_SHIFT1(CLSCAN_GEN_VT, x, first);
+    } else {
+        *v = x;
+    }
+    *h = head;
+}
+
+/* The segmented inclusive scan of the pairs (v, h) inside the vector: v lane i becomes
+ * the combination of the lanes from the last head at or before i (or lane 0) to i, and h
+ * lane i whether a head lies at or before i. */
+void clscan_gen_vec_scan(CLSCAN_GEN_VT *v, CLSCAN_GEN_MT *h)
+{
+    const CLSCAN_GEN_OUT id = clscan_user_value_identity();
+    CLSCAN_GEN_VT a = *v;
+    CLSCAN_GEN_MT f = *h;
+    a = f ? a : CLSCAN_GEN_VEC_OP(CLSCAN_GEN_SHIFT1(CLSCAN_GEN_VT, a, id), a);
+    f = f | CLSCAN_GEN_SHIFT1(CLSCAN_GEN_MT, f, 0);
+    a = f ? a : CLSCAN_GEN_VEC_OP(CLSCAN_GEN_SHIFT2(CLSCAN_GEN_VT, a, id), a);
+    f = f | CLSCAN_GEN_SHIFT2(CLSCAN_GEN_MT, f, 0);
+    a = f ? a : CLSCAN_GEN_VEC_OP(CLSCAN_GEN_SHIFT4(CLSCAN_GEN_VT, a, id), a);
+    f = f | CLSCAN_GEN_SHIFT4(CLSCAN_GEN_MT, f, 0);
+    *v = a;
+    *h = f;
+}
+
+/* The total of the tile [base, base + count), count > 0: the pair of the combination
+ * since its last head (or of all of it) and its count of heads. */
+CLSCAN_T clscan_gen_vec_total(const clscan_gen_source s, ulong base, uint count)
+{
+    CLSCAN_GEN_OUT c = clscan_user_value_identity();
+    uint heads = 0;
+    uint j = 0;
+    for (; j + 8 <= count; j += 8) {
+        CLSCAN_GEN_VT v;
+        CLSCAN_GEN_MT h;
+        clscan_gen_vec_load(s, base + j, &v, &h);
+        heads -= (uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
+        clscan_gen_vec_scan(&v, &h);
+        c = h.s7 ? v.s7 : clscan_user_value_op(c, v.s7);
+    }
+    CLSCAN_T acc = clscan_seg_make(c, heads);
+    for (; j < count; ++j) {
+        const CLSCAN_T x = clscan_gen_load(s, base + j);
+        acc = CLSCAN_OP(acc, x);
+    }
+    return acc;
+}
+
+/* The outputs of the tile [base, base + count) into dst (unless the call skips the
+ * store), given the combination `carry` of everything before it. */
+void clscan_gen_vec_outputs(const clscan_gen_source s, ulong base, uint count, CLSCAN_T carry,
+                            __global CLSCAN_GEN_OUT *dst, const clscan_gen_outputs o)
+{
+    const int store = !(o.flags & CLSCAN_CARRY_SKIP_STORE);
+    CLSCAN_GEN_OUT c = carry.v;
+    uint j = 0;
+    for (; j + 8 <= count; j += 8) {
+        CLSCAN_GEN_VT v;
+        CLSCAN_GEN_MT h;
+        clscan_gen_vec_load(s, base + j, &v, &h);
+        clscan_gen_vec_scan(&v, &h);
+        const CLSCAN_GEN_VT r = h ? v : CLSCAN_GEN_VEC_OP((CLSCAN_GEN_VT)(c), v);
+        if (store) vstore8(r, 0, dst + base + j);
+        c = r.s7;
+    }
+    CLSCAN_T p = clscan_seg_make(c, 0u);
+    for (; j < count; ++j) {
+        const CLSCAN_T x = clscan_gen_load(s, base + j);
+        p = CLSCAN_OP(p, x);
+        clscan_gen_emit(dst, s, base + j, clscan_gen_output(p), clscan_gen_heads(p), o);
+    }
+}
+#else
+#define CLSCAN_GEN_VEC 0
+#endif
+
 /* The look-back's fallback (cl/clscan_lookback.cl) reduces a full tile that starts at
  * base as its owner did, so that the total has the owner's bits: this work-item's
  * CLSCAN_ITEMS consecutive elements, combined left to right from the first, as
- * clscan_wg_scan combines them, or in the runs above where the owner used them. */
+ * clscan_wg_scan combines them, or in the runs or vectors above where the owner used
+ * them. */
 #define CLSCAN_LB_SOURCE clscan_gen_source
 CLSCAN_T clscan_lb_tile_part(clscan_gen_source s, ulong base)
 {
-#if CLSCAN_GEN_USE_RUNS
+#if CLSCAN_GEN_VEC
+    return clscan_gen_vec_total(s, base, CLSCAN_TILE);
+#elif CLSCAN_GEN_USE_RUNS
     return clscan_gen_runs_total(
         clscan_gen_run_totals(s, base, CLSCAN_TILE, (__local const CLSCAN_T *)0, 0));
 #else

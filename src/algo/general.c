@@ -389,6 +389,36 @@ static int exact_operator(const clscan_scan_desc *d)
     return !d->combine && !d->compensated && !clscan__type_is_float(d->type);
 }
 
+/* The built-in operator op on vectors of eight values of type t, as a macro over a and
+ * b (what builtin_op_text writes for one value), for cl/clscan_general_tile.cl's
+ * vector path. */
+static void builtin_vec_op_text(clscan_type t, clscan_op op, char *out, size_t size)
+{
+    const char *T = clscan__type_cl_name(t);
+    const int fl = clscan__type_is_float(t), is_signed = t == CLSCAN_INT32 || t == CLSCAN_INT64;
+    const char *U = t == CLSCAN_INT32 ? "uint" : "ulong";
+    switch (op) {
+    case CLSCAN_OP_ADD:
+    case CLSCAN_OP_MUL: {
+        const char sym = op == CLSCAN_OP_ADD ? '+' : '*';
+        if (is_signed) snprintf(out, size, "as_%s8(as_%s8(a) %c as_%s8(b))", T, U, sym, U);
+        else snprintf(out, size, "(a) %c (b)", sym);
+        break;
+    }
+    case CLSCAN_OP_MIN:
+    case CLSCAN_OP_MAX: {
+        const int mn = op == CLSCAN_OP_MIN;
+        if (fl) snprintf(out, size, "%s(a, b)", mn ? "fmin" : "fmax");
+        else snprintf(out, size, "((a) %c (b) ? (a) : (b))", mn ? '<' : '>');
+        break;
+    }
+    default:
+        snprintf(out, size, "(a) %c (b)",
+                 op == CLSCAN_OP_AND ? '&' : op == CLSCAN_OP_OR ? '|' : '^');
+        break;
+    }
+}
+
 /* The prelude: the user's source, then the value operator, its identity and the
  * transform as functions around the user's expressions, the segmented pair and its
  * operator, and static checks of the sizes the host was told. */
@@ -511,6 +541,14 @@ static char *make_prelude(const general_plan *g)
             "CLSCAN_T_BYTES ? 1 : -1];\n"
             "#define CLSCAN_T clscan_seg_pair\n",
             V, pad_member, V, pad_zero);
+        /* A library type under a built-in operator, nothing around it: the vector path
+         * (taken where a work-group has one work-item). */
+        if (!d->combine && !d->transform && !g->widens && !d->output && !d->type_name) {
+            char vec[96];
+            builtin_vec_op_text(d->type, d->op, vec, sizeof vec);
+            put(&t, "#define CLSCAN_GEN_VEC_OP(a, b) (%s)\n#define CLSCAN_GEN_VEC_MASK %s\n",
+                vec, g->out_size == 8 ? "long8" : "int8");
+        }
     }
     if (t.failed) {
         free(t.buf);
