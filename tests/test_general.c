@@ -69,6 +69,185 @@ START_TEST(test_cases)
 }
 END_TEST
 
+/* Segmented scans of every library type under every built-in operator it takes, each
+ * pair by flags or by keys of one of four key types in turn, inclusive and exclusive,
+ * against a host loop. The
+ * values keep every order of combination exact (small integers; for float products
+ * powers of two), so results compare bit for bit whatever tree the device takes (CPUs:
+ * the vector path of cl/clscan_general_tile.cl). */
+#define SEG_REF(T, U, NAME, FL)                                                             \
+    static T NAME##_op(int op, T a, T b)                                                    \
+    {                                                                                       \
+        switch (op) {                                                                       \
+        case CLSCAN_OP_ADD: return FL ? (T)(a + b) : (T)((U)a + (U)b);                      \
+        case CLSCAN_OP_MUL: return FL ? (T)(a * b) : (T)((U)a * (U)b);                      \
+        case CLSCAN_OP_MIN: return a < b ? a : b;                                           \
+        case CLSCAN_OP_MAX: return a > b ? a : b;                                           \
+        case CLSCAN_OP_AND: return (T)((U)a & (U)b);                                        \
+        case CLSCAN_OP_OR: return (T)((U)a | (U)b);                                         \
+        default: return (T)((U)a ^ (U)b);                                                   \
+        }                                                                                   \
+    }                                                                                       \
+    static void NAME(int op, T id, const void *xv, const unsigned char *head, void *yv,     \
+                     size_t n, int incl)                                                    \
+    {                                                                                       \
+        const T *x = xv;                                                                    \
+        T *y = yv, acc = id;                                                                \
+        for (size_t i = 0; i < n; ++i) {                                                    \
+            if (head[i]) acc = id;                                                          \
+            if (!incl) y[i] = acc;                                                          \
+            acc = NAME##_op(op, acc, x[i]);                                                 \
+            if (incl) y[i] = acc;                                                           \
+        }                                                                                   \
+    }
+SEG_REF(cl_int, cl_uint, seg_ref_i32, 0)
+SEG_REF(cl_uint, cl_uint, seg_ref_u32, 0)
+SEG_REF(cl_long, cl_ulong, seg_ref_i64, 0)
+SEG_REF(cl_ulong, cl_ulong, seg_ref_u64, 0)
+SEG_REF(cl_float, cl_uint, seg_ref_f32, 1)
+SEG_REF(cl_double, cl_ulong, seg_ref_f64, 1)
+#undef SEG_REF
+
+/* Element i of type t: small integers (floats: powers of two from 1/2 to 2, signed, for
+ * products), in bytes at p. */
+static void seg_value(clscan_type t, clscan_op op, uint64_t r, void *p)
+{
+    const int small = (int)(r % 17) - 8;
+    const double f = op == CLSCAN_OP_MUL ? ((r & 1) ? -1.0 : 1.0) * ldexp(1.0, (int)(r >> 1) % 3 - 1)
+                                         : (double)small;
+    switch (t) {
+    case CLSCAN_INT32: { const cl_int v = op == CLSCAN_OP_ADD ? small : (cl_int)r; memcpy(p, &v, 4); break; }
+    case CLSCAN_UINT32: { const cl_uint v = (cl_uint)r; memcpy(p, &v, 4); break; }
+    case CLSCAN_INT64: { const cl_long v = (cl_long)r; memcpy(p, &v, 8); break; }
+    case CLSCAN_UINT64: { const cl_ulong v = r; memcpy(p, &v, 8); break; }
+    case CLSCAN_FLOAT: { const cl_float v = (cl_float)f; memcpy(p, &v, 4); break; }
+    default: { const cl_double v = f; memcpy(p, &v, 8); break; }
+    }
+}
+
+/* The identity of op on t, as the host reference starts from. */
+static void seg_identity(clscan_type t, clscan_op op, void *p)
+{
+    const int fl = t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE, wide = clscan_type_size(t) == 8;
+    const int is_signed = t == CLSCAN_INT32 || t == CLSCAN_INT64;
+    if (fl) {
+        const double v = op == CLSCAN_OP_ADD ? 0.0 : op == CLSCAN_OP_MUL ? 1.0
+                         : op == CLSCAN_OP_MIN ? INFINITY : -INFINITY;
+        if (wide) memcpy(p, &v, 8);
+        else { const float g = (float)v; memcpy(p, &g, 4); }
+        return;
+    }
+    uint64_t v = 0;
+    if (op == CLSCAN_OP_MUL) v = 1;
+    else if (op == CLSCAN_OP_AND) v = ~0ull;
+    else if (op == CLSCAN_OP_MIN) v = is_signed ? (wide ? (uint64_t)INT64_MAX : (uint64_t)INT32_MAX) : ~0ull;
+    else if (op == CLSCAN_OP_MAX) v = is_signed ? (wide ? (uint64_t)INT64_MIN : (uint64_t)(int64_t)INT32_MIN) : 0;
+    if (wide) memcpy(p, &v, 8);
+    else { const uint32_t w = (uint32_t)v; memcpy(p, &w, 4); }
+}
+
+static void segmented_builtins(void)
+{
+    static const size_t sizes[] = {1, 7, 8, 9, 63, 1000, 70001};
+    static const clscan_type key_types[] = {CLSCAN_INT32, CLSCAN_UINT64, CLSCAN_FLOAT, CLSCAN_DOUBLE};
+    const uint64_t seed = clscan_test_seed(20261128u);
+    const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE");
+    const size_t cap = cap_text && *cap_text ? (size_t)strtoull(cap_text, NULL, 0) : SIZE_MAX;
+    const int fp64 = gd->ctx->target.profile.fp64;
+    for (int t = 0; t < CLSCAN_TYPE_COUNT; ++t) {
+        if (t == CLSCAN_DOUBLE && !fp64) continue;
+        const int fl = t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE;
+        const size_t e = clscan_type_size((clscan_type)t);
+        for (int op = 0; op < CLSCAN_OP_COUNT; ++op) {
+            if (fl && op >= CLSCAN_OP_AND) continue;
+            /* (One segment kind a pair, in turn: 0 flags, 1-4 keys of key_types[sk - 1].) */
+            for (int sk = (t + op) % 5, once = 1; once; once = 0) {
+                const clscan_type kt = sk ? key_types[sk - 1] : CLSCAN_INT32;
+                if (kt == CLSCAN_DOUBLE && !fp64) continue;
+                const size_t ke = sk ? clscan_type_size(kt) : 1;
+                for (size_t z = 0; z < sizeof sizes / sizeof *sizes && sizes[z] <= cap; ++z) {
+                    const size_t n = sizes[z];
+                    clscan_verify_rng rng = {clscan_verify_mix(seed, ((uint64_t)t << 40) |
+                                                                   ((uint64_t)op << 32) |
+                                                                   ((uint64_t)sk << 24) | n)};
+                    unsigned char *x = malloc(n * e), *seg = malloc(n * ke), *head = malloc(n);
+                    unsigned char *want = malloc(n * e), *got = malloc(n * e), id[8];
+                    ck_assert(x && seg && head && want && got);
+                    double key = 0;
+                    for (size_t i = 0; i < n; ++i) {
+                        seg_value((clscan_type)t, (clscan_op)op, clscan_verify_rng_next(&rng), x + i * e);
+                        const int starts = clscan_verify_gen_below(&rng, 6) == 0;
+                        if (!sk) {
+                            seg[i] = starts ? (unsigned char)(1 + clscan_verify_gen_below(&rng, 3)) : 0;
+                            head[i] = i == 0 || seg[i] != 0;
+                        } else {
+                            if (starts) key += 1 + (double)clscan_verify_gen_below(&rng, 3);
+                            const cl_int ki = (cl_int)key;
+                            const cl_ulong ku = (cl_ulong)key;
+                            const cl_float kf = (cl_float)key;
+                            const cl_double kd = key;
+                            memcpy(seg + i * ke, kt == CLSCAN_INT32 ? (const void *)&ki
+                                                 : kt == CLSCAN_UINT64 ? (const void *)&ku
+                                                 : kt == CLSCAN_FLOAT ? (const void *)&kf
+                                                                      : (const void *)&kd, ke);
+                            head[i] = i == 0 || memcmp(seg + i * ke, seg + (i - 1) * ke, ke) != 0;
+                        }
+                    }
+                    seg_identity((clscan_type)t, (clscan_op)op, id);
+                    clscan_scan_desc d = {0};
+                    d.type = (clscan_type)t;
+                    d.op = (clscan_op)op;
+                    d.segments = sk ? CLSCAN_SEGMENTS_KEYS : CLSCAN_SEGMENTS_FLAGS;
+                    d.key_type = kt;
+                    cl_mem src = clscan_test_buffer(gd, n * e, x);
+                    cl_mem sg = clscan_test_buffer(gd, n * ke, seg);
+                    cl_mem dst = clscan_test_buffer(gd, n * e, NULL);
+                    for (int incl = 0; incl < 2; ++incl) {
+                        switch (t) {
+                        case CLSCAN_INT32: { cl_int v; memcpy(&v, id, 4); seg_ref_i32(op, v, x, head, want, n, incl); break; }
+                        case CLSCAN_UINT32: { cl_uint v; memcpy(&v, id, 4); seg_ref_u32(op, v, x, head, want, n, incl); break; }
+                        case CLSCAN_INT64: { cl_long v; memcpy(&v, id, 8); seg_ref_i64(op, v, x, head, want, n, incl); break; }
+                        case CLSCAN_UINT64: { cl_ulong v; memcpy(&v, id, 8); seg_ref_u64(op, v, x, head, want, n, incl); break; }
+                        case CLSCAN_FLOAT: { cl_float v; memcpy(&v, id, 4); seg_ref_f32(op, v, x, head, want, n, incl); break; }
+                        default: { cl_double v; memcpy(&v, id, 8); seg_ref_f64(op, v, x, head, want, n, incl); break; }
+                        }
+                        const clscan_status st = clscan_scan(gd->ctx, gd->queue, &d, incl, src, 0, sg, 0,
+                                                             dst, 0, n, 0, NULL, NULL);
+                        ck_assert_msg(st == CLSCAN_SUCCESS, "%s: %s", clscan_status_string(st),
+                                      clscan_context_last_error(gd->ctx));
+                        ck_assert_int_eq(clEnqueueReadBuffer(gd->queue, dst, CL_TRUE, 0, n * e, got, 0,
+                                                             NULL, NULL), CL_SUCCESS);
+                        for (size_t i = 0; i < n; ++i)
+                            ck_assert_msg(memcmp(got + i * e, want + i * e, e) == 0,
+                                          "%s: type %d op %d %s n=%zu %s: element %zu differs "
+                                          "(seed %llu)", gd->name, t, op,
+                                          sk ? "keys" : "flags", n,
+                                          incl ? "inclusive" : "exclusive", i,
+                                          (unsigned long long)seed);
+                    }
+                    clReleaseMemObject(src);
+                    clReleaseMemObject(sg);
+                    clReleaseMemObject(dst);
+                    free(x);
+                    free(seg);
+                    free(head);
+                    free(want);
+                    free(got);
+                }
+            }
+        }
+    }
+}
+
+START_TEST(test_segmented_builtins)
+{
+    for (int d = 0; d < clscan_test_ndevs; ++d) {
+        gd = &clscan_test_devs[d];
+        segmented_builtins();
+    }
+}
+END_TEST
+
 /* A float operator whose result depends on the order of combination (a sum of random
  * floats): two runs give the same bits. */
 static void reproducible(void)
@@ -369,6 +548,7 @@ static Suite *gen_suite(void)
     tcase_set_timeout(dev, 850);
     tcase_add_loop_test(dev, test_cases, 0, CLSCAN_VERIFY_GEN_CASES);
     tcase_add_test(dev, test_reproducible);
+    tcase_add_test(dev, test_segmented_builtins);
     tcase_add_test(dev, test_compensated);
     tcase_add_test(dev, test_invalid);
     suite_add_tcase(s, dev);

@@ -313,9 +313,11 @@ static void put_expression(text *t, const char *ret, const char *name, const cha
 }
 
 /* The combine and identity expressions of built-in op on a library type, for the prelude
- * (as cl/clscan_common.cl defines them: integers wrap, float MIN/MAX ignore NaN). */
-static void builtin_op_text(clscan_type t, clscan_op op, char *combine, size_t csize,
-                            char *identity, size_t isize)
+ * (as cl/clscan_common.cl defines them: integers wrap, float MIN/MAX ignore NaN). lanes
+ * "" combines two values a and b; "8" two vectors of eight (the vector path of
+ * cl/clscan_general_tile.cl, as a macro over a and b: the operands are parenthesised). */
+static void builtin_op_text(clscan_type t, clscan_op op, const char *lanes, char *combine,
+                            size_t csize, char *identity, size_t isize)
 {
     const char *T = clscan__type_cl_name((clscan_type)t);
     const int fl = clscan__type_is_float(t), is_signed = t == CLSCAN_INT32 || t == CLSCAN_INT64;
@@ -331,9 +333,10 @@ static void builtin_op_text(clscan_type t, clscan_op op, char *combine, size_t c
     case CLSCAN_OP_MUL: {
         const char sym = op == CLSCAN_OP_ADD ? '+' : '*';
         if (is_signed)
-            snprintf(combine, csize, "as_%s(as_%s(a) %c as_%s(b))", T, U, sym, U);
+            snprintf(combine, csize, "as_%s%s(as_%s%s(a) %c as_%s%s(b))", T, lanes, U, lanes,
+                     sym, U, lanes);
         else
-            snprintf(combine, csize, "a %c b", sym);
+            snprintf(combine, csize, "(a) %c (b)", sym);
         snprintf(identity, isize, "(%s)%d", T, op == CLSCAN_OP_ADD ? 0 : 1);
         break;
     }
@@ -341,13 +344,13 @@ static void builtin_op_text(clscan_type t, clscan_op op, char *combine, size_t c
     case CLSCAN_OP_MAX: {
         const int mn = op == CLSCAN_OP_MIN;
         if (fl) snprintf(combine, csize, "%s(a, b)", mn ? "fmin" : "fmax");
-        else snprintf(combine, csize, "a %c b ? a : b", mn ? '<' : '>');
+        else snprintf(combine, csize, "(a) %c (b) ? (a) : (b)", mn ? '<' : '>');
         snprintf(identity, isize, "(%s)%s", T, mn ? max_names[t] : min_names[t]);
         break;
     }
     default: {
         const char sym = op == CLSCAN_OP_AND ? '&' : op == CLSCAN_OP_OR ? '|' : '^';
-        snprintf(combine, csize, "a %c b", sym);
+        snprintf(combine, csize, "(a) %c (b)", sym);
         if (op == CLSCAN_OP_AND) snprintf(identity, isize, "(%s)~(%s)0", T, T);
         else snprintf(identity, isize, "(%s)0", T);
         break;
@@ -389,36 +392,6 @@ static int exact_operator(const clscan_scan_desc *d)
     return !d->combine && !d->compensated && !clscan__type_is_float(d->type);
 }
 
-/* The built-in operator op on vectors of eight values of type t, as a macro over a and
- * b (what builtin_op_text writes for one value), for cl/clscan_general_tile.cl's
- * vector path. */
-static void builtin_vec_op_text(clscan_type t, clscan_op op, char *out, size_t size)
-{
-    const char *T = clscan__type_cl_name(t);
-    const int fl = clscan__type_is_float(t), is_signed = t == CLSCAN_INT32 || t == CLSCAN_INT64;
-    const char *U = t == CLSCAN_INT32 ? "uint" : "ulong";
-    switch (op) {
-    case CLSCAN_OP_ADD:
-    case CLSCAN_OP_MUL: {
-        const char sym = op == CLSCAN_OP_ADD ? '+' : '*';
-        if (is_signed) snprintf(out, size, "as_%s8(as_%s8(a) %c as_%s8(b))", T, U, sym, U);
-        else snprintf(out, size, "(a) %c (b)", sym);
-        break;
-    }
-    case CLSCAN_OP_MIN:
-    case CLSCAN_OP_MAX: {
-        const int mn = op == CLSCAN_OP_MIN;
-        if (fl) snprintf(out, size, "%s(a, b)", mn ? "fmin" : "fmax");
-        else snprintf(out, size, "((a) %c (b) ? (a) : (b))", mn ? '<' : '>');
-        break;
-    }
-    default:
-        snprintf(out, size, "(a) %c (b)",
-                 op == CLSCAN_OP_AND ? '&' : op == CLSCAN_OP_OR ? '|' : '^');
-        break;
-    }
-}
-
 /* The prelude: the user's source, then the value operator, its identity and the
  * transform as functions around the user's expressions, the segmented pair and its
  * operator, and static checks of the sizes the host was told. */
@@ -436,7 +409,7 @@ static char *make_prelude(const general_plan *g)
     put(&t, "#undef sizeof\n#undef typedef\n#undef char\n#undef struct\n#undef union\n");
     char combine[96], identity[96];
     if (!d->combine)
-        builtin_op_text(d->type, d->op, combine, sizeof combine, identity, sizeof identity);
+        builtin_op_text(d->type, d->op, "", combine, sizeof combine, identity, sizeof identity);
     const char *cexpr = d->combine ? d->combine : combine;
     const char *iexpr = d->combine ? d->identity : identity;
     char params[160];
@@ -544,8 +517,9 @@ static char *make_prelude(const general_plan *g)
         /* A library type under a built-in operator, nothing around it: the vector path
          * (taken where a work-group has one work-item). */
         if (!d->combine && !d->transform && !g->widens && !d->output && !d->type_name) {
-            char vec[96];
-            builtin_vec_op_text(d->type, d->op, vec, sizeof vec);
+            char vec[96], vec_identity[96];
+            builtin_op_text(d->type, d->op, "8", vec, sizeof vec, vec_identity,
+                            sizeof vec_identity);
             put(&t, "#define CLSCAN_GEN_VEC_OP(a, b) (%s)\n#define CLSCAN_GEN_VEC_MASK %s\n",
                 vec, g->out_size == 8 ? "long8" : "int8");
         }
