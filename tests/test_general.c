@@ -2,7 +2,8 @@
  * library's types and on user structs (a non-commutative 2x2 matrix product, a
  * (sum, count) pair), input transforms, segments by flags and by keys, each against a
  * serial host reference on random inputs (seed printed) at edge sizes, with offsets and
- * in place, guard bands around dst; bit-for-bit reproducibility of a float operator; and
+ * in place, guard bands around dst; segmented scans of every library type under each
+ * built-in operator, bit for bit; bit-for-bit reproducibility of a float operator; and
  * every argument error with its exact status and message. */
 /* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
