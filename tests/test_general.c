@@ -70,9 +70,8 @@ START_TEST(test_cases)
 }
 END_TEST
 
-/* Segmented scans of every library type under every built-in operator it takes, each
- * pair by flags or by keys of one of four key types in turn, inclusive and exclusive,
- * against a host loop. The
+/* Segmented scans of every library type under built-in operators of every form, by
+ * flags and by keys of four key types, inclusive and exclusive, against a host loop. The
  * values keep every order of combination exact (small integers; for float products
  * powers of two), so results compare bit for bit whatever tree the device takes (CPUs:
  * the vector path of cl/clscan_general_tile.cl). */
@@ -147,96 +146,105 @@ static void seg_identity(clscan_type t, clscan_op op, void *p)
     else { const uint32_t w = (uint32_t)v; memcpy(p, &w, 4); }
 }
 
+/* One segmented scan of n elements of type t under op, by flags (sk 0) or by keys of
+ * key type kt, inclusive and exclusive, against the host loop. */
+static void segmented_case(int t, int op, int sk, clscan_type kt, size_t n, uint64_t seed)
+{
+    const size_t e = clscan_type_size((clscan_type)t), ke = sk ? clscan_type_size(kt) : 1;
+    clscan_verify_rng rng = {clscan_verify_mix(seed, ((uint64_t)t << 40) |
+                                                   ((uint64_t)op << 32) |
+                                                   ((uint64_t)sk << 24) | n)};
+    unsigned char *x = malloc(n * e), *seg = malloc(n * ke), *head = malloc(n);
+    unsigned char *want = malloc(n * e), *got = malloc(n * e), id[8];
+    ck_assert(x && seg && head && want && got);
+    double key = 0;
+    for (size_t i = 0; i < n; ++i) {
+        seg_value((clscan_type)t, (clscan_op)op, clscan_verify_rng_next(&rng), x + i * e);
+        const int starts = clscan_verify_gen_below(&rng, 6) == 0;
+        if (!sk) {
+            seg[i] = starts ? (unsigned char)(1 + clscan_verify_gen_below(&rng, 3)) : 0;
+            head[i] = i == 0 || seg[i] != 0;
+        } else {
+            if (starts) key += 1 + (double)clscan_verify_gen_below(&rng, 3);
+            const cl_int ki = (cl_int)key;
+            const cl_ulong ku = (cl_ulong)key;
+            const cl_float kf = (cl_float)key;
+            const cl_double kd = key;
+            memcpy(seg + i * ke, kt == CLSCAN_INT32 ? (const void *)&ki
+                                 : kt == CLSCAN_UINT64 ? (const void *)&ku
+                                 : kt == CLSCAN_FLOAT ? (const void *)&kf
+                                                      : (const void *)&kd, ke);
+            head[i] = i == 0 || memcmp(seg + i * ke, seg + (i - 1) * ke, ke) != 0;
+        }
+    }
+    seg_identity((clscan_type)t, (clscan_op)op, id);
+    clscan_scan_desc d = {0};
+    d.type = (clscan_type)t;
+    d.op = (clscan_op)op;
+    d.segments = sk ? CLSCAN_SEGMENTS_KEYS : CLSCAN_SEGMENTS_FLAGS;
+    d.key_type = kt;
+    cl_mem src = clscan_test_buffer(gd, n * e, x);
+    cl_mem sg = clscan_test_buffer(gd, n * ke, seg);
+    cl_mem dst = clscan_test_buffer(gd, n * e, NULL);
+    for (int incl = 0; incl < 2; ++incl) {
+        switch (t) {
+        case CLSCAN_INT32: { cl_int v; memcpy(&v, id, 4); seg_ref_i32(op, v, x, head, want, n, incl); break; }
+        case CLSCAN_UINT32: { cl_uint v; memcpy(&v, id, 4); seg_ref_u32(op, v, x, head, want, n, incl); break; }
+        case CLSCAN_INT64: { cl_long v; memcpy(&v, id, 8); seg_ref_i64(op, v, x, head, want, n, incl); break; }
+        case CLSCAN_UINT64: { cl_ulong v; memcpy(&v, id, 8); seg_ref_u64(op, v, x, head, want, n, incl); break; }
+        case CLSCAN_FLOAT: { cl_float v; memcpy(&v, id, 4); seg_ref_f32(op, v, x, head, want, n, incl); break; }
+        default: { cl_double v; memcpy(&v, id, 8); seg_ref_f64(op, v, x, head, want, n, incl); break; }
+        }
+        const clscan_status st = clscan_scan(gd->ctx, gd->queue, &d, incl, src, 0, sg, 0,
+                                             dst, 0, n, 0, NULL, NULL);
+        ck_assert_msg(st == CLSCAN_SUCCESS, "%s: %s", clscan_status_string(st),
+                      clscan_context_last_error(gd->ctx));
+        ck_assert_int_eq(clEnqueueReadBuffer(gd->queue, dst, CL_TRUE, 0, n * e, got, 0,
+                                             NULL, NULL), CL_SUCCESS);
+        for (size_t i = 0; i < n; ++i)
+            ck_assert_msg(memcmp(got + i * e, want + i * e, e) == 0,
+                          "%s: type %d op %d %s n=%zu %s: element %zu differs "
+                          "(seed %llu)", gd->name, t, op,
+                          sk ? "keys" : "flags", n,
+                          incl ? "inclusive" : "exclusive", i,
+                          (unsigned long long)seed);
+    }
+    clReleaseMemObject(src);
+    clReleaseMemObject(sg);
+    clReleaseMemObject(dst);
+    free(x);
+    free(seg);
+    free(head);
+    free(want);
+    free(got);
+}
+
 static void segmented_builtins(void)
 {
+    /* Each type, each form of operator text (signed and unsigned wrapping add and
+     * multiply, integer and float min and max, the bitwise ones), flags and each key
+     * type, both value widths: sixteen programs, not every pair (each costs a build). */
+    static const struct { clscan_type t; clscan_op op; int sk; } pairs[] = {
+        {CLSCAN_INT32, CLSCAN_OP_ADD, 0},   {CLSCAN_INT32, CLSCAN_OP_MUL, 1},
+        {CLSCAN_INT32, CLSCAN_OP_MIN, 3},   {CLSCAN_INT32, CLSCAN_OP_XOR, 0},
+        {CLSCAN_UINT32, CLSCAN_OP_MAX, 2},  {CLSCAN_UINT32, CLSCAN_OP_AND, 0},
+        {CLSCAN_INT64, CLSCAN_OP_ADD, 4},   {CLSCAN_INT64, CLSCAN_OP_MAX, 0},
+        {CLSCAN_INT64, CLSCAN_OP_OR, 1},    {CLSCAN_UINT64, CLSCAN_OP_MUL, 0},
+        {CLSCAN_UINT64, CLSCAN_OP_MIN, 1},  {CLSCAN_FLOAT, CLSCAN_OP_ADD, 1},
+        {CLSCAN_FLOAT, CLSCAN_OP_MUL, 0},   {CLSCAN_FLOAT, CLSCAN_OP_MAX, 4},
+        {CLSCAN_DOUBLE, CLSCAN_OP_MIN, 0},  {CLSCAN_DOUBLE, CLSCAN_OP_ADD, 2}};
     static const size_t sizes[] = {1, 7, 8, 9, 63, 1000, 70001};
     static const clscan_type key_types[] = {CLSCAN_INT32, CLSCAN_UINT64, CLSCAN_FLOAT, CLSCAN_DOUBLE};
     const uint64_t seed = clscan_test_seed(20261128u);
     const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE");
     const size_t cap = cap_text && *cap_text ? (size_t)strtoull(cap_text, NULL, 0) : SIZE_MAX;
     const int fp64 = gd->ctx->target.profile.fp64;
-    for (int t = 0; t < CLSCAN_TYPE_COUNT; ++t) {
-        if (t == CLSCAN_DOUBLE && !fp64) continue;
-        const int fl = t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE;
-        const size_t e = clscan_type_size((clscan_type)t);
-        for (int op = 0; op < CLSCAN_OP_COUNT; ++op) {
-            if (fl && op >= CLSCAN_OP_AND) continue;
-            /* (One segment kind a pair, in turn: 0 flags, 1-4 keys of key_types[sk - 1].) */
-            for (int sk = (t + op) % 5, once = 1; once; once = 0) {
-                const clscan_type kt = sk ? key_types[sk - 1] : CLSCAN_INT32;
-                if (kt == CLSCAN_DOUBLE && !fp64) continue;
-                const size_t ke = sk ? clscan_type_size(kt) : 1;
-                for (size_t z = 0; z < sizeof sizes / sizeof *sizes && sizes[z] <= cap; ++z) {
-                    const size_t n = sizes[z];
-                    clscan_verify_rng rng = {clscan_verify_mix(seed, ((uint64_t)t << 40) |
-                                                                   ((uint64_t)op << 32) |
-                                                                   ((uint64_t)sk << 24) | n)};
-                    unsigned char *x = malloc(n * e), *seg = malloc(n * ke), *head = malloc(n);
-                    unsigned char *want = malloc(n * e), *got = malloc(n * e), id[8];
-                    ck_assert(x && seg && head && want && got);
-                    double key = 0;
-                    for (size_t i = 0; i < n; ++i) {
-                        seg_value((clscan_type)t, (clscan_op)op, clscan_verify_rng_next(&rng), x + i * e);
-                        const int starts = clscan_verify_gen_below(&rng, 6) == 0;
-                        if (!sk) {
-                            seg[i] = starts ? (unsigned char)(1 + clscan_verify_gen_below(&rng, 3)) : 0;
-                            head[i] = i == 0 || seg[i] != 0;
-                        } else {
-                            if (starts) key += 1 + (double)clscan_verify_gen_below(&rng, 3);
-                            const cl_int ki = (cl_int)key;
-                            const cl_ulong ku = (cl_ulong)key;
-                            const cl_float kf = (cl_float)key;
-                            const cl_double kd = key;
-                            memcpy(seg + i * ke, kt == CLSCAN_INT32 ? (const void *)&ki
-                                                 : kt == CLSCAN_UINT64 ? (const void *)&ku
-                                                 : kt == CLSCAN_FLOAT ? (const void *)&kf
-                                                                      : (const void *)&kd, ke);
-                            head[i] = i == 0 || memcmp(seg + i * ke, seg + (i - 1) * ke, ke) != 0;
-                        }
-                    }
-                    seg_identity((clscan_type)t, (clscan_op)op, id);
-                    clscan_scan_desc d = {0};
-                    d.type = (clscan_type)t;
-                    d.op = (clscan_op)op;
-                    d.segments = sk ? CLSCAN_SEGMENTS_KEYS : CLSCAN_SEGMENTS_FLAGS;
-                    d.key_type = kt;
-                    cl_mem src = clscan_test_buffer(gd, n * e, x);
-                    cl_mem sg = clscan_test_buffer(gd, n * ke, seg);
-                    cl_mem dst = clscan_test_buffer(gd, n * e, NULL);
-                    for (int incl = 0; incl < 2; ++incl) {
-                        switch (t) {
-                        case CLSCAN_INT32: { cl_int v; memcpy(&v, id, 4); seg_ref_i32(op, v, x, head, want, n, incl); break; }
-                        case CLSCAN_UINT32: { cl_uint v; memcpy(&v, id, 4); seg_ref_u32(op, v, x, head, want, n, incl); break; }
-                        case CLSCAN_INT64: { cl_long v; memcpy(&v, id, 8); seg_ref_i64(op, v, x, head, want, n, incl); break; }
-                        case CLSCAN_UINT64: { cl_ulong v; memcpy(&v, id, 8); seg_ref_u64(op, v, x, head, want, n, incl); break; }
-                        case CLSCAN_FLOAT: { cl_float v; memcpy(&v, id, 4); seg_ref_f32(op, v, x, head, want, n, incl); break; }
-                        default: { cl_double v; memcpy(&v, id, 8); seg_ref_f64(op, v, x, head, want, n, incl); break; }
-                        }
-                        const clscan_status st = clscan_scan(gd->ctx, gd->queue, &d, incl, src, 0, sg, 0,
-                                                             dst, 0, n, 0, NULL, NULL);
-                        ck_assert_msg(st == CLSCAN_SUCCESS, "%s: %s", clscan_status_string(st),
-                                      clscan_context_last_error(gd->ctx));
-                        ck_assert_int_eq(clEnqueueReadBuffer(gd->queue, dst, CL_TRUE, 0, n * e, got, 0,
-                                                             NULL, NULL), CL_SUCCESS);
-                        for (size_t i = 0; i < n; ++i)
-                            ck_assert_msg(memcmp(got + i * e, want + i * e, e) == 0,
-                                          "%s: type %d op %d %s n=%zu %s: element %zu differs "
-                                          "(seed %llu)", gd->name, t, op,
-                                          sk ? "keys" : "flags", n,
-                                          incl ? "inclusive" : "exclusive", i,
-                                          (unsigned long long)seed);
-                    }
-                    clReleaseMemObject(src);
-                    clReleaseMemObject(sg);
-                    clReleaseMemObject(dst);
-                    free(x);
-                    free(seg);
-                    free(head);
-                    free(want);
-                    free(got);
-                }
-            }
-        }
+    for (size_t pi = 0; pi < sizeof pairs / sizeof *pairs; ++pi) {
+        const int sk = pairs[pi].sk; /* 0: flags; 1-4: keys of key_types[sk - 1] */
+        const clscan_type kt = sk ? key_types[sk - 1] : CLSCAN_INT32;
+        if ((pairs[pi].t == CLSCAN_DOUBLE || kt == CLSCAN_DOUBLE) && !fp64) continue;
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes && sizes[z] <= cap; ++z)
+            segmented_case(pairs[pi].t, pairs[pi].op, sk, kt, sizes[z], seed);
     }
 }
 
