@@ -71,6 +71,7 @@ static clscan_status sort_config_choose(const clscan_context *ctx, clscan_type k
     out->kind = CLSCAN__PROGRAM_SORT;
     out->elem_type = key_type;
     out->value_bytes = value_bytes;
+    out->log_banks = clscan__pad_shift(p, 4); /* (padding measured with 4-byte counts) */
     if (out->sg_impl == CLSCAN__SG_KHR) {
         out->sg_impl = CLSCAN__SG_LOCAL;
         out->wg_algo = CLSCAN__WG_BLELLOCH;

@@ -22,6 +22,22 @@ static unsigned log2u(size_t x)
     return l;
 }
 
+unsigned clscan__pad_shift(const clscan__profile *p, size_t elem_bytes)
+{
+    if (!p->padding || p->local_banks <= 1) return 0;
+    unsigned shift = log2u(p->local_banks);
+    /* An element wider than a bank covers elem_bytes / bank_width of them, so a row of
+     * banks holds that many times fewer elements (sizes that are powers of two). Padded
+     * by the row's count of 4-byte elements instead, 8-byte ones put two work-items of a
+     * half-warp in one bank in the tile's serial steps (docs/ALGORITHMS.md). */
+    const size_t w = p->bank_width;
+    if (w && elem_bytes > w && (elem_bytes & (elem_bytes - 1)) == 0) {
+        const unsigned span = log2u(elem_bytes / w);
+        shift = shift > span ? shift - span : 1;
+    }
+    return shift;
+}
+
 /* Whether the sub-group layer shuffles through local memory (cl/clscan_subgroup.cl:
  * CLSCAN_SG_SHUFFLE_IN_LOCAL). */
 static int sg_shuffles_in_local(const clscan__scan_config *cfg, const clscan__profile *p)
@@ -138,7 +154,7 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
         c.lb_word_bits = p->lb_word_bits;
         c.lb_test = p->lb_test;
     }
-    c.log_banks = p->padding && p->local_banks > 1 ? log2u(p->local_banks) : 0;
+    c.log_banks = clscan__pad_shift(p, clscan_type_size(type));
     config_subgroups(&c, p);
     *out = c;
     return config_fit(ctx, p, out);
@@ -185,6 +201,7 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
     out->op = CLSCAN__OP_ID_CUSTOM;
     out->elem_bytes = elem_bytes;
     out->prelude = prelude;
+    out->log_banks = clscan__pad_shift(p, elem_bytes); /* (a segmented scan's pairs: 8+) */
     /* About as many bytes per work-item as a tile of 4-byte elements holds. */
     const size_t budget = 4 * (size_t)out->items;
     while (out->items > 1 && out->items * elem_bytes > budget) out->items /= 2;

@@ -155,6 +155,8 @@ typedef enum clscan__defines_form {
  * needs (like snprintf). */
 size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__profile *p,
                               clscan__defines_form form, char *buf, size_t size);
+/* CLSCAN_LOG_BANKS for a local tile of elem_bytes elements (0: no padding). */
+unsigned clscan__pad_shift(const clscan__profile *p, size_t elem_bytes);
 /* Picks the launch shape of device scan `algo` for `type` on this profile (the tile
  * from its table row): the largest work-group size and items per work-item that fit
  * the device's local memory and limits. */
