@@ -5,6 +5,11 @@
 #ifndef CLSCAN_COMMON_CL
 #define CLSCAN_COMMON_CL
 
+/* Pastes two tokens after expanding them: CLSCAN_CAT(CLSCAN_T, 4) names the vector type
+ * of four elements. */
+#define CLSCAN_CAT_(a, b) a##b
+#define CLSCAN_CAT(a, b) CLSCAN_CAT_(a, b)
+
 /* Type and operator numbers: the values of clscan_type and clscan_op in clscan.h. */
 #define CLSCAN_INT32 0
 #define CLSCAN_UINT32 1

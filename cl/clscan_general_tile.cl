@@ -384,12 +384,10 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
  * outputs both come from here, and a look-back fallback's total too (the same order, so
  * the same bits). */
 #define CLSCAN_GEN_VEC 1
-#define CLSCAN_GEN_VCAT_(a, b) a##b
-#define CLSCAN_GEN_VCAT(a, b) CLSCAN_GEN_VCAT_(a, b)
-#define CLSCAN_GEN_VT CLSCAN_GEN_VCAT(CLSCAN_GEN_OUT, 8)
-#define CLSCAN_GEN_KT CLSCAN_GEN_VCAT(CLSCAN_GEN_SEG, 8)
+#define CLSCAN_GEN_VT CLSCAN_CAT(CLSCAN_GEN_OUT, 8)
+#define CLSCAN_GEN_KT CLSCAN_CAT(CLSCAN_GEN_SEG, 8)
 #define CLSCAN_GEN_MT CLSCAN_GEN_VEC_MASK
-#define CLSCAN_GEN_TO_MASK CLSCAN_GEN_VCAT(convert_, CLSCAN_GEN_VEC_MASK)
+#define CLSCAN_GEN_TO_MASK CLSCAN_CAT(convert_, CLSCAN_GEN_VEC_MASK)
 /* x shifted up by d lanes (d = 1, 2, 4), `fill` in the lanes below d. */
 #define CLSCAN_GEN_SHIFT1(T, x, fill) \
     (T)(fill, (x).s0, (x).s1, (x).s2, (x).s3, (x).s4, (x).s5, (x).s6)

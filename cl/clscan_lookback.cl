@@ -281,8 +281,6 @@ int clscan_lb_publish_fallback(__global clscan_lb_word *st, uint epoch,
  * docs/IMPLEMENTATION-ISSUES.md). Other kernels keep the order below, which
  * clscan_wg_scan's totals have. */
 #define CLSCAN_LB_LANES 1
-#define CLSCAN_LB_VCAT_(t, n) t##n
-#define CLSCAN_LB_VEC_(t, n) CLSCAN_LB_VCAT_(t, n)
 CLSCAN_T clscan_lb_fold_lanes(__global const CLSCAN_T *p, uint count)
 {
     /* (Eight scalar accumulators fed from one vector load: accumulating in a vector
@@ -294,7 +292,7 @@ CLSCAN_T clscan_lb_fold_lanes(__global const CLSCAN_T *p, uint count)
     uint i = 0;
     CLSCAN_IN_ORDER
     for (; i + 8 <= count; i += 8) {
-        const CLSCAN_LB_VEC_(CLSCAN_T, 8) x = vload8(0, p + i);
+        const CLSCAN_CAT(CLSCAN_T, 8) x = vload8(0, p + i);
         l0 = CLSCAN_OP(l0, x.s0);
         l1 = CLSCAN_OP(l1, x.s1);
         l2 = CLSCAN_OP(l2, x.s2);

@@ -33,14 +33,12 @@
 
 /* The reduce kernel's vectors (built-in operators on GPUs): 16 bytes, CLSCAN_RV_LANES
  * elements, folded lane by lane into as many accumulators. */
-#define CLSCAN_RV_CAT_(t, n) t##n
-#define CLSCAN_RV_VEC_(t, n) CLSCAN_RV_CAT_(t, n)
 #ifndef CLSCAN_RV_UNROLL
 #define CLSCAN_RV_UNROLL 4
 #endif
 #if CLSCAN_T_BYTES == 4
 #define CLSCAN_RV_LANES 4
-#define CLSCAN_RV_T CLSCAN_RV_VEC_(CLSCAN_T, 4)
+#define CLSCAN_RV_T CLSCAN_CAT(CLSCAN_T, 4)
 #define CLSCAN_RV_FOLD(a, x)                                                    \
     do {                                                                        \
         a[0] = CLSCAN_OP(a[0], (x).s0);                                         \
@@ -50,7 +48,7 @@
     } while (0)
 #else
 #define CLSCAN_RV_LANES 2
-#define CLSCAN_RV_T CLSCAN_RV_VEC_(CLSCAN_T, 2)
+#define CLSCAN_RV_T CLSCAN_CAT(CLSCAN_T, 2)
 #define CLSCAN_RV_FOLD(a, x)                                                    \
     do {                                                                        \
         a[0] = CLSCAN_OP(a[0], (x).s0);                                         \
