@@ -6,6 +6,7 @@
 # 5 batches) next to their own buffer copy of the same bytes, and one table last.
 #   source .gpu-kit/env.sh && bash tools/gpu-all.sh [scan sizes] [sort sizes]
 # sizes: log2 of n, comma-separated (defaults 16,20,24,28 and 20,24,27). Logs: $OUT/all.log.
+# ONLY: an extended regular expression; only the primitives whose names match it run.
 # SPDX-License-Identifier: MIT
 set -uo pipefail
 scan_sizes=${1:-16,20,24,28}
@@ -20,6 +21,7 @@ pow() { echo "$1" | tr ',' '\n' | sed 's/^/2^/' | paste -sd,; }
 ours() { # name type call mode sizes [env...]
     local name=$1 type=$2 call=$3 mode=$4 ns=$5
     shift 5
+    [[ $name =~ ${ONLY:-.} ]] || return 0
     env "$@" $b/clscan-bench --type "$type" --call "$call" --mode "$mode" --sizes "$ns" \
         --repeats 10 --warmup 2 2>&1 | tee -a "$log" |
         awk -v name="$name" '{ for (i = 1; i <= NF; ++i) if ($i ~ /^2\^[0-9]+$/) break;
@@ -28,6 +30,7 @@ ours() { # name type call mode sizes [env...]
 }
 # rows: "name n cub cub_copy" from cub_anchor (or tools/cub_more.cu's, with CUB_EXE).
 cub() { # name op sizes
+    [[ $1 =~ ${ONLY:-.} ]] || return 0
     ${CUB_EXE:-/tmp/cub_anchor} "$2" $(echo "$3" | tr ',' ' ') 2>&1 | tee -a "$log" |
         sed -nE "s/^cub_[a-z0-9]+ n=(2\^[0-9]+) us=([0-9.]+) copy_us=([0-9.]+).*/$1 \1 \2 \3/p"
 }
