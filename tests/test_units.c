@@ -302,6 +302,19 @@ START_TEST(test_scan_defines)
     ck_assert_uint_eq(c.wg_size, 256);
     ck_assert_uint_eq(c.items, 8);
     ck_assert_uint_eq(c.log_banks, 5);
+    /* 8-byte elements cover two banks each: a row of 32 banks holds 16 of them. */
+    clscan__scan_config c8;
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_INT64, CLSCAN_OP_ADD,
+                                                &c8),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(c8.log_banks, 4);
+    ck_assert_uint_eq(clscan__pad_shift(&p, 4), 5);
+    ck_assert_uint_eq(clscan__pad_shift(&p, 16), 3);
+    ck_assert_uint_eq(clscan__pad_shift(&p, 12), 5); /* (not a power of two: the row's) */
+    ck_assert_uint_eq(clscan__pad_shift(&p, 1024), 1);
+    p.padding = 0;
+    ck_assert_uint_eq(clscan__pad_shift(&p, 8), 0);
+    p.padding = 1;
     char a[2048], b[2048];
     ck_assert(clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_BLOCK, a, sizeof a) < sizeof a);
     ck_assert(strstr(a, "#define CLSCAN_TYPE_ID 0\n"));
