@@ -193,6 +193,25 @@ ulong clscan_lb_cas_(__global ulong *p, ulong cmp, ulong v)
 #define CLSCAN_LB_LOAD(p) clscan_lb_load_(p)
 #define CLSCAN_LB_STORE(p, v) clscan_lb_store_((p), (v))
 #define CLSCAN_LB_CAS(p, cmp, v) clscan_lb_cas_((p), (cmp), (v))
+/* A value of two words (8 bytes: int64, double, a segmented scan's pair) has them read
+ * or written by one instruction of 16 bytes (a tile's words start on a 16-byte boundary:
+ * the buffer's start, then a header of 128 bytes, then two words a tile). PTX makes
+ * each word of the vector a relaxed access of its own, not the pair one access; nothing
+ * needs more, since every word carries its tag and readers check both, as when they
+ * are read one at a time. (H200, against the 1.2 atomics: int64 scans 8% and int32
+ * scans by key 6-8% faster this way; docs/PERFORMANCE.md, tenth session.) */
+#define CLSCAN_LB_PAIRED 1
+void clscan_lb_load2_(__global ulong *p, ulong *w0, ulong *w1)
+{
+    ulong a, b;
+    __asm__ volatile("ld.relaxed.gpu.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+    *w0 = a;
+    *w1 = b;
+}
+void clscan_lb_store2_(__global ulong *p, ulong w0, ulong w1)
+{
+    __asm__ volatile("st.relaxed.gpu.v2.u64 [%0], {%1, %2};" : : "l"(p), "l"(w0), "l"(w1) : "memory");
+}
 #else
 #error "CLSCAN_LB_ATOMICS must be 0, 1 or 2"
 #endif
@@ -216,6 +235,17 @@ clscan_lb_word clscan_lb_word_(clscan_lb_bits b, uint part, uint epoch, uint kin
 uint clscan_lb_read(__global clscan_lb_word *st, uint epoch, CLSCAN_T *value)
 {
     clscan_lb_bits bits = CLSCAN_LB_BITS_ZERO;
+#ifdef CLSCAN_LB_PAIRED
+    if (CLSCAN_LB_PARTS == 2) {
+        clscan_lb_word w0, w1;
+        clscan_lb_load2_(st, &w0, &w1);
+        const uint k0 = clscan_lb_kind_(w0, epoch), k1 = clscan_lb_kind_(w1, epoch);
+        CLSCAN_LB_SET_HALF(bits, 0, w0 & CLSCAN_LB_HALF_MASK);
+        CLSCAN_LB_SET_HALF(bits, 1, w1 & CLSCAN_LB_HALF_MASK);
+        *value = CLSCAN_LB_FROM_BITS(bits);
+        return k0 == k1 ? k0 : 0u;
+    }
+#endif
     uint kind = 0;
     /* Unrolled: PoCL 3.1 fails to compile this loop around OpenCL C 3.0 atomic loads
      * ("Could not find a dominating alternative variable"; docs/DEVICES.md). */
@@ -235,6 +265,13 @@ void clscan_lb_publish(__global clscan_lb_word *st, uint epoch, uint kind,
                               CLSCAN_T value)
 {
     const clscan_lb_bits bits = CLSCAN_LB_TO_BITS(value);
+#ifdef CLSCAN_LB_PAIRED
+    if (CLSCAN_LB_PARTS == 2) {
+        clscan_lb_store2_(st, clscan_lb_word_(bits, 0, epoch, kind),
+                          clscan_lb_word_(bits, 1, epoch, kind));
+        return;
+    }
+#endif
 #pragma unroll
     for (uint p = 0; p < CLSCAN_LB_PARTS; ++p)
         CLSCAN_LB_STORE(st + p, clscan_lb_word_(bits, p, epoch, kind));

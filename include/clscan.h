@@ -209,7 +209,10 @@ typedef enum clscan_algorithm {
 } clscan_algorithm;
 
 /* How the single-pass look-back reads and writes its status words
- * (CLSCAN_LOOKBACK_ATOMICS). */
+ * (CLSCAN_LOOKBACK_ATOMICS). DEFAULT: acquire/release where the device has them, else
+ * the 1.2 atomics; on NVIDIA's platform, PTX for the values of two status words (scans of
+ * 8-byte types, and general scans of 8-byte elements, such as segmented scans of 4-byte
+ * values, without an output stage). A mode given here holds for every value. */
 typedef enum clscan_lookback_atomics {
     CLSCAN_LOOKBACK_ATOMICS_DEFAULT = 0,
     CLSCAN_LOOKBACK_ATOMICS_CL12 = 1, /* OpenCL C 1.2 read-modify-write atomics */

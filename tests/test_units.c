@@ -295,6 +295,42 @@ START_TEST(test_scan_defines)
     ck_assert(strstr(sp, "#define CLSCAN_LB_ATOMICS 0\n")); /* NVIDIA: OpenCL 1.2 atomics */
     ck_assert(strstr(sp, "#define CLSCAN_LB_WORD_BITS 64\n"));
     ck_assert(strstr(sp, "#define CLSCAN_LB_TEST 0\n"));
+    /* Values of two words take the PTX words on NVIDIA's platform: 8-byte scans and
+     * general scans of 8-byte elements; compaction counts keep the 1.2 atomics. */
+    ck_assert_int_eq(p.lb_atomics_pair, CLSCAN__LB_PTX);
+    clscan__scan_config w;
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_DOUBLE, CLSCAN_OP_ADD,
+                                                &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_PTX);
+    ck_assert(clscan__kernel_defines(&w, &p, CLSCAN__DEFINES_BLOCK, sp, sizeof sp) < sizeof sp);
+    ck_assert(strstr(sp, "#define CLSCAN_LB_ATOMICS 2\n"));
+    ck_assert_int_eq(clscan__general_config_choose(NULL, &p, p.scan_algo, CLSCAN__TYPE_ID_CUSTOM, 8,
+                                                   "", &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_PTX);
+    ck_assert_int_eq(clscan__general_config_choose(NULL, &p, p.scan_algo, CLSCAN__TYPE_ID_CUSTOM, 16,
+                                                   "", &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_CL12);
+    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_IF,
+                                                  CLSCAN_INT32, CLSCAN_UINT64, "x > 0", &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_CL12);
+    /* A forced mode holds for every value. */
+    {
+        const char *env[] = {"CLSCAN_LOOKBACK_ATOMICS", "cl12", NULL};
+        clscan__profile q;
+        fake_h100(&q);
+        ck_assert_int_eq(clscan__profile_finish(NULL, &q, table_getenv, (void *)env),
+                         CLSCAN_SUCCESS);
+        ck_assert_int_eq(q.lb_atomics_pair, CLSCAN__LB_CL12);
+        ck_assert_int_eq(clscan__scan_config_choose(NULL, &q, q.scan_algo, CLSCAN_INT64,
+                                                    CLSCAN_OP_ADD, &w),
+                         CLSCAN_SUCCESS);
+        ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_CL12);
+        clscan__profile_free(&q);
+    }
     p.scan_algo = CLSCAN__SCAN_MULTI_LEVEL;
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_INT32, CLSCAN_OP_ADD,
                                                 &c),
@@ -308,6 +344,7 @@ START_TEST(test_scan_defines)
                                                 &c8),
                      CLSCAN_SUCCESS);
     ck_assert_uint_eq(c8.log_banks, 4);
+    ck_assert_int_eq(c8.lb_atomics, CLSCAN__LB_CL12); /* (multi-level: no look-back) */
     ck_assert_uint_eq(clscan__pad_shift(&p, 4), 5);
     ck_assert_uint_eq(clscan__pad_shift(&p, 16), 3);
     ck_assert_uint_eq(clscan__pad_shift(&p, 12), 5); /* (not a power of two: the row's) */

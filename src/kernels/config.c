@@ -150,7 +150,7 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
     if (c.algo == CLSCAN__SCAN_SINGLE_PASS) c.items = wide ? p->sp_items_8 : p->sp_items;
     else c.items = wide ? p->items_per_thread_8 : p->items_per_thread;
     if (c.algo == CLSCAN__SCAN_SINGLE_PASS) {
-        c.lb_atomics = p->lb_atomics;
+        c.lb_atomics = wide && p->lb_word_bits == 64 ? p->lb_atomics_pair : p->lb_atomics;
         c.lb_word_bits = p->lb_word_bits;
         c.lb_test = p->lb_test;
     }
@@ -178,6 +178,8 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
     }
     out->select = mode;
     out->elem_type = elem_type;
+    if (algo == CLSCAN__SCAN_SINGLE_PASS) out->lb_atomics = p->lb_atomics; /* (PTX words
+                                                   for counts in two words: not measured) */
     out->predicate =
         mode == CLSCAN__SELECT_IF || mode == CLSCAN__SELECT_PARTITION ? predicate : NULL;
     /* Each work-item holds its elements in registers between the two phases: 8-byte
@@ -202,6 +204,8 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
     out->elem_bytes = elem_bytes;
     out->prelude = prelude;
     out->log_banks = clscan__pad_shift(p, elem_bytes); /* (a segmented scan's pairs: 8+) */
+    if (algo == CLSCAN__SCAN_SINGLE_PASS && elem_bytes == 8 && p->lb_word_bits == 64)
+        out->lb_atomics = p->lb_atomics_pair; /* (the element in two status words) */
     /* About as many bytes per work-item as a tile of 4-byte elements holds. */
     const size_t budget = 4 * (size_t)out->items;
     while (out->items > 1 && out->items * elem_bytes > budget) out->items /= 2;
