@@ -388,12 +388,17 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
 #define CLSCAN_GEN_KT CLSCAN_CAT(CLSCAN_GEN_SEG, 8)
 #define CLSCAN_GEN_MT CLSCAN_GEN_VEC_MASK
 #define CLSCAN_GEN_TO_MASK CLSCAN_CAT(convert_, CLSCAN_GEN_VEC_MASK)
-/* x shifted up by d lanes (d = 1, 2, 4), `fill` in the lanes below d. */
+/* x (of T: values or masks, whose lanes are as wide as a value's) shifted up by d lanes
+ * (d = 1, 2, 4), `fill` in the lanes below d: x turned by d lanes, the lanes below d then
+ * chosen from a vector of fills. (Written as a vector of x's lanes and `fill`, Oclgrind
+ * 21.10's --uninitialized check took the result for uninitialised; shuffle2 made PoCL
+ * 1.2-1.4x slower; docs/IMPLEMENTATION-ISSUES.md.) */
 #define CLSCAN_GEN_SHIFT1(T, x, fill) \
-    (T)(fill, (x).s0, (x).s1, (x).s2, (x).s3, (x).s4, (x).s5, (x).s6)
+    ((CLSCAN_GEN_MT)(-1, 0, 0, 0, 0, 0, 0, 0) ? (T)(fill) : (x).s70123456)
 #define CLSCAN_GEN_SHIFT2(T, x, fill) \
-    (T)(fill, fill, (x).s0, (x).s1, (x).s2, (x).s3, (x).s4, (x).s5)
-#define CLSCAN_GEN_SHIFT4(T, x, fill) (T)(fill, fill, fill, fill, (x).s0, (x).s1, (x).s2, (x).s3)
+    ((CLSCAN_GEN_MT)(-1, -1, 0, 0, 0, 0, 0, 0) ? (T)(fill) : (x).s67012345)
+#define CLSCAN_GEN_SHIFT4(T, x, fill) \
+    ((CLSCAN_GEN_MT)(-1, -1, -1, -1, 0, 0, 0, 0) ? (T)(fill) : (x).s45670123)
 
 /* The scan's elements g0 .. g0 + 7 (all in the range), as clscan_gen_load makes them:
  * the values in *v, the heads in *h (all bits set where an element starts a segment). */
@@ -407,7 +412,10 @@ void clscan_gen_vec_load(const clscan_gen_source s, ulong g0, CLSCAN_GEN_VT *v,
 #else
     const CLSCAN_GEN_KT k = vload8(0, s.seg + g0);
     const CLSCAN_GEN_SEG before = g0 > 0 ? s.seg[g0 - 1] : k.s0;
-    CLSCAN_GEN_MT head = CLSCAN_GEN_TO_MASK(k != CLSCAN_GEN_SHIFT1(CLSCAN_GEN_KT, k, before));
+    /* (Each key against the one before: the keys turned by a lane, a key's lanes being
+     * as wide as the key and not a value's; then lane 0 against `before`.) */
+    CLSCAN_GEN_MT head = CLSCAN_GEN_TO_MASK(k != k.s70123456);
+    head.s0 = k.s0 != before ? -1 : 0;
     if (g0 == 0) head.s0 = s.carried ? 0 : -1;
 #endif
     const CLSCAN_GEN_VT x = vload8(0, s.src + g0);
