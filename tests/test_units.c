@@ -267,6 +267,7 @@ START_TEST(test_profile_describe)
     size_t need = clscan__profile_describe(&p, big, sizeof big);
     ck_assert_uint_eq(need, strlen(big));
     ck_assert(strstr(big, "NVIDIA H100") && strstr(big, "banks 32 x 4 B"));
+    ck_assert(strstr(big, "cl12 atomics (OpenCL 1.2 atomics), ptx for values of two words,"));
     ck_assert_uint_eq(clscan__profile_describe(&p, small, sizeof small), need);
     ck_assert_uint_eq(strlen(small), sizeof small - 1);
     ck_assert_uint_eq(clscan__profile_describe(&p, NULL, 0), need);

@@ -57,13 +57,15 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
     clscan__append(buf, size, &len, "scan layers:   %s work-group scan (%s), %s sub-groups of %u (%s)\n",
            clscan__wg_algo_name(p->wg_algo), p->wg_algo_source,
            clscan__sg_impl_name(p->sg_impl), p->sg_width, p->sg_source);
+    char pair[64] = ""; /* (where values of two words take another mode) */
+    if (p->lb_atomics_pair != p->lb_atomics)
+        snprintf(pair, sizeof pair, ", %s for values of two words",
+                 clscan__lb_atomics_name(p->lb_atomics_pair));
     clscan__append(buf, size, &len, "device scan:   %s (%s); single-pass tiles %zu x %u (x %u for 8-byte types), %u-bit "
-           "status words, %s atomics (%s)%s%s%s, fallback after %u reads%s%s\n",
+           "status words, %s atomics (%s)%s, fallback after %u reads%s%s\n",
            clscan__scan_algo_name(p->scan_algo), p->scan_algo_source, p->sp_wg_size,
            p->sp_items, p->sp_items_8, p->lb_word_bits, clscan__lb_atomics_name(p->lb_atomics),
-           p->lb_atomics_source, p->lb_atomics_pair != p->lb_atomics ? ", " : "",
-           p->lb_atomics_pair != p->lb_atomics ? clscan__lb_atomics_name(p->lb_atomics_pair) : "",
-           p->lb_atomics_pair != p->lb_atomics ? " for values of two words" : "", p->lb_spins, p->lb_test ? ", TEST MODE " : "",
+           p->lb_atomics_source, pair, p->lb_spins, p->lb_test ? ", TEST MODE " : "",
            p->lb_test ? clscan__lb_test_name(p->lb_test) : "");
     clscan__append(buf, size, &len, "radix sort:    %s (%s)\n",
                    clscan__sort_algo_name(p->sort_algo), p->sort_algo_source);
