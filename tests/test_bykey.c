@@ -73,6 +73,30 @@ START_TEST(test_rle)
 }
 END_TEST
 
+/* Runs up to a third of the range long, so that many tiles have no head and a run's
+ * length spans them (clscan_sel_runs_ends ends it): int32 keys, lengths of both types,
+ * sizes up to 2^24 (on the GPU, whose tiles hold 8192 elements, runs then span hundreds
+ * of tiles). */
+START_TEST(test_rle_long)
+{
+    static const size_t long_sizes[] = {3, 4099, 65537, 1048583, 16777259};
+    const clscan_type lt = _i ? CLSCAN_UINT64 : CLSCAN_UINT32;
+    const uint64_t seed = clscan_test_seed(20261128u);
+    for (int di = 0; di < clscan_test_ndevs; di++)
+        for (size_t z = 0; z < sizeof long_sizes / sizeof *long_sizes; z++) {
+            const size_t n = long_sizes[z];
+            if (n > max_size()) continue;
+            char msg[512] = "";
+            clscan_test_dev *d = &clscan_test_devs[di];
+            const clscan_verify_result r = clscan_verify_run_rle(
+                d->ctx, d->cl_ctx, d->queue, CLSCAN_INT32, lt, CLSCAN_VERIFY_RLE_LONG, n,
+                clscan_verify_mix(seed, (uint64_t)_i << 40 | n), msg, sizeof msg);
+            ck_assert_msg(r == CLSCAN_VERIFY_PASS, "%s: run-length encode, long runs, n %zu, "
+                          "lengths %s: %s", d->name, n, clscan_type_name(lt), msg);
+        }
+}
+END_TEST
+
 START_TEST(test_errors)
 {
     for (int di = 0; di < clscan_test_ndevs; di++) {
@@ -167,6 +191,7 @@ int main(void)
     tcase_add_loop_test(tc, test_by_key, 0, CLSCAN_VERIFY_GEN_CASES);
     tcase_add_loop_test(tc, test_rle, 0, CLSCAN_TYPE_COUNT);
     tcase_add_loop_test(tc, test_rle, 8, 8 + CLSCAN_TYPE_COUNT);
+    tcase_add_loop_test(tc, test_rle_long, 0, 2);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
     return clscan_test_run(s);

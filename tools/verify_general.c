@@ -541,9 +541,10 @@ done:
 
 clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ctx,
                                            cl_command_queue queue, clscan_type type,
-                                           clscan_type length_type, int nontrivial, size_t n,
+                                           clscan_type length_type, int mode, size_t n,
                                            uint64_t seed, char *msg, size_t msg_size)
 {
+    const int nontrivial = mode & CLSCAN_VERIFY_RLE_NONTRIVIAL;
     /* (nontrivial: "unique" holds the runs' offsets, of length_type.) */
     const size_t e = nontrivial ? clscan_type_size(length_type) : clscan_type_size(type),
                  le = clscan_type_size(length_type), se = clscan_type_size(type);
@@ -560,13 +561,17 @@ clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ct
         goto done;
     }
     /* Runs of 1 to 20 equal elements, and one run in 16 of up to 6000 (longer than a
-     * tile: its length crosses tiles); floats also get NaNs (each a run of its own) and
+     * tile: its length crosses tiles), or with CLSCAN_VERIFY_RLE_LONG one in 4 of up to
+     * n / 3 (many tiles without a head); floats also get NaNs (each a run of its own) and
      * -0.0 beside +0.0 (one run, its element the first one's). */
     clscan_verify_rng rng = {seed};
     uint64_t bits = 0;
+    const int long_runs = mode & CLSCAN_VERIFY_RLE_LONG;
+    const uint64_t long_every = long_runs ? 4 : 16, run_max = long_runs ? n / 3 + 1 : 6000;
     for (size_t i = 0; i < n;) {
         const uint64_t pick = clscan_verify_rng_next(&rng);
-        size_t len = 1 + (size_t)(pick % 16 == 0 ? (pick >> 4) % 6000 : (pick >> 4) % 20);
+        size_t len = 1 + (size_t)(pick % long_every == 0 ? (pick >> 4) % run_max
+                                                         : (pick >> 4) % 20);
         const uint64_t r = clscan_verify_rng_next(&rng);
         bits = r % 7 == 0 ? bits + 1 : r;
         if (type == CLSCAN_FLOAT || type == CLSCAN_DOUBLE) {

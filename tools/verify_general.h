@@ -77,15 +77,18 @@ clscan_verify_result clscan_verify_run_general_by_key(clscan_context *ctx, cl_co
                                                       size_t n, int with_keys, uint64_t seed,
                                                       char *msg, size_t msg_size);
 
-/* Runs clscan_run_length_encode (or, where nontrivial is set,
- * clscan_run_length_encode_nontrivial) over n elements of `type` in runs of 1 to 20
- * (floats with NaNs and signed zeros) drawn from seed, with lengths (and offsets) of
- * length_type, into poisoned buffers at offsets, and checks the runs and count against
- * the host's and that nothing else was written. DOUBLE refused without fp64:
- * CLSCAN_VERIFY_SKIP. */
+/* How clscan_verify_run_rle calls and draws (bits of its `mode`). */
+#define CLSCAN_VERIFY_RLE_NONTRIVIAL 1 /* clscan_run_length_encode_nontrivial */
+#define CLSCAN_VERIFY_RLE_LONG 2       /* one run in 4 is up to n / 3 long, not 6000 */
+/* Runs clscan_run_length_encode (or, with CLSCAN_VERIFY_RLE_NONTRIVIAL in mode,
+ * clscan_run_length_encode_nontrivial) over n elements of `type` in runs of 1 to 20 and
+ * longer ones (floats with NaNs and signed zeros) drawn from seed, with lengths (and
+ * offsets) of length_type, into poisoned buffers at offsets, and checks the runs and
+ * count against the host's and that nothing else was written. DOUBLE refused without
+ * fp64: CLSCAN_VERIFY_SKIP. */
 clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ctx,
                                            cl_command_queue queue, clscan_type type,
-                                           clscan_type length_type, int nontrivial, size_t n,
+                                           clscan_type length_type, int mode, size_t n,
                                            uint64_t seed, char *msg, size_t msg_size);
 
 #endif /* CLSCAN_VERIFY_GENERAL_H */
