@@ -296,8 +296,9 @@ START_TEST(test_scan_defines)
     ck_assert(strstr(sp, "#define CLSCAN_LB_ATOMICS 0\n")); /* NVIDIA: OpenCL 1.2 atomics */
     ck_assert(strstr(sp, "#define CLSCAN_LB_WORD_BITS 64\n"));
     ck_assert(strstr(sp, "#define CLSCAN_LB_TEST 0\n"));
-    /* Values of two words take the PTX words on NVIDIA's platform: 8-byte scans and
-     * general scans of 8-byte elements; compaction counts keep the 1.2 atomics. */
+    /* Values of two words take the PTX words on NVIDIA's platform: 8-byte scans, general
+     * scans of 8-byte elements and compactions' 8-byte counts (run-length encoding's);
+     * values of one word keep the 1.2 atomics. */
     ck_assert_int_eq(p.lb_atomics_pair, CLSCAN__LB_PTX);
     clscan__scan_config w;
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_DOUBLE, CLSCAN_OP_ADD,
@@ -315,9 +316,19 @@ START_TEST(test_scan_defines)
                      CLSCAN_SUCCESS);
     ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_CL12);
     ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_IF,
-                                                  CLSCAN_INT32, CLSCAN_UINT64, "x > 0", &w),
+                                                  CLSCAN_INT32, CLSCAN_UINT32, "x > 0", &w),
                      CLSCAN_SUCCESS);
     ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_CL12);
+    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_IF,
+                                                  CLSCAN_INT32, CLSCAN_UINT64, "x > 0", &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_PTX);
+    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_RUNS,
+                                                  CLSCAN_INT64, CLSCAN_UINT64, NULL, &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_PTX);
+    ck_assert(clscan__kernel_defines(&w, &p, CLSCAN__DEFINES_BLOCK, sp, sizeof sp) < sizeof sp);
+    ck_assert(strstr(sp, "#define CLSCAN_LB_ATOMICS 2\n"));
     /* A forced mode holds for every value. */
     {
         const char *env[] = {"CLSCAN_LOOKBACK_ATOMICS", "cl12", NULL};

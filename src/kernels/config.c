@@ -136,6 +136,14 @@ static clscan_status config_fit(const clscan_context *ctx, const clscan__profile
     return CLSCAN_SUCCESS;
 }
 
+/* The look-back's atomics mode for a single-pass program whose status values are
+ * value_bytes each: the profile's mode for values of two words (lb_atomics_pair) where
+ * a value is 8 bytes in 64-bit words, else the one for the rest. */
+static clscan__lb_atomics lb_atomics_for(const clscan__profile *p, size_t value_bytes)
+{
+    return value_bytes == 8 && p->lb_word_bits == 64 ? p->lb_atomics_pair : p->lb_atomics;
+}
+
 clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                          clscan__scan_algo algo, clscan_type type,
                                          clscan_op op, clscan__scan_config *out)
@@ -150,7 +158,7 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
     if (c.algo == CLSCAN__SCAN_SINGLE_PASS) c.items = wide ? p->sp_items_8 : p->sp_items;
     else c.items = wide ? p->items_per_thread_8 : p->items_per_thread;
     if (c.algo == CLSCAN__SCAN_SINGLE_PASS) {
-        c.lb_atomics = wide && p->lb_word_bits == 64 ? p->lb_atomics_pair : p->lb_atomics;
+        c.lb_atomics = lb_atomics_for(p, clscan_type_size(type));
         c.lb_word_bits = p->lb_word_bits;
         c.lb_test = p->lb_test;
     }
@@ -178,8 +186,11 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
     }
     out->select = mode;
     out->elem_type = elem_type;
-    if (algo == CLSCAN__SCAN_SINGLE_PASS) out->lb_atomics = p->lb_atomics; /* (PTX words
-                                                   for counts in two words: not measured) */
+    /* (Counts of 8 bytes, run-length encoding's pair or those of 2^32 elements and more,
+     * take two words: run-length encoding was 5-7% faster from 2^20 with PTX words on
+     * the H200; docs/PERFORMANCE.md, eleventh session.) */
+    if (algo == CLSCAN__SCAN_SINGLE_PASS)
+        out->lb_atomics = lb_atomics_for(p, clscan_type_size(count_type));
     out->predicate =
         mode == CLSCAN__SELECT_IF || mode == CLSCAN__SELECT_PARTITION ? predicate : NULL;
     /* Each work-item holds its elements in registers between the two phases: 8-byte
@@ -204,8 +215,7 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
     out->elem_bytes = elem_bytes;
     out->prelude = prelude;
     out->log_banks = clscan__pad_shift(p, elem_bytes); /* (a segmented scan's pairs: 8+) */
-    if (algo == CLSCAN__SCAN_SINGLE_PASS && elem_bytes == 8 && p->lb_word_bits == 64)
-        out->lb_atomics = p->lb_atomics_pair; /* (the element in two status words) */
+    if (algo == CLSCAN__SCAN_SINGLE_PASS) out->lb_atomics = lb_atomics_for(p, elem_bytes);
     /* About as many bytes per work-item as a tile of 4-byte elements holds. */
     const size_t budget = 4 * (size_t)out->items;
     while (out->items > 1 && out->items * elem_bytes > budget) out->items /= 2;
