@@ -123,6 +123,17 @@ static int general_case(int call)
     }
 }
 
+/* The type a row of a general-scan call is shown with: its case's (--type is ignored for
+ * them; they run once), or -1 where the case's elements are a struct of its own (the row
+ * then shows the first --type, as before). */
+static int own_type(int call)
+{
+    const int k = general_case(call);
+    if (k < 0) return -1;
+    const clscan_verify_gen_case g = clscan_verify_gen_case_get(k);
+    return g.desc.type_name ? -1 : (int)g.desc.type;
+}
+
 typedef struct options {
     long platform, device; /* -1: default */
     int list;
@@ -200,8 +211,10 @@ static void usage(FILE *f)
           "                            values, uint32 lengths, count; --type, --mode ignored);\n"
           "                            compact (clscan_compact, the general compaction, of\n"
           "                            --type's OpenCL C type with --predicate, as select-if);\n"
-          "                            general scans (clscan_scan, their own types; --type\n"
-          "                            ignored): seg-add (int32 add, segmented by flags),\n"
+          "                            general scans (clscan_scan, their own types: --type\n"
+          "                            ignored, one row per --mode and size, showing the\n"
+          "                            case's type, or the first --type for a struct):\n"
+          "                            seg-add (int32 add, segmented by flags),\n"
           "                            seg-keys-min (int64 min by int32 keys),\n"
           "                            seg-keys-add (int32 add by int32 keys), custom-max\n"
           "                            (float, \"a > b ? a : b\"), mat2 (2x2 uint matrix\n"
@@ -2115,9 +2128,12 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     if (!o.nalgos) o.algos[o.nalgos++] = (int)clscan_ext_context_algorithm(b.ctx);
-    size_t per_type = 0, count = 0, bad = 0; /* rows: (op, mode) pairs of scans, compactions */
-    for (size_t c = 0; c < o.ncalls; c++) per_type += rows_per_call(&o, o.calls[c]);
-    size_t total = o.ntypes * per_type * o.nalgos * o.nsizes;
+    /* rows: (op, mode) pairs of scans, compactions, per type; the general-scan calls
+     * (--type ignored) once */
+    size_t per_type = 0, once = 0, count = 0, bad = 0;
+    for (size_t c = 0; c < o.ncalls; c++)
+        *(general_case(o.calls[c]) >= 0 ? &once : &per_type) += rows_per_call(&o, o.calls[c]);
+    size_t total = (o.ntypes * per_type + once) * o.nalgos * o.nsizes;
     row *rows = calloc(total, sizeof *rows);
     if (!rows) {
         fprintf(stderr, "clscan-bench: out of memory for %zu rows\n", total);
@@ -2129,9 +2145,11 @@ int main(int argc, char **argv)
         for (size_t c = 0; c < o.ncalls && !stop; c++)
             for (size_t p = 0; p < rows_per_call(&o, o.calls[c]) && !stop; p++)
                 for (size_t g = 0; g < o.nalgos * o.nsizes && !stop; g++) {
+                    if (t > 0 && general_case(o.calls[c]) >= 0) break; /* (ran with t 0) */
                     row *r = &rows[count++];
                     char n[32], label[32];
-                    r->type = (clscan_type)o.types[t];
+                    const int own = own_type(o.calls[c]);
+                    r->type = (clscan_type)(own >= 0 ? own : o.types[t]);
                     r->call = o.calls[c];
                     /* (host-stream: p counts (op, mode, chunk), the chunk fastest) */
                     const int streamed = r->call == CALL_HOST_STREAM;
