@@ -172,7 +172,8 @@ static void algorithm_calls(clscan_test_dev *d, uint64_t seed, clscan_test_tally
         /* Run-length encoding (a general scan with the library's own texts). */
         snprintf(what, sizeof what, "run-length encode %s", clscan_type_name(ty));
         count(t, d,
-              clscan_verify_run_rle(d->ctx, d->cl_ctx, d->queue, ty, CLSCAN_UINT32, k & 1, N,
+              clscan_verify_run_rle(d->ctx, d->cl_ctx, d->queue, ty, CLSCAN_UINT32,
+                                    k & 1 ? CLSCAN_VERIFY_RLE_NONTRIVIAL : 0, N,
                                     clscan_verify_mix(seed, 0x300u + (unsigned)k), msg,
                                     sizeof msg),
               what, msg);

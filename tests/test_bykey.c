@@ -63,7 +63,8 @@ START_TEST(test_rle)
             const clscan_type lt = z % 2 ? CLSCAN_UINT64 : CLSCAN_UINT32;
             clscan_test_dev *d = &clscan_test_devs[di];
             const clscan_verify_result r = clscan_verify_run_rle(
-                d->ctx, d->cl_ctx, d->queue, type, lt, nontrivial, sizes[z],
+                d->ctx, d->cl_ctx, d->queue, type, lt,
+                nontrivial ? CLSCAN_VERIFY_RLE_NONTRIVIAL : 0, sizes[z],
                 clscan_verify_mix(seed, (uint64_t)_i << 40 | sizes[z]), msg, sizeof msg);
             ck_assert_msg(r == CLSCAN_VERIFY_PASS || (r == CLSCAN_VERIFY_SKIP && !d->fp64),
                           "%s: run-length encode%s %s, n %zu, lengths %s: %s", d->name,
@@ -73,10 +74,9 @@ START_TEST(test_rle)
 }
 END_TEST
 
-/* Runs up to a third of the range long, so that many tiles have no head and a run's
- * length spans them (clscan_sel_runs_ends ends it): int32 keys, lengths of both types,
- * sizes up to 2^24 (on the GPU, whose tiles hold 8192 elements, runs then span hundreds
- * of tiles). */
+/* Runs up to a third of the range long, so that many tiles in a row have no head and a
+ * run's length spans them: int32 keys, lengths of both types, sizes up to 2^24 (on the
+ * GPU, whose tiles hold 8192 elements, runs then span hundreds of tiles). */
 START_TEST(test_rle_long)
 {
     static const size_t long_sizes[] = {3, 4099, 65537, 1048583, 16777259};

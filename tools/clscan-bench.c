@@ -327,6 +327,13 @@ static size_t rows_per_call(const options *o, int call)
                                       : 1;
 }
 
+/* Rows a call makes for the t-th --type: rows_per_call's, but a general-scan call (its
+ * own types) only for the first. */
+static size_t rows_for_type(const options *o, int call, size_t t)
+{
+    return t > 0 && general_case(call) >= 0 ? 0 : rows_per_call(o, call);
+}
+
 /* Parses "2^K" or a number with an optional K, M or G suffix; 0 on success. */
 static int parse_count(const char *s, unsigned long long *out)
 {
@@ -2128,12 +2135,10 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     if (!o.nalgos) o.algos[o.nalgos++] = (int)clscan_ext_context_algorithm(b.ctx);
-    /* rows: (op, mode) pairs of scans, compactions, per type; the general-scan calls
-     * (--type ignored) once */
-    size_t per_type = 0, once = 0, count = 0, bad = 0;
-    for (size_t c = 0; c < o.ncalls; c++)
-        *(general_case(o.calls[c]) >= 0 ? &once : &per_type) += rows_per_call(&o, o.calls[c]);
-    size_t total = (o.ntypes * per_type + once) * o.nalgos * o.nsizes;
+    size_t total = 0, count = 0, bad = 0; /* rows: (op, mode) pairs of scans, compactions */
+    for (size_t t = 0; t < o.ntypes; t++)
+        for (size_t c = 0; c < o.ncalls; c++) total += rows_for_type(&o, o.calls[c], t);
+    total *= o.nalgos * o.nsizes;
     row *rows = calloc(total, sizeof *rows);
     if (!rows) {
         fprintf(stderr, "clscan-bench: out of memory for %zu rows\n", total);
@@ -2143,9 +2148,8 @@ int main(int argc, char **argv)
     int stop = 0;
     for (size_t t = 0; t < o.ntypes && !stop; t++)
         for (size_t c = 0; c < o.ncalls && !stop; c++)
-            for (size_t p = 0; p < rows_per_call(&o, o.calls[c]) && !stop; p++)
+            for (size_t p = 0; p < rows_for_type(&o, o.calls[c], t) && !stop; p++)
                 for (size_t g = 0; g < o.nalgos * o.nsizes && !stop; g++) {
-                    if (t > 0 && general_case(o.calls[c]) >= 0) break; /* (ran with t 0) */
                     row *r = &rows[count++];
                     char n[32], label[32];
                     const int own = own_type(o.calls[c]);

@@ -767,7 +767,7 @@ static void clscan_run_rle(clscan_device_run *run, clscan_context *ctx, cl_conte
         const int nontrivial = z >= nsizes;
         const size_t n = sizes[z % nsizes].n;
         const clscan_verify_result r = run->counting ? CLSCAN_VERIFY_SKIP : clscan_verify_run_rle(
-            ctx, cl_ctx, queue, (clscan_type)ty, lt, nontrivial, n,
+            ctx, cl_ctx, queue, (clscan_type)ty, lt, nontrivial ? CLSCAN_VERIFY_RLE_NONTRIVIAL : 0, n,
             clscan_verify_mix(t->seed, 0x7e000u + ((uint64_t)ty << 20) + z), msg, sizeof msg);
         snprintf(line, sizeof line, "run-length encode%s %s n=%zu lengths %s (seed %" PRIu64
                  "): %s", nontrivial ? " (runs longer than one)" : "",
