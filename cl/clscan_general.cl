@@ -14,6 +14,16 @@
 #include "clscan_scan.cl"
 #endif
 
+/* A kernel's tile in local memory: the values and heads of the segmented tile of GPUs,
+ * or the elements of the scan (cl/clscan_general_tile.cl). */
+#if CLSCAN_GEN_VALUE_TILE
+#define CLSCAN_GEN_TILE_DECLARE                                  \
+    __local CLSCAN_GEN_OUT values[CLSCAN_WG_TILE_LOCAL];         \
+    __local uint heads[CLSCAN_GEN_HEAD_WORDS]
+#else
+#define CLSCAN_GEN_TILE_DECLARE __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL]
+#endif
+
 /* partials[part_off + group] = the combination of the scan's elements in the group's
  * tiles of the range [0, n). */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
@@ -23,7 +33,7 @@ void clscan_gen_reduce_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
                              int inclusive, ulong tiles_per_group,
                              __global CLSCAN_T *partials, ulong part_off, uint carry_flags)
 {
-    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    CLSCAN_GEN_TILE_DECLARE;
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive,
                                  (carry_flags & CLSCAN_CARRY_IN) != 0, index_base};
@@ -32,9 +42,16 @@ void clscan_gen_reduce_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
     for (ulong t = first; t < end; ++t) {
         const ulong base = t * CLSCAN_TILE;
         const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
-        /* (clscan_wg_reduce ended with a barrier after its last read of the tile.) */
+        /* (The group's reduction ended with a barrier after its last read of the tile.) */
+#if CLSCAN_GEN_VALUE_TILE
+        clscan_gen_load_values(s, base, count, values, heads);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const CLSCAN_T mine = clscan_gen_values_fold(values, clscan_gen_head_bits(heads));
+        const CLSCAN_T total = clscan_wg_reduce_value(mine, scratch);
+#else
         clscan_gen_load_tile(s, base, count, tile);
         const CLSCAN_T total = clscan_wg_reduce(tile, scratch);
+#endif
         acc = CLSCAN_OP(acc, total);
     }
     if (get_local_id(0) == 0) partials[part_off + get_group_id(0)] = acc;
@@ -60,7 +77,7 @@ void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
 {
     const clscan_gen_outputs o = {out0, out1, out2, out3, off0, off1, off2, off3, n,
                                   carry_flags};
-    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+    CLSCAN_GEN_TILE_DECLARE;
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive,
                                  (carry_flags & CLSCAN_CARRY_IN) != 0, index_base};
@@ -74,10 +91,24 @@ void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
         const ulong base = t * CLSCAN_TILE;
         const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile is stored */
+#if CLSCAN_GEN_VALUE_TILE
+        (void)tile_inclusive;
+        (void)o;
+        clscan_gen_load_values(s, base, count, values, heads);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint bits = clscan_gen_head_bits(heads);
+        CLSCAN_T total;
+        const CLSCAN_T before =
+            clscan_wg_scan_value(clscan_gen_values_fold(values, bits), 0, scratch, &total);
+        if (!(carry_flags & CLSCAN_CARRY_NO_DST))
+            clscan_gen_values_store(dst + dst_off, base, count, values, bits,
+                                    CLSCAN_OP(carry, before));
+#else
         clscan_gen_load_tile(s, base, count, tile);
         const CLSCAN_T total = clscan_wg_scan(tile, scratch, tile_inclusive);
         if (!(carry_flags & CLSCAN_CARRY_NO_DST))
             clscan_gen_store_tile(dst + dst_off, s, base, count, tile, carry, o);
+#endif
         carry = CLSCAN_OP(carry, total);
     }
     if ((carry_flags & CLSCAN_CARRY_OUT) && get_local_id(0) == 0 &&
@@ -122,7 +153,15 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     __global clscan_lb_word *status = state + CLSCAN_LB_HEADER_WORDS;
     const ulong base = t * CLSCAN_TILE;
     const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
-#if CLSCAN_GEN_VEC
+#if CLSCAN_GEN_VALUE_TILE
+    CLSCAN_GEN_TILE_DECLARE;
+    clscan_gen_load_values(s, base, count, values, heads);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint bits = clscan_gen_head_bits(heads);
+    CLSCAN_T total;
+    const CLSCAN_T before =
+        clscan_wg_scan_value(clscan_gen_values_fold(values, bits), 0, scratch, &total);
+#elif CLSCAN_GEN_VEC
     const CLSCAN_T total = clscan_gen_vec_total(s, base, count);
 #elif CLSCAN_GEN_USE_RUNS
 #if CLSCAN_GEN_RUNS_FROM_TILE
@@ -148,7 +187,10 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
         t == (n + CLSCAN_TILE - 1) / CLSCAN_TILE - 1)
         total_buf[total_off] = clscan_gen_total(s, n, CLSCAN_OP(carry, total));
     if (!(carry_flags & CLSCAN_CARRY_NO_DST)) {
-#if CLSCAN_GEN_VEC
+#if CLSCAN_GEN_VALUE_TILE
+        clscan_gen_values_store(dst + dst_off, base, count, values, bits,
+                                CLSCAN_OP(carry, before));
+#elif CLSCAN_GEN_VEC
         clscan_gen_vec_outputs(s, base, count, carry, dst + dst_off, o);
 #elif CLSCAN_GEN_USE_RUNS
         clscan_gen_run_outputs(s, base, count, tile, CLSCAN_GEN_RUNS_FROM_TILE, runs, carry,

@@ -291,6 +291,135 @@ void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ul
     }
 }
 
+/* The segmented tile of GPUs (CLSCAN_GEN_VALUE_TILE, where the host chose it: several
+ * work-items a group, no output stage): local memory holds the values alone and a byte
+ * for each element's head, so a tile of 4-byte values is as long as the plain scan's
+ * (the pairs took 8 bytes an element: half the elements a tile, twice the tiles, each
+ * paying its look-back). Each work-item reads its CLSCAN_ITEMS heads as the bits of one
+ * word and folds its values under them into a (value, heads) pair; the pairs are scanned
+ * across the group as before, and each work-item then rewrites its values as outputs.
+ * The tile's total is combined as the pair tile combined it, so a look-back fallback
+ * (clscan_lb_tile_part) still gets its owner's bits. */
+#ifndef CLSCAN_GEN_VALUE_TILE
+#define CLSCAN_GEN_VALUE_TILE 0
+#endif
+#if CLSCAN_GEN_VALUE_TILE
+#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE || CLSCAN_WG_SIZE == 1 || \
+    CLSCAN_ITEMS > 32 || CLSCAN_ITEMS % 4 != 0 || defined(CLSCAN_GEN_OUTPUT_GIVEN)
+#error "CLSCAN_GEN_VALUE_TILE needs segments, no output stage, CLSCAN_WG_SIZE > 1 and CLSCAN_ITEMS a multiple of 4 up to 32"
+#endif
+/* Where sub-groups have ballots and are as wide as a work-item's elements (NVIDIA's
+ * warps of 32), sub-group g of the load's step j holds the elements of work-item
+ * j * CLSCAN_SG_COUNT + g, and its ballot is that work-item's word of heads. Elsewhere
+ * a work-item's heads are a row of CLSCAN_ITEMS bytes and a word of padding, so that the
+ * work-items of a sub-group read their rows' words from different banks. On the H200
+ * (docs/PERFORMANCE.md, twelfth session) segments by flags took 14-22% less time with
+ * the ballot than with the bytes, and segments by keys 3-8% more: keys take the bytes. */
+#ifndef CLSCAN_GEN_HEAD_BALLOT
+#define CLSCAN_GEN_HEAD_BALLOT                                                          \
+    (CLSCAN_SG_BALLOT && CLSCAN_SG_WIDTH == CLSCAN_ITEMS && CLSCAN_WG_SIZE % CLSCAN_ITEMS == 0 && \
+     CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_FLAGS)
+#endif
+/* Elements a work-item loads before it stores the first of them: all their loads in
+ * flight together (the H200: 1-8% less time than one at a time at 2^24 and 2^28). */
+#ifndef CLSCAN_GEN_LOAD_CHUNK
+#define CLSCAN_GEN_LOAD_CHUNK (CLSCAN_ITEMS % 8 == 0 ? 8 : 4)
+#endif
+#if CLSCAN_GEN_HEAD_BALLOT
+#define CLSCAN_GEN_HEAD_ROW 1
+#else
+#define CLSCAN_GEN_HEAD_ROW (CLSCAN_ITEMS / 4 + 1)
+#endif
+#define CLSCAN_GEN_HEAD_WORDS (CLSCAN_WG_SIZE * CLSCAN_GEN_HEAD_ROW)
+
+/* Loads the elements [base, base + count) of the scan, count > 0, into values (the value
+ * identity past count) and heads (where an element's pair has its flag set). */
+void clscan_gen_load_values(clscan_gen_source s, ulong base, uint count,
+                            __local CLSCAN_GEN_OUT *values, __local uint *heads)
+{
+    const uint lid = get_local_id(0);
+    for (uint j0 = 0; j0 < CLSCAN_ITEMS; j0 += CLSCAN_GEN_LOAD_CHUNK) {
+    CLSCAN_T xs[CLSCAN_GEN_LOAD_CHUNK];
+#pragma unroll
+    for (uint u = 0; u < CLSCAN_GEN_LOAD_CHUNK; ++u) {
+        const uint k = (j0 + u) * CLSCAN_WG_SIZE + lid;
+        /* (Past the end: the last element's loads, as clscan_gen_load_tile.) */
+        xs[u] = clscan_gen_load(s, base + min(k, count - 1));
+    }
+#pragma unroll
+    for (uint u = 0; u < CLSCAN_GEN_LOAD_CHUNK; ++u) {
+        const uint k = (j0 + u) * CLSCAN_WG_SIZE + lid;
+        const CLSCAN_T x = xs[u];
+        values[CLSCAN_PAD(k)] = k < count ? x.v : clscan_user_value_identity();
+        const uint head = k < count && x.f != 0;
+#if CLSCAN_GEN_HEAD_BALLOT
+        const uint word = clscan_sg_ballot(head);
+        if (clscan_sg_lane() == 0) heads[k / CLSCAN_ITEMS] = word;
+#else
+        ((__local uchar *)heads)[k / CLSCAN_ITEMS * (4 * CLSCAN_GEN_HEAD_ROW) +
+                                 k % CLSCAN_ITEMS] = (uchar)head;
+#endif
+    }
+    }
+}
+
+/* This work-item's heads (after a barrier that follows clscan_gen_load_values): bit j
+ * set where its element j starts a segment. */
+uint clscan_gen_head_bits(__local const uint *heads)
+{
+#if CLSCAN_GEN_HEAD_BALLOT
+    return heads[get_local_id(0)];
+#else
+    __local const uint *row = heads + get_local_id(0) * CLSCAN_GEN_HEAD_ROW;
+    uint bits = 0;
+    for (uint q = 0; q < CLSCAN_ITEMS / 4; ++q) {
+        const uint w = row[q]; /* four bytes, each 0 or 1 */
+#ifdef __ENDIAN_LITTLE__
+        const uint b = (w & 1u) | (w >> 7 & 2u) | (w >> 14 & 4u) | (w >> 21 & 8u);
+#else
+        const uint b = (w >> 24 & 1u) | (w >> 15 & 2u) | (w >> 6 & 4u) | (w << 3 & 8u);
+#endif
+        bits |= b << (4 * q);
+    }
+    return bits;
+#endif
+}
+
+/* This work-item's elements combined left to right under its head bits: the pair of the
+ * combination since its last head (or of all of them) and its count of heads. */
+CLSCAN_T clscan_gen_values_fold(__local const CLSCAN_GEN_OUT *values, uint bits)
+{
+    const uint first = get_local_id(0) * CLSCAN_ITEMS;
+    CLSCAN_GEN_OUT a = values[CLSCAN_PAD(first)];
+    for (uint j = 1; j < CLSCAN_ITEMS; ++j) {
+        const CLSCAN_GEN_OUT x = values[CLSCAN_PAD(first + j)];
+        a = (bits >> j & 1u) ? x : clscan_user_value_op(a, x);
+    }
+    return clscan_seg_make(a, popcount(bits));
+}
+
+/* Stores the outputs of the tile [base, base + count) to dst[base + k], given `before`,
+ * the combination of everything before this work-item's first element: each work-item
+ * rewrites its values as outputs, then the group stores the tile. */
+void clscan_gen_values_store(__global CLSCAN_GEN_OUT *dst, ulong base, uint count,
+                             __local CLSCAN_GEN_OUT *values, uint bits, CLSCAN_T before)
+{
+    const uint lid = get_local_id(0), first = lid * CLSCAN_ITEMS;
+    CLSCAN_GEN_OUT run = before.v;
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = CLSCAN_PAD(first + j);
+        const CLSCAN_GEN_OUT x = values[k];
+        run = (bits >> j & 1u) ? x : clscan_user_value_op(run, x);
+        values[k] = run;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = j * CLSCAN_WG_SIZE + lid;
+        if (k < count) dst[base + k] = values[CLSCAN_PAD(k)];
+    }
+}
+#endif
+
 /* One work-item per group (CPUs): the single-pass kernel takes its tile as
  * CLSCAN_GEN_RUNS consecutive runs of ceil(count / CLSCAN_GEN_RUNS) elements and folds
  * them side by side, first for their totals and then, after the look-back, for the

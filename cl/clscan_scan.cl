@@ -62,10 +62,20 @@ __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
                          ulong tiles_per_group, __global CLSCAN_T *partials, ulong part_off)
 {
+#if !CLSCAN_WG_DIRECT
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+#endif
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
-#if CLSCAN_WG_SIZE == 1
+#if CLSCAN_WG_DIRECT
+    CLSCAN_T acc = CLSCAN_IDENTITY;
+    for (ulong t = first; t < end; ++t) {
+        const ulong base = t * CLSCAN_TILE;
+        const CLSCAN_T total = clscan_wg_direct_reduce(
+            src + src_off, base, (uint)min((ulong)CLSCAN_TILE, n - base), scratch);
+        acc = CLSCAN_OP(acc, total);
+    }
+#elif CLSCAN_WG_SIZE == 1
     /* One work-item per group (CPUs): the group's elements straight from global memory,
      * folded as four consecutive runs side by side, then the runs' totals left to right
      * (index order kept). One chain of operations waits on each result in turn; four
@@ -147,11 +157,16 @@ void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_scan_partials(__global CLSCAN_T *partials, ulong part_off, uint count)
 {
-    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
+#if CLSCAN_WG_DIRECT
+    clscan_wg_direct_scan(partials, part_off, count, partials, part_off, CLSCAN_IDENTITY, 0, 1,
+                          scratch);
+#else
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     clscan_wg_load(partials, part_off, count, tile);
     clscan_wg_scan(tile, scratch, 0);
     clscan_wg_store(partials, part_off, count, tile, CLSCAN_IDENTITY);
+#endif
 }
 
 /* A group's starting value in the multi-level scan: its scanned partial (use_partials),
@@ -179,7 +194,9 @@ void clscan_scan_tiles(__global const CLSCAN_T *src, ulong src_off, __global CLS
                        ulong init_off, __global CLSCAN_T *total_buf, ulong total_off,
                        uint carry_flags)
 {
+#if !CLSCAN_WG_DIRECT
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
+#endif
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
     CLSCAN_T start = CLSCAN_IDENTITY;
@@ -189,11 +206,17 @@ void clscan_scan_tiles(__global const CLSCAN_T *src, ulong src_off, __global CLS
     for (ulong t = first; t < end; ++t) {
         const ulong base = t * CLSCAN_TILE;
         const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
+#if CLSCAN_WG_DIRECT
+        const CLSCAN_T total =
+            clscan_wg_direct_scan(src + src_off, base, count, dst + dst_off, base, carry,
+                                  inclusive, !(carry_flags & CLSCAN_CARRY_NO_DST), scratch);
+#else
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile is stored */
         clscan_wg_load(src + src_off, base, count, tile);
         const CLSCAN_T total = clscan_wg_scan(tile, scratch, inclusive);
         if (!(carry_flags & CLSCAN_CARRY_NO_DST))
             clscan_wg_store(dst + dst_off, base, count, tile, carry);
+#endif
         carry = CLSCAN_OP(carry, total);
     }
     if ((carry_flags & CLSCAN_CARRY_OUT) && get_local_id(0) == 0 &&

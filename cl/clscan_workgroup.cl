@@ -237,4 +237,53 @@ CLSCAN_T clscan_wg_scan(__local CLSCAN_T *tile, __local CLSCAN_T *scratch, int i
     return total;
 }
 
+/* The same reduce and scan straight from global memory (CLSCAN_WG_DIRECT, general
+ * programs): each work-item reads its CLSCAN_ITEMS consecutive elements itself, so the
+ * kernel needs no tile in local memory (a general program's kernels in
+ * cl/clscan_scan.cl scan only partials, and its local memory goes to its own tile).
+ * Same combination order as the tile's, the identity past count included. */
+#ifndef CLSCAN_WG_DIRECT
+#define CLSCAN_WG_DIRECT 0
+#endif
+#if CLSCAN_WG_DIRECT
+CLSCAN_T clscan_wg_direct_fold_(__global const CLSCAN_T *src, ulong base, uint count)
+{
+    const uint first = get_local_id(0) * CLSCAN_ITEMS;
+    CLSCAN_T acc = first < count ? src[base + first] : CLSCAN_IDENTITY;
+    for (uint j = 1; j < CLSCAN_ITEMS; ++j) {
+        const CLSCAN_T x = first + j < count ? src[base + first + j] : CLSCAN_IDENTITY;
+        acc = CLSCAN_OP(acc, x);
+    }
+    return acc;
+}
+
+/* The combination of src[base, base + count), count <= CLSCAN_TILE, to every
+ * work-item; ends with a barrier. */
+CLSCAN_T clscan_wg_direct_reduce(__global const CLSCAN_T *src, ulong base, uint count,
+                                 __local CLSCAN_T *scratch)
+{
+    return clscan_wg_reduce_value(clscan_wg_direct_fold_(src, base, count), scratch);
+}
+
+/* Where `store`: dst[dbase + k] = carry op the scan (inclusive, or exclusive) of
+ * src[base, base + count) at k, for k < count. Returns the total to every work-item.
+ * src and dst may be the same elements (each work-item writes only those it read). */
+CLSCAN_T clscan_wg_direct_scan(__global const CLSCAN_T *src, ulong base, uint count,
+                               __global CLSCAN_T *dst, ulong dbase, CLSCAN_T carry,
+                               int inclusive, int store, __local CLSCAN_T *scratch)
+{
+    const uint first = get_local_id(0) * CLSCAN_ITEMS;
+    CLSCAN_T total;
+    CLSCAN_T run = clscan_wg_scan_value(clscan_wg_direct_fold_(src, base, count), 0, scratch,
+                                        &total);
+    for (uint j = 0; store && j < CLSCAN_ITEMS && first + j < count; ++j) {
+        const CLSCAN_T x = src[base + first + j];
+        const CLSCAN_T next = CLSCAN_OP(run, x);
+        dst[dbase + first + j] = CLSCAN_OP(carry, inclusive ? next : run);
+        run = next;
+    }
+    return total;
+}
+#endif
+
 #endif /* CLSCAN_WORKGROUP_CL */

@@ -308,11 +308,11 @@ START_TEST(test_scan_defines)
     ck_assert(clscan__kernel_defines(&w, &p, CLSCAN__DEFINES_BLOCK, sp, sizeof sp) < sizeof sp);
     ck_assert(strstr(sp, "#define CLSCAN_LB_ATOMICS 2\n"));
     ck_assert_int_eq(clscan__general_config_choose(NULL, &p, p.scan_algo, CLSCAN__TYPE_ID_CUSTOM, 8,
-                                                   "", &w),
+                                                   0, "", &w),
                      CLSCAN_SUCCESS);
     ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_PTX);
     ck_assert_int_eq(clscan__general_config_choose(NULL, &p, p.scan_algo, CLSCAN__TYPE_ID_CUSTOM, 16,
-                                                   "", &w),
+                                                   0, "", &w),
                      CLSCAN_SUCCESS);
     ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_CL12);
     ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_IF,

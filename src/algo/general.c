@@ -562,7 +562,8 @@ static clscan_status general_program(clscan_context *ctx, const general_plan *g,
     clscan_status s = clscan__general_config_choose(
         ctx, &planned, algo,
         custom_scan_type(g->d) ? CLSCAN__TYPE_ID_CUSTOM : g->d->type, scan_elem_bytes(g),
-        prelude, &cfg);
+        g->d->segments != CLSCAN_SEGMENTS_NONE && !g->d->output ? g->out_size : 0, prelude,
+        &cfg);
     if (s == CLSCAN_SUCCESS) s = clscan__program_get(ctx, &cfg, prog);
     free(prelude);
     return s;

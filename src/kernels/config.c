@@ -70,6 +70,9 @@ size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__pr
         tile = cfg->items * (cfg->wg_size / 32);
     const size_t elem = clscan__config_elem_bytes(cfg);
     size_t bytes = (tile + scratch) * elem;
+    /* A general program's segmented tile of values and heads (clscan_general.cl). */
+    if (cfg->kind == CLSCAN__PROGRAM_GENERAL && cfg->value_bytes)
+        bytes = tile * cfg->value_bytes + cfg->wg_size * (cfg->items + 4) + scratch * elem;
     if (cfg->select && cfg->algo == CLSCAN__SCAN_SINGLE_PASS && cfg->wg_size == 1) {
         bytes += cfg->items * clscan_type_size(cfg->elem_type); /* clscan_sel_single's stage */
         if (cfg->select == CLSCAN__SELECT_RUNS) bytes += cfg->items * 4; /* and heads */
@@ -203,8 +206,8 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
 
 clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                             clscan__scan_algo algo, clscan_type type,
-                                            size_t elem_bytes, const char *prelude,
-                                            clscan__scan_config *out)
+                                            size_t elem_bytes, size_t value_bytes,
+                                            const char *prelude, clscan__scan_config *out)
 {
     clscan_status s = clscan__scan_config_choose(ctx, p, algo, CLSCAN_UINT32,
                                                  CLSCAN_OP_ADD, out);
@@ -214,12 +217,25 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
     out->op = CLSCAN__OP_ID_CUSTOM;
     out->elem_bytes = elem_bytes;
     out->prelude = prelude;
-    out->log_banks = clscan__pad_shift(p, elem_bytes); /* (a segmented scan's pairs: 8+) */
     if (algo == CLSCAN__SCAN_SINGLE_PASS) out->lb_atomics = lb_atomics_for(p, elem_bytes);
-    /* About as many bytes per work-item as a tile of 4-byte elements holds. */
-    const size_t budget = 4 * (size_t)out->items;
-    while (out->items > 1 && out->items * elem_bytes > budget) out->items /= 2;
-    return config_fit(ctx, p, out);
+    const clscan__scan_config start = *out;
+    /* The segmented tile of values and head bits (cl/clscan_general_tile.cl:
+     * CLSCAN_GEN_VALUE_TILE) takes a group of several work-items and at most 32 items a
+     * work-item, a multiple of 4; where the fitted shape is not one, the pairs'. */
+    for (int values = value_bytes && out->wg_size > 1; values >= 0; --values) {
+        *out = start;
+        const size_t tiled = values ? value_bytes : elem_bytes;
+        out->value_bytes = values ? (cl_uint)value_bytes : 0;
+        out->log_banks = clscan__pad_shift(p, tiled); /* (a segmented scan's pairs: 8+) */
+        /* About as many bytes per work-item as a tile of 4-byte elements holds. */
+        const size_t budget = 4 * (size_t)out->items;
+        while (out->items > 1 && (out->items * tiled > budget || (values && out->items > 32)))
+            out->items /= 2;
+        s = config_fit(ctx, p, out);
+        if (!values || (s == CLSCAN_SUCCESS && out->wg_size > 1 && out->items % 4 == 0))
+            return s;
+    }
+    return s;
 }
 
 const char *clscan__select_mode_name(clscan__select_mode mode)

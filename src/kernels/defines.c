@@ -64,6 +64,10 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
          * src/algo/general.c, make_prelude.) */
         /* A general program's element size (its prelude checks sizeof against it). */
         {"CLSCAN_T_BYTES", (unsigned long)cfg->elem_bytes, general},
+        /* A general program's segmented tile of values and head bits, and the kernels
+         * of cl/clscan_scan.cl (its partials) without a tile of their own. */
+        {"CLSCAN_GEN_VALUE_TILE", 1, general && cfg->value_bytes},
+        {"CLSCAN_WG_DIRECT", 1, general},
         /* A sort program's key type and value size (cl/clscan_sort.cl). */
         {"CLSCAN_SORT_KEY_ID", (unsigned long)cfg->elem_type, cfg->kind == CLSCAN__PROGRAM_SORT},
         {"CLSCAN_SORT_VALUE_BYTES", (unsigned long)cfg->value_bytes,

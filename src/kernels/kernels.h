@@ -83,9 +83,9 @@ typedef struct clscan__scan_config {
     /* Bytes of one element of CLSCAN_T where type does not say it (general programs:
      * a user's struct, or a segmented scan's pair); 0: clscan_type_size(type). */
     size_t elem_bytes;
-    /* Sort programs: type and op are the count type (as for compaction) and ADD, the
-     * keys are of elem_type, and each value has value_bytes (4 or 8; 0: keys only).
-     * Run-length encoding's compaction: value_bytes is each length's (4 or 8). */
+    /* Sort programs: the count type and ADD as type and op, keys of elem_type, values of
+     * value_bytes (4 or 8; 0: keys only). Run-length encoding's compaction: each
+     * length's. General programs: a segmented tile's values' (0: the tile of pairs). */
     cl_uint value_bytes;
     cl_uint sort_onesweep; /* 1: cl/clscan_sort_onesweep.cl; 0: cl/clscan_sort.cl's passes */
     /* Histograms: samples of elem_type; mode 1 even bins, 2 levels; bins in local memory. */
@@ -188,11 +188,12 @@ bool clscan__lookback_ordered(const clscan__scan_config *cfg);
 #define CLSCAN__OP_ID_RUNS ((clscan_op)98)
 /* The launch shape of a general scan (general.c) whose elements are `type` (a library
  * type, or CLSCAN__TYPE_ID_CUSTOM) of elem_bytes each, built with `prelude` (not copied):
- * the tile of 4-byte elements, with fewer items per work-item for larger elements. */
+ * the tile of 4-byte elements, fewer items for larger ones. value_bytes: a segmented
+ * scan's values', or 0 (see clscan__scan_config.value_bytes). */
 clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                             clscan__scan_algo algo, clscan_type type,
-                                            size_t elem_bytes, const char *prelude,
-                                            clscan__scan_config *out);
+                                            size_t elem_bytes, size_t value_bytes,
+                                            const char *prelude, clscan__scan_config *out);
 /* Loop iterations one work-item runs per tile in the scan kernels (an upper bound). */
 cl_ulong clscan__scan_tile_iterations(const clscan__scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */
@@ -209,7 +210,6 @@ void clscan__program_free(clscan__program *prog);
 void clscan__programs_free(clscan__program *list);
 
 /* ------------------------------------------------------------ disk cache ---- */
-
 
 /* Settles p from getenv_fn: CLSCAN_DISK_CACHE (0 or 1, else
  * CLSCAN_ERROR_INVALID_ENVIRONMENT), CLSCAN_CACHE_DIR (not empty; relative to the working
