@@ -44,9 +44,8 @@ void clscan_gen_reduce_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
         const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
         /* (The group's reduction ended with a barrier after its last read of the tile.) */
 #if CLSCAN_GEN_VALUE_TILE
-        clscan_gen_load_values(s, base, count, values, heads);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const CLSCAN_T mine = clscan_gen_values_fold(values, clscan_gen_head_bits(heads));
+        uint bits;
+        const CLSCAN_T mine = clscan_gen_values_part(s, base, count, values, heads, &bits);
         const CLSCAN_T total = clscan_wg_reduce_value(mine, scratch);
 #else
         clscan_gen_load_tile(s, base, count, tile);
@@ -94,12 +93,10 @@ void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
 #if CLSCAN_GEN_VALUE_TILE
         (void)tile_inclusive;
         (void)o;
-        clscan_gen_load_values(s, base, count, values, heads);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const uint bits = clscan_gen_head_bits(heads);
+        uint bits;
         CLSCAN_T total;
-        const CLSCAN_T before =
-            clscan_wg_scan_value(clscan_gen_values_fold(values, bits), 0, scratch, &total);
+        const CLSCAN_T mine = clscan_gen_values_part(s, base, count, values, heads, &bits);
+        const CLSCAN_T before = clscan_wg_scan_value(mine, 0, scratch, &total);
         if (!(carry_flags & CLSCAN_CARRY_NO_DST))
             clscan_gen_values_store(dst + dst_off, base, count, values, bits,
                                     CLSCAN_OP(carry, before));
@@ -155,12 +152,10 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     const uint count = (uint)min((ulong)CLSCAN_TILE, n - base);
 #if CLSCAN_GEN_VALUE_TILE
     CLSCAN_GEN_TILE_DECLARE;
-    clscan_gen_load_values(s, base, count, values, heads);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint bits = clscan_gen_head_bits(heads);
+    uint bits;
     CLSCAN_T total;
-    const CLSCAN_T before =
-        clscan_wg_scan_value(clscan_gen_values_fold(values, bits), 0, scratch, &total);
+    const CLSCAN_T mine = clscan_gen_values_part(s, base, count, values, heads, &bits);
+    const CLSCAN_T before = clscan_wg_scan_value(mine, 0, scratch, &total);
 #elif CLSCAN_GEN_VEC
     const CLSCAN_T total = clscan_gen_vec_total(s, base, count);
 #elif CLSCAN_GEN_USE_RUNS

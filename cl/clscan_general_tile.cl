@@ -398,6 +398,18 @@ CLSCAN_T clscan_gen_values_fold(__local const CLSCAN_GEN_OUT *values, uint bits)
     return clscan_seg_make(a, popcount(bits));
 }
 
+/* Loads the tile [base, base + count), count > 0, into values and heads, and returns
+ * this work-item's fold of its elements (*bits: its head bits). */
+CLSCAN_T clscan_gen_values_part(clscan_gen_source s, ulong base, uint count,
+                                __local CLSCAN_GEN_OUT *values, __local uint *heads,
+                                uint *bits)
+{
+    clscan_gen_load_values(s, base, count, values, heads);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    *bits = clscan_gen_head_bits(heads);
+    return clscan_gen_values_fold(values, *bits);
+}
+
 /* Stores the outputs of the tile [base, base + count) to dst[base + k], given `before`,
  * the combination of everything before this work-item's first element: each work-item
  * rewrites its values as outputs, then the group stores the tile. */
