@@ -315,6 +315,34 @@ START_TEST(test_scan_defines)
                                                    0, "", &w),
                      CLSCAN_SUCCESS);
     ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_CL12);
+    /* A segmented scan of 4-byte values (8-byte pairs) keeps its values and head bits in
+     * the tile, as many elements as a 4-byte scan's; with an output stage (no value
+     * bytes given), or one work-item a group, the pairs: half as many. */
+    ck_assert_int_eq(clscan__general_config_choose(NULL, &p, p.scan_algo, CLSCAN__TYPE_ID_CUSTOM, 8,
+                                                   4, "", &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(w.value_bytes, 4);
+    ck_assert_uint_eq(w.items, p.sp_items);
+    ck_assert_uint_le(clscan__scan_local_bytes(&w, &p), p.local_mem_size);
+    ck_assert(clscan__kernel_defines(&w, &p, CLSCAN__DEFINES_BLOCK, sp, sizeof sp) < sizeof sp);
+    ck_assert(strstr(sp, "#define CLSCAN_GEN_VALUE_TILE 1\n"));
+    ck_assert(strstr(sp, "#define CLSCAN_WG_DIRECT 1\n"));
+    ck_assert_int_eq(clscan__general_config_choose(NULL, &p, p.scan_algo, CLSCAN__TYPE_ID_CUSTOM, 8,
+                                                   0, "", &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(w.value_bytes, 0);
+    ck_assert_uint_eq(w.items, p.sp_items / 2);
+    ck_assert(clscan__kernel_defines(&w, &p, CLSCAN__DEFINES_BLOCK, sp, sizeof sp) < sizeof sp);
+    ck_assert(!strstr(sp, "CLSCAN_GEN_VALUE_TILE"));
+    {
+        clscan__profile one = p; /* (a copy of the fields, freed with p) */
+        one.sp_wg_size = 1;
+        ck_assert_int_eq(clscan__general_config_choose(NULL, &one, one.scan_algo,
+                                                       CLSCAN__TYPE_ID_CUSTOM, 8, 4, "", &w),
+                         CLSCAN_SUCCESS);
+        ck_assert_uint_eq(w.wg_size, 1);
+        ck_assert_uint_eq(w.value_bytes, 0);
+    }
     ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_IF,
                                                   CLSCAN_INT32, CLSCAN_UINT32, "x > 0", &w),
                      CLSCAN_SUCCESS);

@@ -208,21 +208,23 @@ lookback_runs() {
 }
 
 # General scans (tests/test_general: every case, inclusive and exclusive, up to 700
-# elements) under Oclgrind in three shapes: the default, single-pass with 64 x 2 tiles
-# and silent tiles, and the multi-level scan with 64 x 2 tiles. In the single-pass
+# elements) under Oclgrind in three shapes: the default, single-pass with 64 x 4 tiles
+# and silent tiles, and the multi-level scan with 64 x 4 tiles, two groups (4 items: the
+# segmented tile of values and head bits takes a multiple of 4, docs/ALGORITHMS.md; with
+# an output stage the tile keeps its pairs). In the single-pass
 # shape, the unsegmented structs (case 2, the compensated sums) leave an LLVM intrinsic
 # Oclgrind cannot run when its compiler optimises (docs/IMPLEMENTATION-ISSUES.md): they
 # run in a process of their own that Oclgrind compiles with -O0 (OCLGRIND_BUILD_OPTIONS;
 # slower to simulate), without the disk cache (whose key does not see that variable).
 general_runs() {
-    local sp="CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=2"
+    local sp="CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=4"
     echo "general CK_FORK=no"
     echo "general-sp-silent CK_FORK=no $sp CLSCAN_LOOKBACK_TEST=silent CLSCAN_TEST_SKIP_CASE=2" \
         "CLSCAN_TEST_SKIP_COMPENSATED=1"
     echo "general-sp-silent-O0 CK_FORK=no $sp CLSCAN_LOOKBACK_TEST=silent CLSCAN_TEST_ONLY_CASE=2" \
         "OCLGRIND_BUILD_OPTIONS=-O0 CLSCAN_DISK_CACHE=0"
     echo "general-multi-level CK_FORK=no CLSCAN_SCAN_ALGO=multi-level CLSCAN_WORK_GROUP_SIZE=64" \
-        "CLSCAN_ITEMS_PER_THREAD=2 CLSCAN_MAX_GROUPS=4"
+        "CLSCAN_ITEMS_PER_THREAD=4 CLSCAN_MAX_GROUPS=2"
     # Carries (tests/test_carry, quick: three built-in pairs and four general cases, up
     # to 300 elements) with silent tiles, whose successors' fallbacks walk below tile 0 to
     # the carry-in; then clscan_scan_parts (its test case 'parts') one type and size a
