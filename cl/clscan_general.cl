@@ -157,7 +157,10 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     const CLSCAN_T mine = clscan_gen_values_part(s, base, count, values, heads, &bits);
     const CLSCAN_T before = clscan_wg_scan_value(mine, 0, scratch, &total);
 #elif CLSCAN_GEN_VEC
-    const CLSCAN_T total = clscan_gen_vec_total(s, base, count);
+    uint first = 0;
+    const CLSCAN_T total = (carry_flags & CLSCAN_CARRY_NO_DST)
+                               ? clscan_gen_vec_total(s, base, count)
+                               : clscan_gen_vec_local(s, base, count, dst + dst_off, &first);
 #elif CLSCAN_GEN_USE_RUNS
 #if CLSCAN_GEN_RUNS_FROM_TILE
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
@@ -186,7 +189,8 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
         clscan_gen_values_store(dst + dst_off, base, count, values, bits,
                                 CLSCAN_OP(carry, before));
 #elif CLSCAN_GEN_VEC
-        clscan_gen_vec_outputs(s, base, count, carry, dst + dst_off, o);
+        (void)o;
+        clscan_gen_vec_fix(dst + dst_off, base, first, carry);
 #elif CLSCAN_GEN_USE_RUNS
         clscan_gen_run_outputs(s, base, count, tile, CLSCAN_GEN_RUNS_FROM_TILE, runs, carry,
                                clscan_gen_tile_inclusive(inclusive), dst + dst_off, o);

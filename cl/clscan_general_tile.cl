@@ -522,8 +522,8 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
  * eight (value, head) pairs are scanned inside the vector in three shifted steps, then
  * joined to the carry from the vectors before, so a chain of operations waits once per
  * eight elements, where the runs above wait once per element. The tile's total and its
- * outputs both come from here, and a look-back fallback's total too (the same order, so
- * the same bits). */
+ * outputs come from one pass over it (clscan_gen_vec_local), a look-back fallback's total
+ * from the same steps (clscan_gen_vec_total), so it has the owner's bits. */
 #define CLSCAN_GEN_VEC 1
 #define CLSCAN_GEN_VT CLSCAN_CAT(CLSCAN_GEN_OUT, 8)
 #define CLSCAN_GEN_KT CLSCAN_CAT(CLSCAN_GEN_SEG, 8)
@@ -611,28 +611,47 @@ CLSCAN_T clscan_gen_vec_total(const clscan_gen_source s, ulong base, uint count)
     return acc;
 }
 
-/* The outputs of the tile [base, base + count) into dst (unless the call skips the
- * store), given the combination `carry` of everything before it. */
-void clscan_gen_vec_outputs(const clscan_gen_source s, ulong base, uint count, CLSCAN_T carry,
-                            __global CLSCAN_GEN_OUT *dst, const clscan_gen_outputs o)
+/* The tile's total as clscan_gen_vec_total makes it, and in the same pass its outputs
+ * as if nothing came before it, into dst; *first gets the index of its first head
+ * (count where it has none). Only the outputs before that one depend on what comes
+ * before the tile: clscan_gen_vec_fix combines them with it after the look-back, so
+ * the tile is read and scanned once, not once for its total and again for its outputs. */
+CLSCAN_T clscan_gen_vec_local(const clscan_gen_source s, ulong base, uint count,
+                              __global CLSCAN_GEN_OUT *dst, uint *first)
 {
-    const int store = !(o.flags & CLSCAN_CARRY_SKIP_STORE);
-    CLSCAN_GEN_OUT c = carry.v;
+    CLSCAN_GEN_OUT c = clscan_user_value_identity();
+    uint heads = 0, f = count;
     uint j = 0;
     for (; j + 8 <= count; j += 8) {
         CLSCAN_GEN_VT v;
         CLSCAN_GEN_MT h;
         clscan_gen_vec_load(s, base + j, &v, &h);
+        heads -= (uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
         clscan_gen_vec_scan(&v, &h);
+        /* (After the scan the lanes from the first head on are set.) */
+        const uint after = -(uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
+        if (f == count && after) f = j + 8 - after;
         const CLSCAN_GEN_VT r = h ? v : CLSCAN_GEN_VEC_OP((CLSCAN_GEN_VT)(c), v);
-        if (store) vstore8(r, 0, dst + base + j);
-        c = r.s7;
+        vstore8(r, 0, dst + base + j);
+        c = h.s7 ? v.s7 : clscan_user_value_op(c, v.s7);
     }
-    CLSCAN_T p = clscan_seg_make(c, 0u);
+    CLSCAN_T acc = clscan_seg_make(c, heads);
     for (; j < count; ++j) {
         const CLSCAN_T x = clscan_gen_load(s, base + j);
-        p = CLSCAN_OP(p, x);
-        clscan_gen_emit(dst, s, base + j, clscan_gen_output(p), clscan_gen_heads(p), o);
+        if (f == count && x.f) f = j;
+        acc = CLSCAN_OP(acc, x);
+        dst[base + j] = acc.v;
+    }
+    *first = f;
+    return acc;
+}
+
+/* dst[base + j] = carry op dst[base + j] for j < first (clscan_gen_vec_local). */
+void clscan_gen_vec_fix(__global CLSCAN_GEN_OUT *dst, ulong base, uint first, CLSCAN_T carry)
+{
+    for (uint j = 0; j < first; ++j) {
+        const CLSCAN_GEN_OUT y = dst[base + j];
+        dst[base + j] = clscan_user_value_op(carry.v, y);
     }
 }
 #else
