@@ -158,9 +158,9 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     const CLSCAN_T before = clscan_wg_scan_value(mine, 0, scratch, &total);
 #elif CLSCAN_GEN_VEC
     uint first = 0;
-    const CLSCAN_T total = (carry_flags & CLSCAN_CARRY_NO_DST)
-                               ? clscan_gen_vec_total(s, base, count)
-                               : clscan_gen_vec_local(s, base, count, dst + dst_off, &first);
+    const CLSCAN_T total = clscan_gen_vec_local(
+        s, base, count,
+        (carry_flags & CLSCAN_CARRY_NO_DST) ? (__global CLSCAN_GEN_OUT *)0 : dst + dst_off, &first);
 #elif CLSCAN_GEN_USE_RUNS
 #if CLSCAN_GEN_RUNS_FROM_TILE
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];

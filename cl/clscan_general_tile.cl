@@ -522,8 +522,8 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
  * eight (value, head) pairs are scanned inside the vector in three shifted steps, then
  * joined to the carry from the vectors before, so a chain of operations waits once per
  * eight elements, where the runs above wait once per element. The tile's total and its
- * outputs come from one pass over it (clscan_gen_vec_local), a look-back fallback's total
- * from the same steps (clscan_gen_vec_total), so it has the owner's bits. */
+ * outputs come from one pass over it, and a look-back fallback's total from the same
+ * function (clscan_gen_vec_local), so it has the owner's bits. */
 #define CLSCAN_GEN_VEC 1
 #define CLSCAN_GEN_VT CLSCAN_CAT(CLSCAN_GEN_OUT, 8)
 #define CLSCAN_GEN_KT CLSCAN_CAT(CLSCAN_GEN_SEG, 8)
@@ -589,33 +589,12 @@ void clscan_gen_vec_scan(CLSCAN_GEN_VT *v, CLSCAN_GEN_MT *h)
 }
 
 /* The total of the tile [base, base + count), count > 0: the pair of the combination
- * since its last head (or of all of it) and its count of heads. */
-CLSCAN_T clscan_gen_vec_total(const clscan_gen_source s, ulong base, uint count)
-{
-    CLSCAN_GEN_OUT c = clscan_user_value_identity();
-    uint heads = 0;
-    uint j = 0;
-    for (; j + 8 <= count; j += 8) {
-        CLSCAN_GEN_VT v;
-        CLSCAN_GEN_MT h;
-        clscan_gen_vec_load(s, base + j, &v, &h);
-        heads -= (uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
-        clscan_gen_vec_scan(&v, &h);
-        c = h.s7 ? v.s7 : clscan_user_value_op(c, v.s7);
-    }
-    CLSCAN_T acc = clscan_seg_make(c, heads);
-    for (; j < count; ++j) {
-        const CLSCAN_T x = clscan_gen_load(s, base + j);
-        acc = CLSCAN_OP(acc, x);
-    }
-    return acc;
-}
-
-/* The tile's total as clscan_gen_vec_total makes it, and in the same pass its outputs
- * as if nothing came before it, into dst; *first gets the index of its first head
- * (count where it has none). Only the outputs before that one depend on what comes
- * before the tile: clscan_gen_vec_fix combines them with it after the look-back, so
- * the tile is read and scanned once, not once for its total and again for its outputs. */
+ * since its last head (or of all of it) and its count of heads. Where dst is not null,
+ * in the same pass its outputs as if nothing came before the tile go to dst, and *first
+ * gets the index of its first head (count where it has none): only the outputs before
+ * that one depend on what comes before the tile, and clscan_gen_vec_fix combines them
+ * with it after the look-back. So the owner reads and scans its tile once, and a
+ * look-back fallback (dst null) takes the owner's steps and gets its bits. */
 CLSCAN_T clscan_gen_vec_local(const clscan_gen_source s, ulong base, uint count,
                               __global CLSCAN_GEN_OUT *dst, uint *first)
 {
@@ -628,11 +607,13 @@ CLSCAN_T clscan_gen_vec_local(const clscan_gen_source s, ulong base, uint count,
         clscan_gen_vec_load(s, base + j, &v, &h);
         heads -= (uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
         clscan_gen_vec_scan(&v, &h);
-        /* (After the scan the lanes from the first head on are set.) */
-        const uint after = -(uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
-        if (f == count && after) f = j + 8 - after;
-        const CLSCAN_GEN_VT r = h ? v : CLSCAN_GEN_VEC_OP((CLSCAN_GEN_VT)(c), v);
-        vstore8(r, 0, dst + base + j);
+        if (dst) {
+            /* (After the scan the lanes from the first head on are set.) */
+            const uint after = -(uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
+            if (f == count && after) f = j + 8 - after;
+            const CLSCAN_GEN_VT r = h ? v : CLSCAN_GEN_VEC_OP((CLSCAN_GEN_VT)(c), v);
+            vstore8(r, 0, dst + base + j);
+        }
         c = h.s7 ? v.s7 : clscan_user_value_op(c, v.s7);
     }
     CLSCAN_T acc = clscan_seg_make(c, heads);
@@ -640,7 +621,7 @@ CLSCAN_T clscan_gen_vec_local(const clscan_gen_source s, ulong base, uint count,
         const CLSCAN_T x = clscan_gen_load(s, base + j);
         if (f == count && x.f) f = j;
         acc = CLSCAN_OP(acc, x);
-        dst[base + j] = acc.v;
+        if (dst) dst[base + j] = acc.v;
     }
     *first = f;
     return acc;
@@ -667,7 +648,8 @@ void clscan_gen_vec_fix(__global CLSCAN_GEN_OUT *dst, ulong base, uint first, CL
 CLSCAN_T clscan_lb_tile_part(clscan_gen_source s, ulong base)
 {
 #if CLSCAN_GEN_VEC
-    return clscan_gen_vec_total(s, base, CLSCAN_TILE);
+    uint first;
+    return clscan_gen_vec_local(s, base, CLSCAN_TILE, (__global CLSCAN_GEN_OUT *)0, &first);
 #elif CLSCAN_GEN_USE_RUNS
     return clscan_gen_runs_total(
         clscan_gen_run_totals(s, base, CLSCAN_TILE, (__local const CLSCAN_T *)0, 0));
