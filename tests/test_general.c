@@ -4,7 +4,8 @@
  * serial host reference on random inputs (seed printed) at edge sizes, with offsets and
  * in place, guard bands around dst; segmented scans of every library type under each
  * built-in operator, bit for bit; bit-for-bit reproducibility of a float operator; and
- * every argument error with its exact status and message. */
+ * every argument error with its exact status and message; descriptions edited in place
+ * behind the same pointers (the context's memo of checked descriptions). */
 /* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_devices.h"
@@ -549,6 +550,111 @@ START_TEST(test_invalid)
 }
 END_TEST
 
+/* The context keeps what a description's checks and prelude gave under the exact bytes
+ * of its fields (algo/general.c, the memo): a description changed in place, behind the
+ * same pointers, must be checked and built again. One struct and writable texts: an
+ * operator edited in place, then its segments, a blank text (refused, then fixed), more
+ * descriptions than the memo holds, long sources (a prelude longer than a call's stack
+ * copy, a key longer than the memo keeps), and index_base (a kernel argument, not in the
+ * key), each against a host loop on random inputs. */
+static void memo_case(const clscan_scan_desc *d, const cl_int *in, const unsigned char *flags,
+                      cl_mem src, cl_mem seg, cl_mem dst, size_t n, int op_xor, int add_index,
+                      const char *what)
+{
+    cl_int *got = malloc(n * 4);
+    ck_assert(got != NULL);
+    ck_assert_msg(clscan_scan(gd->ctx, gd->queue, d, 1, src, 0,
+                              d->segments == CLSCAN_SEGMENTS_NONE ? NULL : seg, 0, dst, 0, n,
+                              0, NULL, NULL) == CLSCAN_SUCCESS,
+                  "%s: %s: %s", gd->name, what, clscan_context_last_error(gd->ctx));
+    ck_assert_int_eq(clEnqueueReadBuffer(gd->queue, dst, CL_TRUE, 0, n * 4, got, 0, NULL, NULL),
+                     CL_SUCCESS);
+    cl_uint acc = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (d->segments != CLSCAN_SEGMENTS_NONE && flags[i]) acc = 0;
+        const cl_uint x = (cl_uint)in[i] + (add_index ? (cl_uint)(d->index_base + i) : 0u);
+        acc = op_xor ? acc ^ x : acc + x;
+        ck_assert_msg(got[i] == (cl_int)acc, "%s: %s: element %zu is %d, expected %d",
+                      gd->name, what, i, got[i], (cl_int)acc);
+    }
+    free(got);
+}
+
+static void memo(void)
+{
+    const size_t n = 20011;
+    const uint64_t seed = clscan_test_seed(20261128u);
+    fprintf(stderr, "%s: memo: seed %llu\n", gd->name, (unsigned long long)seed);
+    clscan_verify_rng rng = {seed};
+    cl_int *in = malloc(n * 4);
+    unsigned char *flags = calloc(n, 1);
+    ck_assert(in && flags);
+    for (size_t i = 0; i < n; ++i) {
+        in[i] = (cl_int)clscan_verify_gen_below(&rng, 1u << 20);
+        flags[i] = clscan_verify_gen_below(&rng, 50) == 0;
+    }
+    cl_mem src = clscan_test_buffer(gd, n * 4, in), seg = clscan_test_buffer(gd, n, flags),
+           dst = clscan_test_buffer(gd, n * 4, NULL);
+    char combine[16] = "a + b", identity[8] = "0", transform[24] = "x";
+    clscan_scan_desc d = {0};
+    d.type = CLSCAN_INT32;
+    d.combine = combine;
+    d.identity = identity;
+    memo_case(&d, in, flags, src, seg, dst, n, 0, 0, "a + b");
+    strcpy(combine, "a ^ b"); /* (same pointer, same length) */
+    memo_case(&d, in, flags, src, seg, dst, n, 1, 0, "a ^ b edited in place");
+    d.segments = CLSCAN_SEGMENTS_FLAGS;
+    memo_case(&d, in, flags, src, seg, dst, n, 1, 0, "a ^ b by flags");
+    strcpy(combine, "   ");
+    ck_assert_int_eq(clscan_scan(gd->ctx, gd->queue, &d, 1, src, 0, seg, 0, dst, 0, n, 0, NULL,
+                                 NULL),
+                     CLSCAN_ERROR_INVALID_ARGUMENT);
+    ck_assert(strstr(clscan_context_last_error(gd->ctx), "desc->combine is empty") != NULL);
+    strcpy(combine, "a + b");
+    memo_case(&d, in, flags, src, seg, dst, n, 0, 0, "a + b by flags after a blank operator");
+    /* More descriptions than the memo keeps, then the first again. */
+    d.segments = CLSCAN_SEGMENTS_NONE;
+    d.transform = transform;
+    d.input_type_name = "int";
+    for (int k = 0; k < 20; ++k) {
+        snprintf(transform, sizeof transform, "x + %d * 0", k);
+        memo_case(&d, in, flags, src, seg, dst, n, 0, 0, transform);
+    }
+    /* Sources whose prelude outgrows the copy a call makes on its stack, and whose key
+     * outgrows the memo's (not kept): each twice. */
+    for (size_t len = 3500; len <= 9000; len += 5500) {
+        char *source = malloc(len + 1);
+        ck_assert(source != NULL);
+        memset(source, ' ', len);
+        memcpy(source, "/*", 2);
+        memcpy(source + len - 2, "*/", 2);
+        source[len] = '\0';
+        d.source = source;
+        for (int k = 0; k < 2; ++k)
+            memo_case(&d, in, flags, src, seg, dst, n, 0, 0, "a long source");
+        d.source = NULL;
+        free(source);
+    }
+    strcpy(transform, "x + (int)i");
+    memo_case(&d, in, flags, src, seg, dst, n, 0, 1, "x + i, index_base 0");
+    d.index_base = 1000003;
+    memo_case(&d, in, flags, src, seg, dst, n, 0, 1, "x + i, index_base 1000003");
+    clReleaseMemObject(src);
+    clReleaseMemObject(seg);
+    clReleaseMemObject(dst);
+    free(in);
+    free(flags);
+}
+
+START_TEST(test_memo)
+{
+    for (int d = 0; d < clscan_test_ndevs; ++d) {
+        gd = &clscan_test_devs[d];
+        memo();
+    }
+}
+END_TEST
+
 static Suite *gen_suite(void)
 {
     Suite *s = suite_create("general");
@@ -560,6 +666,7 @@ static Suite *gen_suite(void)
     tcase_add_test(dev, test_segmented_builtins);
     tcase_add_test(dev, test_compensated);
     tcase_add_test(dev, test_invalid);
+    tcase_add_test(dev, test_memo);
     suite_add_tcase(s, dev);
     return s;
 }

@@ -53,6 +53,9 @@
  *                            in the same batches (each batch: the K calls, then the K copies)
  *   batched_ratio            batched_median_us / copy_batched_median_us: how many copies'
  *                            time one call costs
+ *   batched_enqueue_median_us the host's time in the batched calls themselves, before the
+ *                            clFinish, per call (median of the batches): where it nears
+ *                            batched_median_us, the host's enqueues set the batched time
  *
  * The batched wall times are taken after a row's checked call (its output is already read)
  * and its per-call copies; --no-batched leaves them out. host-stream rows have none: their
@@ -172,6 +175,7 @@ typedef struct row {
     size_t batch_k;            /* batched wall: calls per batch; 0 not measured */
     unsigned late_batches;     /* batches whose clFinish returned before their commands ran */
     stats batched, copy_batched; /* batched wall per call and per copy, over BATCHES */
+    stats enqueued;            /* batched calls: host time of the enqueues alone, per call */
     int clock_ok;              /* device timestamps advance from command to command */
     const char *check;         /* PASS, FAIL, SKIP, ERROR or UNCHECKED */
     char note[512];
@@ -1438,7 +1442,7 @@ static size_t batch_calls(double copy_bytes)
  * clFlush), and *ns runs to the marker's completion instead, *late set. 0, or -1 with
  * r->check and r->note set. */
 static int run_batch(bench *b, row *r, row_run *d, int copy, size_t first, size_t count,
-                     double *ns, int *late)
+                     double *ns, double *enq_ns, int *late)
 {
     clscan_status s = CLSCAN_SUCCESS;
     cl_int err = CL_SUCCESS;
@@ -1453,6 +1457,7 @@ static int run_batch(bench *b, row *r, row_run *d, int copy, size_t first, size_
             s = enqueue_call(b, b->plain, r, d->in[rot], d->flags[rot], d->out, d->count,
                              d->aux, NULL);
     }
+    *enq_ns = now_ns() - t0;
     const cl_int fin = clFinish(b->plain); /* (after a failure too: nothing left running) */
     const double t1 = now_ns();
     cl_event marker = NULL;
@@ -1486,22 +1491,25 @@ static int run_batch(bench *b, row *r, row_run *d, int copy, size_t first, size_
 static int row_time_batched(bench *b, row *r, row_run *d)
 {
     const size_t K = batch_calls(2.0 * (double)d->bytes);
-    double calls[BATCHES], copies[BATCHES], ns;
+    double calls[BATCHES], copies[BATCHES], enqueued[BATCHES], ns, enq;
     size_t first = 0;
     int late[2];
     cl_int err = clFinish(b->queue); /* the profiling queue's commands come first */
     if (err != CL_SUCCESS)
         return row_fail(r, "ERROR", "clFinish: %s", clscan_status_string(err));
-    if (run_batch(b, r, d, 0, 0, 1, &ns, &late[0]) || run_batch(b, r, d, 1, 0, 1, &ns, &late[1]))
+    if (run_batch(b, r, d, 0, 0, 1, &ns, &enq, &late[0]) ||
+        run_batch(b, r, d, 1, 0, 1, &ns, &enq, &late[1]))
         return -1;
     for (int i = 0; i < BATCHES; i++, first += K) {
-        if (run_batch(b, r, d, 0, first, K, &calls[i], &late[0])) return -1;
-        if (run_batch(b, r, d, 1, first, K, &copies[i], &late[1])) return -1;
+        if (run_batch(b, r, d, 0, first, K, &calls[i], &enqueued[i], &late[0])) return -1;
+        if (run_batch(b, r, d, 1, first, K, &copies[i], &enq, &late[1])) return -1;
         r->late_batches += (unsigned)(late[0] + late[1]);
         calls[i] /= (double)K;
         copies[i] /= (double)K;
+        enqueued[i] /= (double)K;
     }
     r->batched = summarise(calls, BATCHES);
+    r->enqueued = summarise(enqueued, BATCHES);
     r->copy_batched = summarise(copies, BATCHES);
     r->batch_k = K;
     if (r->late_batches) /* (no commas: tools/gpu-run.sh splits the CSV at every one) */
@@ -1884,7 +1892,7 @@ static int write_file(const char *path, const bench *b, const options *o, const 
         "h2d_median_us", "h2d_gbps", "d2h_median_us", "d2h_gbps", "stream_gbps",
         "stream_h2d_pct", "host_memory", "batch_calls", "batched_min_us", "batched_median_us",
         "batched_max_us", "copy_batched_min_us", "copy_batched_median_us",
-        "copy_batched_max_us", "batched_ratio"};
+        "copy_batched_max_us", "batched_ratio", "batched_enqueue_median_us"};
     /* Each field: t text (NULL: empty in CSV, null in JSON), a number, b a number for a
      * scan or a measured compaction (bytes_moved counts the kept elements), m a number if
      * measured, d a number if measured with usable device times, k a number if measured
@@ -1893,13 +1901,13 @@ static int write_file(const char *path, const bench *b, const options *o, const 
      * w one for a measured row with batched wall times (else empty in CSV, null in JSON).
      * New fields go last, so that older CSVs keep their column numbers. */
     static const char kind[] = "tttt" "aab" "mmmkm" "ddd" "mmm" "d" "ddd" "kkk" "dd" "k"
-                               "tttt" "fcd" "shhhhhhh" "t" "wwwwwwww";
+                               "tttt" "fcd" "shhhhhhh" "t" "wwwwwwwww";
     /* where they start: numbers, the texts from check on, host_memory, the batched times */
     enum { NF = sizeof fields / sizeof *fields, NUMS = 4, TEXTS = 28, HOST_MEMORY = 43,
            BATCHED = 44 };
     _Static_assert(sizeof kind - 1 == NF, "one kind per field");
-    _Static_assert(HOST_MEMORY + 1 == BATCHED && BATCHED + 8 == NF,
-                   "host_memory, then the eight batched fields, last");
+    _Static_assert(HOST_MEMORY + 1 == BATCHED && BATCHED + 9 == NF,
+                   "host_memory, then the nine batched fields, last");
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "clscan-bench: cannot write %s\n", path);
@@ -1946,7 +1954,7 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                         [BATCHED] = (double)r->batch_k, r->batched.min / 1e3,
                         r->batched.med / 1e3, r->batched.max / 1e3, r->copy_batched.min / 1e3,
                         r->copy_batched.med / 1e3, r->copy_batched.max / 1e3,
-                        batched_ratio(r)};
+                        batched_ratio(r), r->enqueued.med / 1e3};
         const char *text[NF] = {clscan_type_name(r->type), scan ? clscan_op_name(r->op) : NULL,
                                 takes_mode(r->call) || (general_case(r->call) >= 0 &&
                                                         r->call != CALL_REDUCE_BY_KEY &&
@@ -2189,9 +2197,10 @@ int main(int argc, char **argv)
                                 (r->clock_ok ? r->dev : r->wall).med / 1e3,
                                 (r->clock_ok ? r->copy : r->copy_wall).med / 1e3);
                     if (measured(r) && r->batch_k)
-                        fprintf(stderr, ", batched %.1f us (copy %.1f us, x%.2f; K %zu)",
+                        fprintf(stderr,
+                                ", batched %.1f us (copy %.1f us, x%.2f; K %zu; enqueue %.1f us)",
                                 r->batched.med / 1e3, r->copy_batched.med / 1e3,
-                                batched_ratio(r), r->batch_k);
+                                batched_ratio(r), r->batch_k, r->enqueued.med / 1e3);
                     if (measured(r) && r->call && !streamed)
                         fprintf(stderr, ", kept %llu", r->kept);
                     fprintf(stderr, "%s%s\n", r->note[0] ? ": " : "", r->note);

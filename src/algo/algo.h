@@ -30,12 +30,12 @@ clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl
 
 /* The element sizes of a general scan's description (checked as clscan_scan checks it):
  * src's elements, and dst's (the scan type; a segmented scan's value type). */
-clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_desc *desc,
+clscan_status clscan__desc_sizes(clscan_context *ctx, const clscan_scan_desc *desc,
                                  size_t *in_size, size_t *out_size);
 
 /* The checks of a call with a description: clscan__check_call's (ctx, queue, wait list;
  * *in_order) and the description's (its element sizes, as clscan__desc_sizes). */
-clscan_status clscan__check_desc_call(const clscan_context *ctx, cl_command_queue queue,
+clscan_status clscan__check_desc_call(clscan_context *ctx, cl_command_queue queue,
                                      const clscan_scan_desc *desc, cl_uint nwait,
                                      const cl_event *wait, bool *in_order, size_t *in_size,
                                      size_t *out_size);

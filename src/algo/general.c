@@ -14,6 +14,10 @@
  * longest type name (the prelude's function signatures are written into fixed buffers). */
 #define MAX_TYPE_SIZE 256
 #define MAX_TYPE_NAME 64
+/* The longest memo key of a description (its fields and texts, desc_key), and the prelude
+ * a call copies out of the memo without allocating. */
+#define MEMO_KEY_BYTES 4096
+#define MEMO_VALUE_BYTES 4096
 
 
 /* What the checks settle about a call's description. */
@@ -25,6 +29,11 @@ typedef struct general_plan {
     int uses_double;      /* some type is double: the prelude enables fp64 */
     int widens;           /* input_type_name without a transform: converted to the scan
                              type as it is loaded */
+    /* The description's memo key (desc_key; key_len 0: none, the texts too long for it)
+     * and the scan algorithm it was made for. */
+    size_t key_len;
+    clscan__scan_algo key_algo;
+    unsigned char key[MEMO_KEY_BYTES];
 } general_plan;
 
 static int is_blank(const char *text)
@@ -56,7 +65,7 @@ static int widens_to(clscan_type from, clscan_type to)
 static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_desc *d,
                                 general_plan *g)
 {
-    memset(g, 0, sizeof *g);
+    memset(g, 0, offsetof(general_plan, key_len));
     g->d = d;
     CLSCAN__RETURN_IF(ctx, d == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "desc is NULL");
     clscan_status s;
@@ -171,18 +180,126 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
     return CLSCAN_SUCCESS;
 }
 
-clscan_status clscan__desc_sizes(const clscan_context *ctx, const clscan_scan_desc *desc,
+/* ------------------------------------------------------------------- memo --- */
+
+/* A description is checked, and its prelude formatted, once: the context's memo
+ * (runtime/memo.c) keeps what they gave under the exact bytes of every field they read,
+ * so that a later call with the same bytes (whatever its pointers) skips both. Formatting
+ * the prelude took longer on the host than the enqueue itself. */
+
+/* The description's texts, in the order its key holds them. */
+enum { DESC_TEXTS = 11 };
+static void desc_texts(const clscan_scan_desc *d, const char *t[DESC_TEXTS])
+{
+    const char *const all[DESC_TEXTS] = {d->type_name, d->source, d->combine, d->identity,
+                                         d->transform, d->input_type_name, d->output,
+                                         d->output_types[0], d->output_types[1],
+                                         d->output_types[2], d->output_types[3]};
+    memcpy(t, all, sizeof all);
+}
+
+/* What a key holds before the texts: every other field the checks, the prelude and the
+ * program's shape read (not index_base, a kernel argument), the scan algorithm, and each
+ * text's length + 1 (0: NULL). */
+typedef struct desc_key_head {
+    int type, op, segments, key_type, compensated, algo;
+    size_t type_size, input_type_size;
+    size_t lens[DESC_TEXTS];
+} desc_key_head;
+
+/* What the memo keeps: the checks' sizes and, once a program was shaped (general_program),
+ * its configuration, whose prelude's bytes follow (with their terminating zero). */
+typedef struct desc_memo {
+    size_t out_size, in_size, seg_size;
+    int uses_double, widens;
+    int shaped;
+    clscan__scan_config cfg; /* (prelude: NULL here) */
+    uint64_t program_hash;   /* of cfg with the prelude (clscan__program_get_hashed) */
+} desc_memo;
+
+/* Writes d's key for algo into g (key_len 0 where it does not fit: no memo). */
+static void desc_key(const clscan_scan_desc *d, clscan__scan_algo algo, general_plan *g)
+{
+    desc_key_head h;
+    memset(&h, 0, sizeof h); /* (padding too: keys are compared as bytes) */
+    h.type = (int)d->type;
+    h.op = (int)d->op;
+    h.segments = (int)d->segments;
+    h.key_type = (int)d->key_type;
+    h.compensated = d->compensated;
+    h.algo = (int)algo;
+    h.type_size = d->type_size;
+    h.input_type_size = d->input_type_size;
+    const char *t[DESC_TEXTS];
+    desc_texts(d, t);
+    g->key_len = 0;
+    g->key_algo = algo;
+    size_t len = sizeof h;
+    for (int i = 0; i < DESC_TEXTS; ++i) {
+        if (!t[i]) continue;
+        h.lens[i] = strnlen(t[i], sizeof g->key) + 1;
+        if ((len += h.lens[i]) > sizeof g->key) return;
+    }
+    memcpy(g->key, &h, sizeof h);
+    len = sizeof h;
+    for (int i = 0; i < DESC_TEXTS; ++i) {
+        if (!t[i]) continue;
+        memcpy(g->key + len, t[i], h.lens[i]);
+        len += h.lens[i];
+    }
+    g->key_len = len;
+}
+
+/* The OpenCL C names check_desc sets, for a plan taken from the memo. */
+static void plan_names(general_plan *g)
+{
+    const clscan_scan_desc *d = g->d;
+    g->out_name = d->type_name ? d->type_name : clscan__type_cl_name(d->type);
+    g->in_name = d->input_type_name ? d->input_type_name : g->out_name;
+}
+
+/* check_desc through the memo, with the key of the device's scan algorithm. */
+static clscan_status plan_desc(clscan_context *ctx, const clscan_scan_desc *d, general_plan *g)
+{
+    CLSCAN__RETURN_IF(ctx, d == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "desc is NULL");
+    desc_key(d, ctx->target.profile.scan_algo, g);
+    desc_memo m;
+    if (g->key_len && clscan__memo_get(ctx, g->key, g->key_len, &m, sizeof m)) {
+        memset(g, 0, offsetof(general_plan, key_len));
+        g->d = d;
+        g->out_size = m.out_size;
+        g->in_size = m.in_size;
+        g->seg_size = m.seg_size;
+        g->uses_double = m.uses_double;
+        g->widens = m.widens;
+        plan_names(g);
+        return CLSCAN_SUCCESS;
+    }
+    clscan_status s = check_desc(ctx, d, g);
+    if (s == CLSCAN_SUCCESS && g->key_len) {
+        memset(&m, 0, sizeof m);
+        m.out_size = g->out_size;
+        m.in_size = g->in_size;
+        m.seg_size = g->seg_size;
+        m.uses_double = g->uses_double;
+        m.widens = g->widens;
+        clscan__memo_put(ctx, g->key, g->key_len, &m, sizeof m);
+    }
+    return s;
+}
+
+clscan_status clscan__desc_sizes(clscan_context *ctx, const clscan_scan_desc *desc,
                                  size_t *in_size, size_t *out_size)
 {
     general_plan g;
-    clscan_status s = check_desc(ctx, desc, &g);
+    clscan_status s = plan_desc(ctx, desc, &g);
     if (s != CLSCAN_SUCCESS) return s;
     *in_size = g.in_size;
     *out_size = g.out_size;
     return CLSCAN_SUCCESS;
 }
 
-clscan_status clscan__check_desc_call(const clscan_context *ctx, cl_command_queue queue,
+clscan_status clscan__check_desc_call(clscan_context *ctx, cl_command_queue queue,
                                      const clscan_scan_desc *desc, cl_uint nwait,
                                      const cl_event *wait, bool *in_order, size_t *in_size,
                                      size_t *out_size)
@@ -550,22 +667,70 @@ static clscan__profile plan_profile(const clscan_context *ctx, const clscan_scan
     return p;
 }
 
+/* Keeps the checked plan g with its program's configuration m->cfg and its prelude in
+ * the memo, under g's key. */
+static void remember_shape(clscan_context *ctx, const general_plan *g, desc_memo *m,
+                           const char *prelude)
+{
+    const size_t plen = strlen(prelude) + 1;
+    unsigned char *v = malloc(sizeof *m + plen);
+    if (!v) return; /* (the next call formats it again) */
+    m->out_size = g->out_size;
+    m->in_size = g->in_size;
+    m->seg_size = g->seg_size;
+    m->uses_double = g->uses_double;
+    m->widens = g->widens;
+    m->shaped = 1;
+    desc_memo copy = *m;
+    copy.cfg.prelude = NULL;
+    memcpy(v, &copy, sizeof copy);
+    memcpy(v + sizeof copy, prelude, plen);
+    clscan__memo_put(ctx, g->key, g->key_len, v, sizeof copy + plen);
+    free(v);
+}
+
 /* The program of a checked description for the scan algorithm algo (built on first
- * use). */
-static clscan_status general_program(clscan_context *ctx, const general_plan *g,
+ * use), its shape and prelude taken from the memo where they were made before. */
+static clscan_status general_program(clscan_context *ctx, general_plan *g,
                                      clscan__scan_algo algo, clscan__program **prog)
 {
-    const clscan__profile planned = plan_profile(ctx, g->d);
-    char *prelude = make_prelude(g);
-    if (!prelude) return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
-    clscan__scan_config cfg;
-    clscan_status s = clscan__general_config_choose(
-        ctx, &planned, algo,
-        custom_scan_type(g->d) ? CLSCAN__TYPE_ID_CUSTOM : g->d->type, scan_elem_bytes(g),
-        g->d->segments != CLSCAN_SEGMENTS_NONE && !g->d->output ? g->out_size : 0, prelude,
-        &cfg);
-    if (s == CLSCAN_SUCCESS) s = clscan__program_get(ctx, &cfg, prog);
-    free(prelude);
+    if (g->key_algo != algo) desc_key(g->d, algo, g);
+    /* The memo's value: desc_memo, then the prelude (in buf where it fits). */
+    union {
+        desc_memo m;
+        unsigned char bytes[MEMO_VALUE_BYTES];
+    } buf;
+    unsigned char *value = buf.bytes;
+    size_t len = g->key_len ? clscan__memo_get(ctx, g->key, g->key_len, value, sizeof buf) : 0;
+    if (len > sizeof buf) { /* (a long prelude) */
+        if (!(value = malloc(len)))
+            return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+        if (clscan__memo_get(ctx, g->key, g->key_len, value, len) != len) len = 0;
+    }
+    clscan_status s;
+    desc_memo m;
+    if (len > sizeof m) memcpy(&m, value, sizeof m);
+    if (len > sizeof m && m.shaped) {
+        m.cfg.prelude = (const char *)value + sizeof m;
+        s = clscan__program_get_hashed(ctx, &m.cfg, &m.program_hash, prog);
+    } else {
+        const clscan__profile planned = plan_profile(ctx, g->d);
+        char *prelude = make_prelude(g);
+        if (!prelude) {
+            if (value != buf.bytes) free(value);
+            return clscan__fail(ctx, CLSCAN_ERROR_OUT_OF_RESOURCES, "out of host memory");
+        }
+        memset(&m, 0, sizeof m);
+        s = clscan__general_config_choose(
+            ctx, &planned, algo,
+            custom_scan_type(g->d) ? CLSCAN__TYPE_ID_CUSTOM : g->d->type, scan_elem_bytes(g),
+            g->d->segments != CLSCAN_SEGMENTS_NONE && !g->d->output ? g->out_size : 0,
+            prelude, &m.cfg);
+        if (s == CLSCAN_SUCCESS) s = clscan__program_get_hashed(ctx, &m.cfg, &m.program_hash, prog);
+        if (s == CLSCAN_SUCCESS && g->key_len) remember_shape(ctx, g, &m, prelude);
+        free(prelude);
+    }
+    if (value != buf.bytes) free(value);
     return s;
 }
 
@@ -574,7 +739,7 @@ clscan_status clscan__desc_program(clscan_context *ctx, const clscan_scan_desc *
                                    size_t *in_size, size_t *out_size)
 {
     general_plan g;
-    clscan_status s = check_desc(ctx, desc, &g);
+    clscan_status s = plan_desc(ctx, desc, &g);
     if (s != CLSCAN_SUCCESS) return s;
     *in_size = g.in_size;
     *out_size = g.out_size;
@@ -713,9 +878,9 @@ static clscan_status check_outputs(const clscan_context *ctx, const clscan_scan_
                          "output buffer %u is %s but desc->output_types[%u] is %s", k,
                          m ? "given" : "missing", k, desc->output_types[k] ? "set" : "NULL");
         if (m) {
-            char name[16];
-            snprintf(name, sizeof name, "outputs[%u]", k);
-            clscan_status s = clscan__check_range(ctx, m, name, 0, 0, 1);
+            static const char *const names[4] = {"outputs[0]", "outputs[1]", "outputs[2]",
+                                                 "outputs[3]"};
+            clscan_status s = clscan__check_range(ctx, m, names[k], 0, 0, 1);
             if (s != CLSCAN_SUCCESS) return s;
         }
         outs[k] = m;
@@ -742,7 +907,7 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
     general_plan g;
     clscan__carry_args ca;
     cl_mem outs[4] = {NULL, NULL, NULL, NULL};
-    if ((s = check_desc(ctx, desc, &g)) != CLSCAN_SUCCESS) return s;
+    if ((s = plan_desc(ctx, desc, &g)) != CLSCAN_SUCCESS) return s;
     CLSCAN__RETURN_IF(ctx, desc->output && !output_call, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->output is given: call clscan_scan_output, which takes the output "
                      "stage's buffers");

@@ -44,6 +44,7 @@ static clscan_status check_device(cl_context cl_ctx, cl_device_id device)
 static void context_free(clscan_context *ctx)
 {
     clscan__programs_clear(ctx);
+    clscan__memo_clear(ctx);
     clscan__scratch_free(ctx->scratch);
     clscan__profile_free(&ctx->target.profile);
     clscan__diskcache_settings_free(&ctx->target.cache);

@@ -149,11 +149,19 @@ static clscan_status program_build(clscan_context *ctx, const clscan__scan_confi
 clscan_status clscan__program_get(clscan_context *ctx, const clscan__scan_config *cfg,
                                   clscan__program **out)
 {
+    uint64_t hash = 0;
+    return clscan__program_get_hashed(ctx, cfg, &hash, out);
+}
+
+clscan_status clscan__program_get_hashed(clscan_context *ctx, const clscan__scan_config *cfg,
+                                         uint64_t *known_hash, clscan__program **out)
+{
     /* First by the shape asked for, without formatting the key (every call comes here:
      * the key's formatting cost more host time than the enqueue itself). */
     clscan__scan_config fp;
     clscan__config_fingerprint(cfg, &fp);
-    const uint64_t hash = program_hash(&fp, cfg);
+    if (!*known_hash) *known_hash = program_hash(&fp, cfg);
+    const uint64_t hash = *known_hash;
     pthread_mutex_lock(&ctx->lock);
     clscan__program *found = program_find(ctx, hash, &fp, cfg);
     pthread_mutex_unlock(&ctx->lock);

@@ -12,6 +12,10 @@
 
 /* Hash buckets of a context's program cache (a power of two). */
 #define CLSCAN__PROGRAM_BUCKETS 1024
+/* The memo (runtime/memo.c): its entries, and the most bytes of key and value one holds
+ * (a larger pair is not kept: its caller derives it again). */
+#define CLSCAN__MEMO_ENTRIES 16
+#define CLSCAN__MEMO_MAX_BYTES (256u << 10)
 
 /* ---------------------------------------------------------------- scratch --- */
 /* A device buffer for per-call temporaries (tile partials). A slot is handed to one
@@ -45,6 +49,13 @@ void clscan__scratch_free(clscan__scratch *list);
 
 /* ---------------------------------------------------------------- context --- */
 
+/* One entry of a context's memo (owned key and value; key NULL: empty). */
+typedef struct clscan__memo_entry {
+    void *key, *value;
+    size_t key_len, value_len;
+    uint64_t used; /* the memo's clock at its last use */
+} clscan__memo_entry;
+
 struct clscan_context {
     clscan__target target;       /* device, profile, disk cache */
     char *kernel_include_dir;   /* owned: CLSCAN_KERNEL_INCLUDE_DIR at creation, or NULL */
@@ -59,6 +70,9 @@ struct clscan_context {
     size_t program_count, program_bytes;
     clscan__scratch *scratch;
     unsigned scratch_count;
+    /* The memo of recent derived values (runtime/memo.c), guarded by lock. */
+    clscan__memo_entry memo[CLSCAN__MEMO_ENTRIES];
+    uint64_t memo_clock;
 };
 
 /* Returns ctx's program for cfg, building it on first use (without holding ctx's lock:
@@ -68,10 +82,29 @@ struct clscan_context {
  * max_program_bytes, releasing the least recently used unpinned programs first. */
 clscan_status clscan__program_get(clscan_context *ctx, const clscan__scan_config *cfg,
                                   clscan__program **out);
+/* clscan__program_get for a caller that keeps the hash of cfg's fingerprint and texts
+ * (a general scan's prelude takes longer to hash than the enqueue): *known_hash 0 is
+ * computed and stored; any other value must be what was stored for the same cfg. */
+clscan_status clscan__program_get_hashed(clscan_context *ctx, const clscan__scan_config *cfg,
+                                         uint64_t *known_hash, clscan__program **out);
 /* Unpins prog (NULL is ignored); the cache may then release it. */
 void clscan__program_put(clscan_context *ctx, clscan__program *prog);
 /* Releases every program of ctx's cache (context release). */
 void clscan__programs_clear(clscan_context *ctx);
+
+/* The memo: what a caller derived from the exact bytes of a key, kept for its next call
+ * with the same bytes (its general scans' checked descriptions and program shapes, whose
+ * texts took longer to format than the enqueue). clscan__memo_get copies the first `cap`
+ * bytes of the value stored under key to out and returns its whole length (0: none
+ * stored; a caller whose buffer was short asks again with a larger one). clscan__memo_put
+ * stores a copy of a value of at least one byte, replacing the least recently used entry
+ * (a pair of more than CLSCAN__MEMO_MAX_BYTES is not kept, nor one when memory runs
+ * out). clscan__memo_clear frees them all (context release). */
+size_t clscan__memo_get(clscan_context *ctx, const void *key, size_t key_len, void *out,
+                        size_t cap);
+void clscan__memo_put(clscan_context *ctx, const void *key, size_t key_len, const void *value,
+                      size_t value_len);
+void clscan__memo_clear(clscan_context *ctx);
 
 /* --------------------------------------------------------------- dispatch --- */
 
