@@ -201,9 +201,13 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("reduce");
+    /* (The library's types in a case of their own: CK_RUN_CASE=builtin runs them alone.) */
+    TCase *builtin = tcase_create("builtin");
+    tcase_add_checked_fixture(builtin, clscan_test_setup, clscan_test_teardown);
+    tcase_add_loop_test(builtin, test_builtin, 0, CLSCAN_TYPE_COUNT);
+    suite_add_tcase(s, builtin);
     TCase *tc = tcase_create("devices");
     tcase_add_checked_fixture(tc, clscan_test_setup, clscan_test_teardown);
-    tcase_add_loop_test(tc, test_builtin, 0, CLSCAN_TYPE_COUNT);
     tcase_add_loop_test(tc, test_general, 0, CLSCAN_VERIFY_GEN_CASES);
     tcase_add_test(tc, test_reproducible_and_chained);
     tcase_add_test(tc, test_desc_errors);

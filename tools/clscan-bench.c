@@ -55,7 +55,11 @@
  *                            time one call costs
  *   batched_enqueue_median_us the host's time in the batched calls themselves, before the
  *                            clFinish, per call (median of the batches): where it nears
- *                            batched_median_us, the host's enqueues set the batched time
+ *                            batched_median_us, the enqueues set the batched time, or the
+ *                            queue was full and they waited for the device
+ *   batched_first_enqueue_median_us the same for the first 16 calls of each batch (the
+ *                            queue empty after the last clFinish): the host's own cost of
+ *                            a call (0 where K < 17)
  *
  * The batched wall times are taken after a row's checked call (its output is already read)
  * and its per-call copies; --no-batched leaves them out. host-stream rows have none: their
@@ -100,6 +104,7 @@
 #define BATCH_MIN_CALLS 3                /* ... K clamped to [3, 2000] */
 #define BATCH_MAX_CALLS 2000
 #define BATCHES 5                        /* batched wall: median of this many batches */
+#define FIRST_CALLS 16 /* batched wall: the host's time in this many first calls of a batch */
 #define LATE_NS 1e6     /* a batch's clFinish returned early: a marker after it waited more */
 #define LATE_SHARE 0.05 /* than this and than this share of the batch */
 
@@ -176,6 +181,7 @@ typedef struct row {
     unsigned late_batches;     /* batches whose clFinish returned before their commands ran */
     stats batched, copy_batched; /* batched wall per call and per copy, over BATCHES */
     stats enqueued;            /* batched calls: host time of the enqueues alone, per call */
+    stats first_enqueued;      /* ... of the first FIRST_CALLS calls of a batch, per call */
     int clock_ok;              /* device timestamps advance from command to command */
     const char *check;         /* PASS, FAIL, SKIP, ERROR or UNCHECKED */
     char note[512];
@@ -1442,13 +1448,15 @@ static size_t batch_calls(double copy_bytes)
  * clFlush), and *ns runs to the marker's completion instead, *late set. 0, or -1 with
  * r->check and r->note set. */
 static int run_batch(bench *b, row *r, row_run *d, int copy, size_t first, size_t count,
-                     double *ns, double *enq_ns, int *late)
+                     double *ns, double *enq_ns, double *first_ns, int *late)
 {
     clscan_status s = CLSCAN_SUCCESS;
     cl_int err = CL_SUCCESS;
     char label[32];
     const double t0 = now_ns();
+    *first_ns = 0;
     for (size_t j = 0; j < count && s == CLSCAN_SUCCESS && err == CL_SUCCESS; j++) {
+        if (j == FIRST_CALLS) *first_ns = (now_ns() - t0) / FIRST_CALLS;
         const size_t rot = (first + j) % d->k;
         if (copy)
             err = clEnqueueCopyBuffer(b->plain, d->in[rot], d->out, 0, 0, d->bytes, 0, NULL,
@@ -1491,18 +1499,19 @@ static int run_batch(bench *b, row *r, row_run *d, int copy, size_t first, size_
 static int row_time_batched(bench *b, row *r, row_run *d)
 {
     const size_t K = batch_calls(2.0 * (double)d->bytes);
-    double calls[BATCHES], copies[BATCHES], enqueued[BATCHES], ns, enq;
+    double calls[BATCHES], copies[BATCHES], enqueued[BATCHES], firsts[BATCHES], ns, enq, fst;
     size_t first = 0;
     int late[2];
     cl_int err = clFinish(b->queue); /* the profiling queue's commands come first */
     if (err != CL_SUCCESS)
         return row_fail(r, "ERROR", "clFinish: %s", clscan_status_string(err));
-    if (run_batch(b, r, d, 0, 0, 1, &ns, &enq, &late[0]) ||
-        run_batch(b, r, d, 1, 0, 1, &ns, &enq, &late[1]))
+    if (run_batch(b, r, d, 0, 0, 1, &ns, &enq, &fst, &late[0]) ||
+        run_batch(b, r, d, 1, 0, 1, &ns, &enq, &fst, &late[1]))
         return -1;
     for (int i = 0; i < BATCHES; i++, first += K) {
-        if (run_batch(b, r, d, 0, first, K, &calls[i], &enqueued[i], &late[0])) return -1;
-        if (run_batch(b, r, d, 1, first, K, &copies[i], &enq, &late[1])) return -1;
+        if (run_batch(b, r, d, 0, first, K, &calls[i], &enqueued[i], &firsts[i], &late[0]))
+            return -1;
+        if (run_batch(b, r, d, 1, first, K, &copies[i], &enq, &fst, &late[1])) return -1;
         r->late_batches += (unsigned)(late[0] + late[1]);
         calls[i] /= (double)K;
         copies[i] /= (double)K;
@@ -1510,6 +1519,7 @@ static int row_time_batched(bench *b, row *r, row_run *d)
     }
     r->batched = summarise(calls, BATCHES);
     r->enqueued = summarise(enqueued, BATCHES);
+    r->first_enqueued = summarise(firsts, BATCHES);
     r->copy_batched = summarise(copies, BATCHES);
     r->batch_k = K;
     if (r->late_batches) /* (no commas: tools/gpu-run.sh splits the CSV at every one) */
@@ -1892,7 +1902,8 @@ static int write_file(const char *path, const bench *b, const options *o, const 
         "h2d_median_us", "h2d_gbps", "d2h_median_us", "d2h_gbps", "stream_gbps",
         "stream_h2d_pct", "host_memory", "batch_calls", "batched_min_us", "batched_median_us",
         "batched_max_us", "copy_batched_min_us", "copy_batched_median_us",
-        "copy_batched_max_us", "batched_ratio", "batched_enqueue_median_us"};
+        "copy_batched_max_us", "batched_ratio", "batched_enqueue_median_us",
+        "batched_first_enqueue_median_us"};
     /* Each field: t text (NULL: empty in CSV, null in JSON), a number, b a number for a
      * scan or a measured compaction (bytes_moved counts the kept elements), m a number if
      * measured, d a number if measured with usable device times, k a number if measured
@@ -1901,13 +1912,13 @@ static int write_file(const char *path, const bench *b, const options *o, const 
      * w one for a measured row with batched wall times (else empty in CSV, null in JSON).
      * New fields go last, so that older CSVs keep their column numbers. */
     static const char kind[] = "tttt" "aab" "mmmkm" "ddd" "mmm" "d" "ddd" "kkk" "dd" "k"
-                               "tttt" "fcd" "shhhhhhh" "t" "wwwwwwwww";
+                               "tttt" "fcd" "shhhhhhh" "t" "wwwwwwwwww";
     /* where they start: numbers, the texts from check on, host_memory, the batched times */
     enum { NF = sizeof fields / sizeof *fields, NUMS = 4, TEXTS = 28, HOST_MEMORY = 43,
            BATCHED = 44 };
     _Static_assert(sizeof kind - 1 == NF, "one kind per field");
-    _Static_assert(HOST_MEMORY + 1 == BATCHED && BATCHED + 9 == NF,
-                   "host_memory, then the nine batched fields, last");
+    _Static_assert(HOST_MEMORY + 1 == BATCHED && BATCHED + 10 == NF,
+                   "host_memory, then the ten batched fields, last");
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "clscan-bench: cannot write %s\n", path);
@@ -1954,7 +1965,7 @@ static int write_file(const char *path, const bench *b, const options *o, const 
                         [BATCHED] = (double)r->batch_k, r->batched.min / 1e3,
                         r->batched.med / 1e3, r->batched.max / 1e3, r->copy_batched.min / 1e3,
                         r->copy_batched.med / 1e3, r->copy_batched.max / 1e3,
-                        batched_ratio(r), r->enqueued.med / 1e3};
+                        batched_ratio(r), r->enqueued.med / 1e3, r->first_enqueued.med / 1e3};
         const char *text[NF] = {clscan_type_name(r->type), scan ? clscan_op_name(r->op) : NULL,
                                 takes_mode(r->call) || (general_case(r->call) >= 0 &&
                                                         r->call != CALL_REDUCE_BY_KEY &&
@@ -2198,9 +2209,11 @@ int main(int argc, char **argv)
                                 (r->clock_ok ? r->copy : r->copy_wall).med / 1e3);
                     if (measured(r) && r->batch_k)
                         fprintf(stderr,
-                                ", batched %.1f us (copy %.1f us, x%.2f; K %zu; enqueue %.1f us)",
+                                ", batched %.1f us (copy %.1f us, x%.2f; K %zu; enqueue %.1f "
+                                "us, the first %d %.1f us)",
                                 r->batched.med / 1e3, r->copy_batched.med / 1e3,
-                                batched_ratio(r), r->batch_k, r->enqueued.med / 1e3);
+                                batched_ratio(r), r->batch_k, r->enqueued.med / 1e3,
+                                FIRST_CALLS, r->first_enqueued.med / 1e3);
                     if (measured(r) && r->call && !streamed)
                         fprintf(stderr, ", kept %llu", r->kept);
                     fprintf(stderr, "%s%s\n", r->note[0] ? ": " : "", r->note);

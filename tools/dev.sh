@@ -244,6 +244,10 @@ general_runs() {
     echo "reduce CK_FORK=no"
     echo "reduce-levels CK_FORK=no CLSCAN_SCAN_ALGO=multi-level CLSCAN_WORK_GROUP_SIZE=16" \
         "CLSCAN_ITEMS_PER_THREAD=2 CLSCAN_MAX_LOOP_ITERATIONS=100"
+    # (and 16 x 4 single-pass tiles on 64 compute units: the scan's one-pass reduction)
+    echo "reduce-one-pass CK_FORK=no CK_RUN_CASE=builtin CLSCAN_TEST_TYPES=int32,float" \
+        "CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=16 CLSCAN_SP_ITEMS_PER_THREAD=4" \
+        "CLSCAN_COMPUTE_UNITS=64 CLSCAN_SINGLE_GROUP_TILES=1"
     # Histograms (tests/test_histogram, up to 700 samples): the bins local memory holds,
     # then, in a process of its own, the global-atomics path (40000 bins), whose scratch
     # row would otherwise grow past earlier calls' and trip Oclgrind's reused-range fault

@@ -89,6 +89,21 @@ static clscan_status enqueue_reduce(clscan__launch *l, clscan__program *prog,
     }
 }
 
+/* Whether the single-pass scan's reduction (no dst, the total as its carry out: one
+ * kernel) takes a plain reduction of n elements with the device scan's shape cfg: where
+ * the levels would take two kernels or more and the single-pass tiles fit in one wave of
+ * the compute units, so that no tile waits long for a predecessor. A kernel fewer is the
+ * larger part of a small call's time (host and device: docs/PERFORMANCE.md, thirteenth
+ * session); above a wave the levels' wide loads without a tile take less device time. */
+static bool one_pass_reduces(const clscan__profile *p, const clscan__scan_config *cfg,
+                             cl_ulong n)
+{
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    return cfg->algo == CLSCAN__SCAN_SINGLE_PASS && n > 0 &&
+           clscan__plan_level(p, cfg, n).groups > 1 &&
+           (n + tile - 1) / tile <= (cl_ulong)p->compute_units;
+}
+
 /* Checks src's range and result's element (elements of in_size and out_size bytes),
  * which must not overlap. */
 static clscan_status check_ranges(const clscan_context *ctx, const reduce_call *c,
@@ -142,9 +157,14 @@ clscan_status clscan_reduce(clscan_context *ctx, cl_command_queue queue, cl_mem 
     clscan__program *prog;
     if ((s = clscan__scan_config_choose(ctx, &ctx->target.profile,
                                         ctx->target.profile.scan_algo, type, op, &cfg)) !=
-            CLSCAN_SUCCESS ||
-        (s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS)
+            CLSCAN_SUCCESS)
         return s;
+    if (one_pass_reduces(&ctx->target.profile, &cfg, n)) { /* (the scan's own checks agree) */
+        const clscan_carry total = {NULL, NULL, 0, result, result_offset};
+        return clscan__scan_carry(ctx, queue, src, src_offset, NULL, 0, n, type, op, 1, &total,
+                                  num_events_in_wait_list, event_wait_list, event);
+    }
+    if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
     return reduce_with(ctx, queue, in_order, prog, &c, num_events_in_wait_list,
                        event_wait_list, event);
 }
