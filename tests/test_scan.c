@@ -837,6 +837,66 @@ START_TEST(test_wait_lists)
 }
 END_TEST
 
+/* Scratch slots shared by in-order queues whose calls ask for no event (their commands
+ * then have none, runtime/launch.c): 20 queues, more than a context's 16 slots, each
+ * scanning the same input into its own output with nothing waited for between calls,
+ * twice round; the calls past the pool's slots must wait for a marker after the earlier
+ * queue's use. Every output against a host scan. */
+START_TEST(test_scratch_queues)
+{
+    enum { QUEUES = 20 };
+    const uint64_t seed = getenv("CLSCAN_TEST_SEED") ? strtoull(getenv("CLSCAN_TEST_SEED"), NULL, 0)
+                                                     : 20261128u;
+    fprintf(stderr, "scratch queues: seed %llu\n", (unsigned long long)seed);
+    for (int di = 0; di < clscan_ndevs; di++) {
+        clscan_test_dev *d = &clscan_devs[di];
+        const size_t n = 3 * d->ctx->target.profile.sp_wg_size * d->ctx->target.profile.sp_items + 5;
+        clscan_verify_rng rng = {clscan_verify_mix(seed, di)};
+        cl_int *in = malloc(n * 4), *got = malloc(n * 4);
+        ck_assert(in && got);
+        for (size_t i = 0; i < n; ++i) in[i] = (cl_int)(clscan_verify_rng_next(&rng) % 1000);
+        cl_int err;
+        cl_mem src = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4,
+                                    in, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        cl_command_queue q[QUEUES];
+        cl_mem dst[QUEUES];
+        for (int k = 0; k < QUEUES; ++k) {
+            q[k] = clCreateCommandQueue(d->cl_ctx, d->dev, 0, &err);
+            ck_assert_int_eq(err, CL_SUCCESS);
+            dst[k] = clCreateBuffer(d->cl_ctx, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+            ck_assert_int_eq(err, CL_SUCCESS);
+        }
+        for (int round = 0; round < 2; ++round)
+            for (int k = 0; k < QUEUES; ++k) {
+                ck_assert_msg(clscan_exclusive_scan(d->ctx, q[k], src, 0, dst[k], 0, n,
+                                                    CLSCAN_INT32, CLSCAN_OP_ADD, 0, NULL,
+                                                    NULL) == CLSCAN_SUCCESS,
+                              "%s: queue %d: %s", d->name, k,
+                              clscan_context_last_error(d->ctx));
+                ck_assert_int_eq(clFlush(q[k]), CL_SUCCESS);
+            }
+        for (int k = 0; k < QUEUES; ++k) {
+            ck_assert_int_eq(clEnqueueReadBuffer(q[k], dst[k], CL_TRUE, 0, n * 4, got, 0, NULL,
+                                                 NULL), CL_SUCCESS);
+            cl_int acc = 0;
+            for (size_t i = 0; i < n; acc += in[i], ++i)
+                ck_assert_msg(got[i] == acc, "%s: queue %d, seed %llu: element %zu is %d, "
+                              "expected %d", d->name, k, (unsigned long long)seed, i, got[i],
+                              acc);
+        }
+        ck_assert_uint_le(d->ctx->scratch_count, 16);
+        for (int k = 0; k < QUEUES; ++k) {
+            clReleaseMemObject(dst[k]);
+            clReleaseCommandQueue(q[k]);
+        }
+        clReleaseMemObject(src);
+        free(in);
+        free(got);
+    }
+}
+END_TEST
+
 /* Two chains of dependent scans on an out-of-order queue, ordered only by wait lists,
  * all enqueued before a user event releases them. */
 START_TEST(test_out_of_order_queue)
@@ -991,6 +1051,7 @@ static Suite *clscan_suite(void)
     tcase_add_test(dev, test_kernel_build_options);
     tcase_add_test(dev, test_wait_lists);
     tcase_add_test(dev, test_out_of_order_queue);
+    tcase_add_test(dev, test_scratch_queues);
     tcase_add_test(dev, test_threads);
     suite_add_tcase(s, dev);
     return s;

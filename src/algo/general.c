@@ -940,7 +940,7 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
                : (size_t)clscan__scan_scratch_elements(&planned, &cfg, n) * cfg.elem_bytes;
     clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, num_events_in_wait_list,
-                                  event_wait_list, scratch_bytes)) != CLSCAN_SUCCESS) {
+                                  event_wait_list, scratch_bytes, event)) != CLSCAN_SUCCESS) {
         clscan__program_put(ctx, prog);
         return s;
     }

@@ -252,7 +252,7 @@ static clscan_status run_hist(clscan_context *ctx, cl_command_queue queue, bool 
     if (local) rows = pass_rows(&h, wg, c->bins, c->n < h.pass_n ? c->n : h.pass_n, &per_group);
     const size_t scratch = c->n ? (size_t)(rows * c->bins * 4) : 0;
     clscan__launch l;
-    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch)) !=
+    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch, event)) !=
         CLSCAN_SUCCESS) {
         clscan__program_put(ctx, prog);
         return s;

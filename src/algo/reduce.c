@@ -128,7 +128,8 @@ static clscan_status reduce_with(clscan_context *ctx, cl_command_queue queue, bo
     const cl_ulong elements = scratch_elements(&ctx->target.profile, &prog->config, c->n);
     clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait,
-                                  (size_t)elements * clscan__config_elem_bytes(&prog->config))) !=
+                                  (size_t)elements * clscan__config_elem_bytes(&prog->config),
+                                  event)) !=
         CLSCAN_SUCCESS) {
         clscan__program_put(ctx, prog);
         return s;

@@ -91,7 +91,7 @@ clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl
         single ? clscan__lookback_bytes(&cfg, n)
                : (size_t)clscan__scan_scratch_elements(&ctx->target.profile, &cfg, n) * elem;
     clscan__launch l;
-    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch_bytes)) !=
+    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch_bytes, event)) !=
         CLSCAN_SUCCESS) {
         clscan__program_put(ctx, prog);
         return s;

@@ -194,7 +194,7 @@ static clscan_status run_compaction(clscan_context *ctx, cl_command_queue queue,
         scratch_bytes = (size_t)clscan__scan_scratch_elements(&ctx->target.profile, &cfg, c->n) *
                         clscan_type_size(count_type);
     clscan__launch l;
-    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch_bytes)) !=
+    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch_bytes, event)) !=
         CLSCAN_SUCCESS) {
         clscan__program_put(ctx, prog);
         return s;

@@ -444,7 +444,8 @@ static clscan_status sort_held(clscan_context *ctx, cl_command_queue queue, cons
                           c->n, c->pairs ? " and values" : "", (unsigned long long)op.bytes,
                           (unsigned long long)ctx->target.profile.max_alloc);
         clscan__launch l;
-        if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, (size_t)op.bytes)) !=
+        if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, (size_t)op.bytes,
+                                      event)) !=
             CLSCAN_SUCCESS)
             return s;
         l.scratch->lb_clean = 0; /* counts and keys overwrite status words */
@@ -481,7 +482,7 @@ static clscan_status sort_held(clscan_context *ctx, cl_command_queue queue, cons
                      c->n, c->pairs ? " and values" : "", (unsigned long long)bytes,
                      (unsigned long long)ctx->target.profile.max_alloc);
     clscan__launch l;
-    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, (size_t)bytes)) !=
+    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, (size_t)bytes, event)) !=
         CLSCAN_SUCCESS)
         return s;
     l.scratch->lb_clean = 0; /* counts and keys overwrite status words */

@@ -161,6 +161,8 @@ unsigned long clscan__cache_stat(clscan__cache_counter which);
  * NULL to stop. clscan__trace_event records one event (the launch layer calls it). */
 void clscan__trace_events(cl_event *trace, size_t cap, size_t *count);
 void clscan__trace_event(cl_event e);
+/* Whether a trace is set on the calling thread (its kernels then need events). */
+bool clscan__tracing(void);
 /* While set on the calling thread (NULL stops), single-pass scans count into buffer
  * `stats` (cl_uint [0]: fallback reductions, [1]: fallbacks published) instead of their
  * scratch header; the second returns the calling thread's buffer, or NULL. */

@@ -51,6 +51,8 @@ void clscan__trace_events(cl_event *trace, size_t cap, size_t *count)
     if (count) *count = 0;
 }
 
+bool clscan__tracing(void) { return trace_buf != NULL; }
+
 void clscan__trace_event(cl_event e)
 {
     if (trace_buf && trace_count && *trace_count < trace_cap && e) {

@@ -43,7 +43,7 @@ clscan_status clscan__enqueue(clscan__launch *l, cl_kernel k, size_t groups, siz
     size_t global = groups * wg_size;
     cl_event ev = NULL;
     cl_int err = clEnqueueNDRangeKernel(l->queue, k, 1, NULL, &global, &wg_size, l->nwait,
-                                        l->wait, &ev);
+                                        l->wait, l->events ? &ev : NULL);
     if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, what);
     clscan__launch_chain(l, ev);
     return CLSCAN_SUCCESS;
@@ -54,6 +54,7 @@ void clscan__launch_chain(clscan__launch *l, cl_event ev)
     clscan__trace_event(ev);
     if (l->last) clReleaseEvent(l->last);
     l->last = ev;
+    l->unevented = ev == NULL;
     if (l->in_order) {
         l->nwait = 0;
         l->wait = NULL;
@@ -65,12 +66,14 @@ void clscan__launch_chain(clscan__launch *l, cl_event ev)
 
 clscan_status clscan__launch_begin(clscan__launch *l, clscan_context *ctx,
                                    cl_command_queue queue, bool in_order, cl_uint nwait,
-                                   const cl_event *wait, size_t scratch_bytes)
+                                   const cl_event *wait, size_t scratch_bytes,
+                                   const cl_event *event)
 {
     memset(l, 0, sizeof *l);
     l->ctx = ctx;
     l->queue = queue;
     l->in_order = in_order;
+    l->events = !in_order || event != NULL || clscan__tracing();
     l->nwait = nwait;
     l->wait = wait;
     if (!scratch_bytes) return CLSCAN_SUCCESS;
@@ -95,7 +98,8 @@ clscan_status clscan__launch_end(clscan__launch *l, clscan_status s, cl_event *e
 {
     if (l->scratch_wait) clReleaseEvent(l->scratch_wait);
     free(l->first_wait);
-    if (l->scratch) clscan__scratch_release(l->ctx, l->scratch, l->queue, l->last);
+    if (l->scratch)
+        clscan__scratch_release(l->ctx, l->scratch, l->queue, l->last, l->unevented);
     if (s == CLSCAN_SUCCESS && event) *event = l->last;
     else if (l->last) clReleaseEvent(l->last);
     l->scratch_wait = NULL;
@@ -112,7 +116,7 @@ clscan_status clscan__enqueue_copy_input(clscan__launch *l, cl_mem src, size_t o
     if (s != CLSCAN_SUCCESS) return s;
     cl_event ev = NULL;
     cl_int err = clEnqueueCopyBuffer(l->queue, src, *copy, offset, 0, bytes, l->nwait, l->wait,
-                                     &ev);
+                                     l->events ? &ev : NULL);
     if (err != CL_SUCCESS) return clscan__fail_cl(l->ctx, err, "clEnqueueCopyBuffer");
     clscan__launch_chain(l, ev);
     return CLSCAN_SUCCESS;

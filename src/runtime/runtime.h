@@ -41,10 +41,13 @@ typedef struct clscan__scratch {
 clscan_status clscan__scratch_acquire(clscan_context *ctx, cl_command_queue queue,
                                       int queue_in_order, size_t size, clscan__scratch **out,
                                       cl_event *wait_for);
-/* Returns the slot; last_use (may be NULL) is the event after which it is free again.
- * The slot retains what it keeps; the caller still owns its references. */
+/* Returns the slot; last_use is the event after which it is free again, or NULL with
+ * `ordered` set where the last commands using it were enqueued on in-order `queue`
+ * without events (the queue then orders a later use; another queue waits for a marker
+ * enqueued after them), or NULL and ordered 0 where the call enqueued nothing. The slot
+ * retains what it keeps; the caller still owns its references. */
 void clscan__scratch_release(clscan_context *ctx, clscan__scratch *slot,
-                             cl_command_queue queue, cl_event last_use);
+                             cl_command_queue queue, cl_event last_use, bool ordered);
 void clscan__scratch_free(clscan__scratch *list);
 
 /* ---------------------------------------------------------------- context --- */
@@ -183,18 +186,26 @@ typedef struct clscan__launch {
     clscan_context *ctx;
     cl_command_queue queue;
     bool in_order;
+    /* Whether commands get events: on an out-of-order queue, for a caller that asked for
+     * one, and while a trace is set; otherwise the in-order queue orders them (an event
+     * cost the NVIDIA H200's host 1.5 of a kernel enqueue's 6.7 us: PERFORMANCE.md). */
+    bool events;
+    bool unevented;         /* a command was enqueued without an event */
     cl_uint nwait;          /* wait list for the next command */
     const cl_event *wait;
-    cl_event last;          /* event of the last command enqueued (owned) */
+    cl_event last;          /* event of the last command enqueued (owned), or NULL */
     clscan__scratch *scratch;/* the call's scratch slot, or NULL */
     cl_event scratch_wait;  /* owned: the slot's earlier use the first command waits for */
     cl_event *first_wait;   /* owned: the first command's wait list, when extended */
 } clscan__launch;
 
-/* Starts a launch; with scratch_bytes > 0 it holds a scratch slot of that size. */
+/* Starts a launch; with scratch_bytes > 0 it holds a scratch slot of that size. `event`
+ * is the caller's (NULL: none asked for, so that an in-order queue's commands need no
+ * events). */
 clscan_status clscan__launch_begin(clscan__launch *l, clscan_context *ctx,
                                    cl_command_queue queue, bool in_order, cl_uint nwait,
-                                   const cl_event *wait, size_t scratch_bytes);
+                                   const cl_event *wait, size_t scratch_bytes,
+                                   const cl_event *event);
 /* Ends it with status s: hands the last command's event to *event (if s is success and
  * event is not NULL), gives the scratch slot back, frees the rest. Returns s. */
 clscan_status clscan__launch_end(clscan__launch *l, clscan_status s, cl_event *event);

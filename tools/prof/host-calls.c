@@ -1,0 +1,138 @@
+/* host-calls.c - the host's cost of the OpenCL calls one libclscan call makes, each timed
+ * alone on the first GPU (else the first device): the queries of the argument checks
+ * (clGetCommandQueueInfo, clGetMemObjectInfo, clGetEventInfo), clSetKernelArg, event
+ * retain and release, and clEnqueueNDRangeKernel of an empty kernel with and without an
+ * event, against clEnqueueCopyBuffer; each the median over 5 rounds of the mean of R
+ * calls (the queue finished between rounds, kernels in rounds of 16 so that it never
+ * fills). Build: cc -O2 -o /tmp/host-calls tools/prof/host-calls.c -lOpenCL */
+/* SPDX-License-Identifier: MIT */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+static int cmp(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+#define ROUNDS 5
+#define TIME(label, reps, setup, body)                                                     \
+    do {                                                                                   \
+        double r_[ROUNDS];                                                                 \
+        for (int k_ = 0; k_ < ROUNDS; ++k_) {                                              \
+            clFinish(q);                                                                   \
+            setup;                                                                         \
+            const double t0_ = now_us();                                                   \
+            for (int i = 0; i < (reps); ++i) { body; }                                     \
+            r_[k_] = (now_us() - t0_) / (reps);                                            \
+        }                                                                                  \
+        qsort(r_, ROUNDS, sizeof *r_, cmp);                                                \
+        printf("%-44s %8.3f us\n", label, r_[ROUNDS / 2]);                                 \
+    } while (0)
+
+int main(void)
+{
+    cl_platform_id ps[8];
+    cl_uint np = 0;
+    clGetPlatformIDs(8, ps, &np);
+    cl_device_id dev = NULL;
+    for (cl_uint i = 0; i < np && !dev; ++i)
+        if (clGetDeviceIDs(ps[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
+    for (cl_uint i = 0; i < np && !dev; ++i)
+        if (clGetDeviceIDs(ps[i], CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
+    if (!dev) return printf("no OpenCL device\n"), 1;
+    char name[256] = "";
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
+    printf("device: %s\n", name);
+    cl_int err;
+    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    const char *src = "__kernel void k(__global int *a, ulong b, __global int *c, ulong d,"
+                      " ulong e, int f, __global uint *g, uint h, __global uint *i, ulong j)"
+                      " { if (get_global_id(0) == (size_t)-1) a[0] = (int)(b + d + e + f + h + j); }";
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) return printf("build failed\n"), 1;
+    cl_kernel k = clCreateKernel(prog, "k", &err);
+    cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 1 << 20, NULL, &err);
+    cl_mem c = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 1 << 20, NULL, &err);
+    cl_ulong u = 1;
+    cl_uint w = 1;
+    cl_int s = 1;
+    for (int x = 0; x < 10; ++x) {
+        clSetKernelArg(k, 0, sizeof a, &a); clSetKernelArg(k, 1, 8, &u);
+        clSetKernelArg(k, 2, sizeof c, &c); clSetKernelArg(k, 3, 8, &u);
+        clSetKernelArg(k, 4, 8, &u); clSetKernelArg(k, 5, 4, &s);
+        clSetKernelArg(k, 6, sizeof a, &a); clSetKernelArg(k, 7, 4, &w);
+        clSetKernelArg(k, 8, sizeof c, &c); clSetKernelArg(k, 9, 8, &u);
+    }
+    size_t g = 256, l = 256;
+    cl_event ev = NULL;
+    clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, &ev);
+    clFinish(q);
+    cl_context qc;
+    cl_device_id qd;
+    cl_command_queue_properties qp;
+    size_t sz;
+    cl_int st;
+    TIME("clGetCommandQueueInfo(CONTEXT)", 1000, (void)0,
+         clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qc, &qc, NULL));
+    TIME("clGetCommandQueueInfo(DEVICE)", 1000, (void)0,
+         clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof qd, &qd, NULL));
+    TIME("clGetCommandQueueInfo(PROPERTIES)", 1000, (void)0,
+         clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof qp, &qp, NULL));
+    TIME("clGetMemObjectInfo(SIZE)", 1000, (void)0,
+         clGetMemObjectInfo(a, CL_MEM_SIZE, sizeof sz, &sz, NULL));
+    TIME("clGetMemObjectInfo(CONTEXT)", 1000, (void)0,
+         clGetMemObjectInfo(a, CL_MEM_CONTEXT, sizeof qc, &qc, NULL));
+    TIME("clGetEventInfo(EXECUTION_STATUS)", 1000, (void)0,
+         clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    TIME("clRetainEvent + clReleaseEvent", 1000, (void)0, {
+        clRetainEvent(ev);
+        clReleaseEvent(ev);
+    });
+    TIME("clRetainCommandQueue + clRelease", 1000, (void)0, {
+        clRetainCommandQueue(q);
+        clReleaseCommandQueue(q);
+    });
+    TIME("clSetKernelArg (a buffer)", 1000, (void)0, clSetKernelArg(k, 0, sizeof a, &a));
+    TIME("clSetKernelArg (a ulong)", 1000, (void)0, clSetKernelArg(k, 1, 8, &u));
+    TIME("clEnqueueNDRangeKernel, no event", 16, (void)0,
+         clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL));
+    cl_event evs[16];
+    TIME("clEnqueueNDRangeKernel, event (released)", 16, (void)0, {
+        clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, &evs[i]);
+        clReleaseEvent(evs[i]);
+    });
+    TIME("clEnqueueNDRangeKernel, waiting on last", 16, cl_event last = NULL, {
+        cl_event e2 = NULL;
+        clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, last ? 1 : 0, last ? &last : NULL, &e2);
+        if (last) clReleaseEvent(last);
+        last = e2;
+    });
+    TIME("10 x clSetKernelArg + NDRange, no event", 16, (void)0, {
+        clSetKernelArg(k, 0, sizeof a, &a); clSetKernelArg(k, 1, 8, &u);
+        clSetKernelArg(k, 2, sizeof c, &c); clSetKernelArg(k, 3, 8, &u);
+        clSetKernelArg(k, 4, 8, &u); clSetKernelArg(k, 5, 4, &s);
+        clSetKernelArg(k, 6, sizeof a, &a); clSetKernelArg(k, 7, 4, &w);
+        clSetKernelArg(k, 8, sizeof c, &c); clSetKernelArg(k, 9, 8, &u);
+        clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL);
+    });
+    TIME("clEnqueueCopyBuffer 256 KiB, no event", 16, (void)0,
+         clEnqueueCopyBuffer(q, a, c, 0, 0, 256 << 10, 0, NULL, NULL));
+    TIME("clEnqueueFillBuffer 8 B, no event", 16, (void)0, {
+        static const cl_ulong zero = 0;
+        clEnqueueFillBuffer(q, c, &zero, 8, 0, 8, 0, NULL, NULL);
+    });
+    clFinish(q);
+    clReleaseEvent(ev);
+    return 0;
+}
