@@ -133,11 +133,18 @@ CLSCAN_API const char *clscan_op_name(clscan_op op);
  * max_program_bytes of their keys and texts (default 32 MiB, CLSCAN_MAX_PROGRAM_BYTES);
  * past either, the least recently used programs that no call is using are released, and
  * built again (or loaded from disk) if asked for later. Lookups hash the program's shape
- * and texts, so their cost does not grow with the number cached.
+ * and texts, so their cost does not grow with the number cached. The context also keeps
+ * the last 16 general-scan descriptions it checked (clscan_scan_desc), under the exact
+ * bytes of their fields and texts, so that a repeated call neither checks nor formats
+ * its description again; one changed in place behind the same pointers is checked anew.
  *
  * Threading: one context may be used from several threads at once, each with its own
  * command queue or sharing one; the library serialises what must be serialised inside.
- * clscan_context_release must not race with other calls on the same context.
+ * clscan_context_release must not race with other calls on the same context. Commands
+ * on an in-order queue carry no event unless the call asked for one; temporaries in a
+ * context's scratch buffers are ordered by that queue. A call on another queue that
+ * must reuse such a buffer (all 16 of them last used elsewhere) enqueues a marker on the
+ * queue that last used it, flushes that queue and waits for the marker on the device.
  * ------------------------------------------------------------------------------ */
 typedef struct clscan_context clscan_context;
 
