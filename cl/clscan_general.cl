@@ -70,12 +70,9 @@ void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
                            __global const CLSCAN_T *partials, ulong part_off, int use_partials,
                            CLSCAN_GEN_OUT init_value, __global const CLSCAN_GEN_OUT *init_buf,
                            ulong init_off, __global CLSCAN_GEN_OUT *total_buf,
-                           ulong total_off, uint carry_flags, __global uchar *out0,
-                           __global uchar *out1, __global uchar *out2, __global uchar *out3,
-                           ulong off0, ulong off1, ulong off2, ulong off3)
+                           ulong total_off, uint carry_flags CLSCAN_GEN_OUTPUT_PARAMS)
 {
-    const clscan_gen_outputs o = {out0, out1, out2, out3, off0, off1, off2, off3, n,
-                                  carry_flags};
+    const clscan_gen_outputs o = CLSCAN_GEN_OUTPUTS(n, carry_flags);
     CLSCAN_GEN_TILE_DECLARE;
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     const clscan_gen_source s = {src + src_off, seg + seg_off, !inclusive,
@@ -133,12 +130,10 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
                        __global clscan_lb_word *state, uint epoch, uint spin_limit,
                        __global uint *stats_base, uint stats_off, CLSCAN_GEN_OUT init_value,
                        __global const CLSCAN_GEN_OUT *init_buf, ulong init_off,
-                       __global CLSCAN_GEN_OUT *total_buf, ulong total_off, uint carry_flags,
-                       __global uchar *out0, __global uchar *out1, __global uchar *out2,
-                       __global uchar *out3, ulong off0, ulong off1, ulong off2, ulong off3)
+                       __global CLSCAN_GEN_OUT *total_buf, ulong total_off,
+                       uint carry_flags CLSCAN_GEN_OUTPUT_PARAMS)
 {
-    const clscan_gen_outputs o = {out0, out1, out2, out3, off0, off1, off2, off3, n,
-                                  carry_flags};
+    const clscan_gen_outputs o = CLSCAN_GEN_OUTPUTS(n, carry_flags);
     __global uint *stats = stats_base + stats_off;
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     __local clscan_lb_local lb;

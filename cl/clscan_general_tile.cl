@@ -65,7 +65,7 @@ typedef struct clscan_gen_source {
  * CLSCAN_GEN_OUTPUT_GIVEN, the element types CLSCAN_GEN_O0 to CLSCAN_GEN_O3 of the
  * output buffers, and clscan_user_output, which runs the user's statement for one
  * element. The kernels take the four buffers as bytes (a dummy where unused) and an
- * element offset into each. */
+ * element offset into each, where there is an output stage. */
 #ifndef CLSCAN_GEN_O0
 #define CLSCAN_GEN_O0 uchar
 #define CLSCAN_GEN_O1 uchar
@@ -78,6 +78,19 @@ typedef struct clscan_gen_outputs {
     ulong n;       /* the range's length */
     uint flags;    /* the call's carry flags (CLSCAN_CARRY_SKIP_STORE) */
 } clscan_gen_outputs;
+/* The kernels' last parameters, the four buffers and their offsets, only where there is
+ * an output stage (an argument more costs the host's enqueue some 0.2-0.3 us on the
+ * H200: docs/PERFORMANCE.md, thirteenth session), and the outputs' value from them and
+ * the range's n and carry flags. */
+#ifdef CLSCAN_GEN_OUTPUT_GIVEN
+#define CLSCAN_GEN_OUTPUT_PARAMS                                                          \
+    , __global uchar *out0, __global uchar *out1, __global uchar *out2,                  \
+        __global uchar *out3, ulong off0, ulong off1, ulong off2, ulong off3
+#define CLSCAN_GEN_OUTPUTS(n, flags) {out0, out1, out2, out3, off0, off1, off2, off3, n, flags}
+#else
+#define CLSCAN_GEN_OUTPUT_PARAMS
+#define CLSCAN_GEN_OUTPUTS(n, flags) {0, 0, 0, 0, 0, 0, 0, 0, n, flags}
+#endif
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
 void clscan_user_output(const CLSCAN_GEN_OUT y, const CLSCAN_GEN_IN x, const ulong i,
                         const ulong n, const ulong s, __global const CLSCAN_GEN_SEG *segments,

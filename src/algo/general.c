@@ -758,11 +758,14 @@ typedef struct general_call {
     cl_ulong out_offs[4]; /* element offsets into them */
     const clscan__profile *profile; /* what the levels are planned with (plan_profile) */
     cl_ulong index_base;            /* desc->index_base */
+    bool output;                    /* an output stage: its buffers are kernel arguments */
 } general_call;
 
-/* Sets the output stage's four buffers as a's next arguments. */
+/* Sets the output stage's four buffers as a's next arguments (a program without an output
+ * stage has none: cl/clscan_general_tile.cl, CLSCAN_GEN_OUTPUT_PARAMS). */
 static void set_output_args(clscan__kernel_args *a, const general_call *c)
 {
+    if (!c->output) return;
     for (int k = 0; k < 4; ++k) CLSCAN__ARG(*a, c->outs[k]);
     for (int k = 0; k < 4; ++k) CLSCAN__ARG(*a, c->out_offs[k]);
 }
@@ -946,7 +949,7 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
     }
     general_call c = {src, segments ? segments : src, dst, src_offset, segments_offset,
                       dst_offset, n, inclusive != 0, ca, {src, src, src, src}, {0, 0, 0, 0},
-                      &planned, desc->index_base};
+                      &planned, desc->index_base, desc->output != NULL};
     for (int k = 0; k < 4; ++k)
         if (outs[k]) {
             c.outs[k] = outs[k];

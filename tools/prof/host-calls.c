@@ -1,16 +1,19 @@
 /* host-calls.c - the host's cost of the OpenCL calls one libclscan call makes, each timed
  * alone on the first GPU (else the first device): the queries of the argument checks
  * (clGetCommandQueueInfo, clGetMemObjectInfo, clGetEventInfo), clSetKernelArg, event
- * retain and release, and clEnqueueNDRangeKernel of an empty kernel with and without an
- * event, against clEnqueueCopyBuffer; each the median over 5 rounds of the mean of R
- * calls (the queue finished between rounds, kernels in rounds of 16 so that it never
- * fills). Build: cc -O2 -o /tmp/host-calls tools/prof/host-calls.c -lOpenCL */
+ * retain and release, clEnqueueNDRangeKernel of an empty kernel with and without an
+ * event and with 6, 18 and 30 arguments, against clEnqueueCopyBuffer; each the median
+ * over 5 rounds of the mean of R calls (the queue finished between rounds, kernels in
+ * rounds of 16 so that it never fills). The CPU stacks' figures swing with their worker
+ * threads; the GPU's are the point.
+ * Build: cc -O2 -o /tmp/host-calls tools/prof/host-calls.c -lOpenCL */
 /* SPDX-License-Identifier: MIT */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now_us(void)
@@ -126,6 +129,30 @@ int main(void)
         clSetKernelArg(k, 8, sizeof c, &c); clSetKernelArg(k, 9, 8, &u);
         clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL);
     });
+    /* The enqueue's cost against the kernel's argument count: 6, 18 and 30 arguments
+     * (buffers and ulongs alternating), each set once before. */
+    for (int nargs = 6; nargs <= 30; nargs += 12) {
+        char text[4096];
+        int len = snprintf(text, sizeof text, "__kernel void w(");
+        for (int i = 0; i < nargs; ++i)
+            len += snprintf(text + len, sizeof text - len, "%s%s a%d", i ? ", " : "",
+                            i % 2 ? "ulong" : "__global int *", i);
+        len += snprintf(text + len, sizeof text - len,
+                        ") { if (get_global_id(0) == (size_t)-1) a0[0] = (int)a1; }");
+        const char *wsrc = text;
+        cl_program wp = clCreateProgramWithSource(ctx, 1, &wsrc, NULL, &err);
+        if (clBuildProgram(wp, 1, &dev, "", NULL, NULL) != CL_SUCCESS) return printf("build failed\n"), 1;
+        cl_kernel wk = clCreateKernel(wp, "w", &err);
+        for (int i = 0; i < nargs; ++i)
+            if (i % 2) clSetKernelArg(wk, i, 8, &u);
+            else clSetKernelArg(wk, i, sizeof a, &a);
+        char label[64];
+        snprintf(label, sizeof label, "NDRange, %d arguments, no event", nargs);
+        TIME(label, 16, (void)0, clEnqueueNDRangeKernel(q, wk, 1, NULL, &g, &l, 0, NULL, NULL));
+        clFinish(q);
+        clReleaseKernel(wk);
+        clReleaseProgram(wp);
+    }
     TIME("clEnqueueCopyBuffer 256 KiB, no event", 16, (void)0,
          clEnqueueCopyBuffer(q, a, c, 0, 0, 256 << 10, 0, NULL, NULL));
     TIME("clEnqueueFillBuffer 8 B, no event", 16, (void)0, {
