@@ -582,7 +582,10 @@ static void memo_case(const clscan_scan_desc *d, const cl_int *in, const unsigne
 
 static void memo(void)
 {
-    const size_t n = 20011;
+    /* (Several tiles; $CLSCAN_TEST_MAX_SIZE caps it, for runs under Oclgrind.) */
+    const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE");
+    const size_t cap = cap_text && *cap_text ? (size_t)strtoull(cap_text, NULL, 0) : SIZE_MAX;
+    const size_t n = cap < 1 ? 1 : cap < 20011 ? cap : 20011;
     const uint64_t seed = clscan_test_seed(20261128u);
     fprintf(stderr, "%s: memo: seed %llu\n", gd->name, (unsigned long long)seed);
     clscan_verify_rng rng = {seed};
