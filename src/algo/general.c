@@ -62,6 +62,14 @@ static int widens_to(clscan_type from, clscan_type to)
 }
 
 /* Checks the description and fills *g. */
+/* The OpenCL C names of a checked plan's scan type and input type (the prelude's). */
+static void plan_names(general_plan *g)
+{
+    const clscan_scan_desc *d = g->d;
+    g->out_name = d->type_name ? d->type_name : clscan__type_cl_name(d->type);
+    g->in_name = d->input_type_name ? d->input_type_name : g->out_name;
+}
+
 static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_desc *d,
                                 general_plan *g)
 {
@@ -109,14 +117,12 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
                          "desc->type_size is %zu: the size of \"%s\" must be a multiple of 4 "
                          "from 4 to %d bytes",
                          d->type_size, d->type_name, MAX_TYPE_SIZE);
-        g->out_name = d->type_name;
         g->out_size = d->type_size;
     } else {
         CLSCAN__RETURN_IF(ctx, !clscan__type_valid((int)d->type), CLSCAN_ERROR_INVALID_ARGUMENT,
                          "desc->type %d is not a clscan_type", (int)d->type);
         if (!d->combine && (s = clscan__check_type_op(ctx, d->type, d->op)) != CLSCAN_SUCCESS)
             return s;
-        g->out_name = clscan__type_cl_name(d->type);
         g->out_size = clscan_type_size(d->type);
         g->uses_double |= d->type == CLSCAN_DOUBLE;
     }
@@ -133,7 +139,6 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
                              d->input_type_name);
             g->in_size = d->input_type_size;
         }
-        g->in_name = d->input_type_name;
     } else if (d->input_type_name) {
         /* No transform: a library type the scan type holds without loss. */
         const int t = clscan__type_from_cl_name(d->input_type_name);
@@ -143,11 +148,9 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
                          "only a library type the scan type holds without loss converts "
                          "implicitly (int to long; uint to ulong or long; float to double)",
                          d->input_type_name);
-        g->in_name = d->input_type_name;
         g->in_size = clscan_type_size((clscan_type)t);
         g->widens = t != (int)d->type;
     } else {
-        g->in_name = g->out_name;
         g->in_size = g->out_size;
     }
     switch (d->segments) {
@@ -177,6 +180,7 @@ static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_des
                      "desc->compensated is set: compensated sums take no segments");
     CLSCAN__RETURN_IF(ctx, g->uses_double && !ctx->target.profile.fp64, CLSCAN_ERROR_UNSUPPORTED,
                      "device %s has no double precision (fp64)", ctx->target.profile.device_name);
+    plan_names(g);
     return CLSCAN_SUCCESS;
 }
 
@@ -250,12 +254,14 @@ static void desc_key(const clscan_scan_desc *d, clscan__scan_algo algo, general_
     g->key_len = len;
 }
 
-/* The OpenCL C names check_desc sets, for a plan taken from the memo. */
-static void plan_names(general_plan *g)
+/* Copies what check_desc settled about g into m. */
+static void memo_sizes(const general_plan *g, desc_memo *m)
 {
-    const clscan_scan_desc *d = g->d;
-    g->out_name = d->type_name ? d->type_name : clscan__type_cl_name(d->type);
-    g->in_name = d->input_type_name ? d->input_type_name : g->out_name;
+    m->out_size = g->out_size;
+    m->in_size = g->in_size;
+    m->seg_size = g->seg_size;
+    m->uses_double = g->uses_double;
+    m->widens = g->widens;
 }
 
 /* check_desc through the memo, with the key of the device's scan algorithm. */
@@ -278,11 +284,7 @@ static clscan_status plan_desc(clscan_context *ctx, const clscan_scan_desc *d, g
     clscan_status s = check_desc(ctx, d, g);
     if (s == CLSCAN_SUCCESS && g->key_len) {
         memset(&m, 0, sizeof m);
-        m.out_size = g->out_size;
-        m.in_size = g->in_size;
-        m.seg_size = g->seg_size;
-        m.uses_double = g->uses_double;
-        m.widens = g->widens;
+        memo_sizes(g, &m);
         clscan__memo_put(ctx, g->key, g->key_len, &m, sizeof m);
     }
     return s;
@@ -675,11 +677,7 @@ static void remember_shape(clscan_context *ctx, const general_plan *g, desc_memo
     const size_t plen = strlen(prelude) + 1;
     unsigned char *v = malloc(sizeof *m + plen);
     if (!v) return; /* (the next call formats it again) */
-    m->out_size = g->out_size;
-    m->in_size = g->in_size;
-    m->seg_size = g->seg_size;
-    m->uses_double = g->uses_double;
-    m->widens = g->widens;
+    memo_sizes(g, m);
     m->shaped = 1;
     desc_memo copy = *m;
     copy.cfg.prelude = NULL;
