@@ -5,7 +5,8 @@
  * sub-group match where the device has it), find where each digit's keys go by
  * decoupled look-back over the earlier tiles' per-digit counts, and write their keys
  * (and values) there through local memory. Built into sort programs with
- * CLSCAN_SORT_ONESWEEP 1 (cl/clscan_sort.cl defines the key types and digits). */
+ * CLSCAN_SORT_ONESWEEP 1, or 2 where each tile counts its keys' digits before it ranks
+ * them (cl/clscan_sort.cl defines the key types and digits). */
 /* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_SORT_ONESWEEP_CL
 #define CLSCAN_SORT_ONESWEEP_CL
@@ -18,6 +19,11 @@
 #if CLSCAN_SORT_ONESWEEP && CLSCAN_WG_SIZE > 1
 
 #define CLSCAN_OS_PASSES (CLSCAN_SORT_KEY_BITS / CLSCAN_SORT_BITS)
+/* 2: a tile counts its keys' digits by local atomics and publishes the counts before it
+ * ranks its keys, so that the tiles after it find them sooner; 1: the ranking counts
+ * them (no atomics). On the H200 the first is faster up to about 64 tiles a compute
+ * unit and the second beyond (docs/PERFORMANCE.md); src/algo/sort.c chooses. */
+#define CLSCAN_OS_EARLY_COUNTS (CLSCAN_SORT_ONESWEEP == 2)
 /* Keys are ranked by "warps" of CLSCAN_OS_WARP work-items: NVIDIA's warps, or groups
  * of consecutive work-items that local memory lets see each other's digits. */
 #if CLSCAN_WG_SIZE >= 32
@@ -259,6 +265,20 @@ void clscan_os_rank(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint first,
     }
 }
 
+/* The tile's keys ranked (clscan_os_rank): with warp ballots a full tile (all but the
+ * last) ranks without the checks of keys past n, and its matches take one ballot fewer. */
+void clscan_os_rank_tile(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint first, uint shift,
+                         __local uint *my_counts, uint lane CLSCAN_OS_RANK_PARAMS)
+{
+#if CLSCAN_OS_WARP_PTX
+    if (count == CLSCAN_TILE) {
+        clscan_os_rank(kr, rank, count, first, shift, my_counts, lane, 1);
+        return;
+    }
+#endif
+    clscan_os_rank(kr, rank, count, first, shift, my_counts, lane, 0 CLSCAN_OS_RANK_ARGS);
+}
+
 /* One pass of the sort, by the digit at `shift`: reads the keys of src[src_off, +n)
  * (and the values of vsrc at the same indices), writes them to dst (vdst) ordered
  * stably by the digit. In `work` (32-bit words from the offsets given): the histogram
@@ -325,15 +345,15 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
 #endif
     }
     __local uint *my_counts = warp_counts + warp * CLSCAN_SORT_RADIX;
-    /* The keys ranked within their warps first: the counts come with the ranks. With
-     * warp ballots a full tile (all but the last) ranks without the checks of keys past
-     * n, and its matches take one ballot fewer. */
-#if CLSCAN_OS_WARP_PTX
-    if (count == CLSCAN_TILE)
-        clscan_os_rank(kr, rank, count, first, shift, my_counts, lane, 1);
-    else
+#if CLSCAN_OS_EARLY_COUNTS
+    /* Each warp's keys of each digit counted first. */
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j)
+        if (first + j * CLSCAN_OS_WARP < count) atomic_inc(&my_counts[clscan_sort_digit(kr[j], shift)]);
+#else
+    /* The keys ranked within their warps first: the counts come with the ranks. */
+    clscan_os_rank_tile(kr, rank, count, first, shift, my_counts, lane CLSCAN_OS_RANK_ARGS);
 #endif
-        clscan_os_rank(kr, rank, count, first, shift, my_counts, lane, 0 CLSCAN_OS_RANK_ARGS);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Per digit: the warps' counts scanned in place (each warp's keys of the digit then
@@ -374,6 +394,11 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
         starts[CLSCAN_PAD(d)] = own[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     clscan_sort_scan_chunks(starts, CLSCAN_SORT_BINS_LOCAL / CLSCAN_WG_SIZE, scratch);
+#if CLSCAN_OS_EARLY_COUNTS
+    /* The keys ranked among the tile's keys of their digit: a warp's counter of a digit
+     * starts where the warp's keys of it start. */
+    clscan_os_rank_tile(kr, rank, count, first, shift, my_counts, lane CLSCAN_OS_RANK_ARGS);
+#endif
     /* The look-back as late as it can be: on the H100, looking back straight after
      * publishing was 5-8% slower with PTX status words (docs/PERFORMANCE.md). */
     if (t > 0) clscan_os_find_dests(st, in, n, t, shift, spins, hist_pass, silent, own, dest);
@@ -386,7 +411,11 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         if (first + j * CLSCAN_OS_WARP < count) {
             const uint d = clscan_sort_digit(kr[j], shift);
+#if CLSCAN_OS_EARLY_COUNTS
+            const uint p = starts[CLSCAN_PAD(d)] + rank[j];
+#else
             const uint p = starts[CLSCAN_PAD(d)] + warp_counts[warp * CLSCAN_SORT_RADIX + d] + rank[j];
+#endif
             keys[p] = kr[j];
 #if CLSCAN_SORT_VALUE_BYTES
             vals[p] = vr[j];

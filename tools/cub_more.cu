@@ -7,7 +7,9 @@
 // Usage: cub_more OP log2n...   OP: reduce (DeviceReduce::Sum of int32), bykey
 // (DeviceReduce::ReduceByKey, int32 add by int32 keys in runs of 1 to 24), rle
 // (DeviceRunLengthEncode::Encode of int32 in runs of 1 to 24, uint32 lengths), histogram
-// (DeviceHistogram::HistogramEven, int32 samples in [-128, 384), 256 bins over [0, 256)).
+// (DeviceHistogram::HistogramEven, int32 samples in [-128, 384), 256 bins over [0, 256)),
+// sortkB (DeviceRadixSort::SortKeys of random uint32 keys by their bits [0, B): B = 8 is
+// the histogram and one digit pass, each 8 more bits one pass more).
 // Prints "cub_OP n=2^K us=... copy_us=... K=...".
 // SPDX-License-Identifier: MIT
 #include <cub/cub.cuh>
@@ -45,7 +47,7 @@ static double now()
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: cub_more reduce|bykey|rle|histogram log2n...\n");
+        std::fprintf(stderr, "usage: cub_more reduce|bykey|rle|histogram|sortkB log2n...\n");
         return 2;
     }
     const char *op = argv[1];
@@ -62,7 +64,8 @@ int main(int argc, char **argv)
             keys[i] = key;
             left--;
             vals[i] = !std::strcmp(op, "histogram") ? (int32_t)(mix(i) % 512) - 128
-                                                    : (int32_t)(mix(i) & 0xff);
+                      : !std::strncmp(op, "sortk", 5) ? (int32_t)mix(i)
+                                                      : (int32_t)(mix(i) & 0xff);
         }
         int32_t *a, *b, *k, *o, *o2;
         uint64_t *cnt;
@@ -89,6 +92,9 @@ int main(int argc, char **argv)
                 cub::DeviceRunLengthEncode::Encode(t, x, a, o, (uint32_t *)o2, cnt, (int64_t)n);
             else if (!std::strcmp(op, "histogram"))
                 cub::DeviceHistogram::HistogramEven(t, x, a, o, 257, 0, 256, (int64_t)n);
+            else if (!std::strncmp(op, "sortk", 5) && std::atoi(op + 5) > 0)
+                cub::DeviceRadixSort::SortKeys(t, x, (uint32_t *)a, (uint32_t *)o, (int64_t)n, 0,
+                                               std::atoi(op + 5));
             else {
                 std::fprintf(stderr, "cub_more: unknown op %s\n", op);
                 std::exit(2);

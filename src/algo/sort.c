@@ -124,10 +124,17 @@ static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan_
            clscan__scan_local_bytes(&one, p) + 2 * cfg->wg_size * 4;
 }
 
+/* Passes of at most this many tiles a compute unit count each tile's digits before
+ * ranking its keys (cl/clscan_sort_onesweep.cl, CLSCAN_SORT_ONESWEEP 2); longer ones
+ * count them while ranking (1). Measured on the H200 (docs/PERFORMANCE.md, fourteenth
+ * session): counting first took 23% off a pass of 683 tiles, 3% off 5461, the same at
+ * 10923, 3.5% more at 21845 (132 compute units). */
+#define ONESWEEP_EARLY_TILES_PER_CU 64
+
 /* Turns the sort shape in *cfg into the one-sweep one where the device's choice and n
- * allow: work-groups of 256 (or the device's largest power of two below), 20 keys per
+ * allow: work-groups of 256 (or the device's largest power of two below), 24 keys per
  * work-item (16 where a key and its value take 8 bytes, 8 above), halved until local
- * memory holds them. Leaves *cfg alone otherwise. */
+ * memory holds them; counts first for passes of few tiles. Leaves *cfg alone otherwise. */
 static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_config *cfg)
 {
     if (p->sort_algo != CLSCAN__SORT_ONESWEEP || n >= ONESWEEP_MAX_N) return;
@@ -144,10 +151,13 @@ static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_co
         os.sg_width = (cl_uint)os.wg_size;
     }
     const size_t item_bytes = clscan_type_size(os.elem_type) + os.value_bytes;
-    os.items = item_bytes <= 4 ? 20 : item_bytes <= 8 ? 16 : 8; /* measured: PERFORMANCE.md */
+    os.items = item_bytes <= 4 ? 24 : item_bytes <= 8 ? 16 : 8; /* measured: PERFORMANCE.md */
     const cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
     while (onesweep_local_bytes(&os, p) > budget && os.items > 1) os.items /= 2;
     if (onesweep_local_bytes(&os, p) > budget) return;
+    const cl_ulong tile = (cl_ulong)os.wg_size * os.items;
+    os.sort_onesweep = (n + tile - 1) / tile <= (cl_ulong)ONESWEEP_EARLY_TILES_PER_CU * p->compute_units
+                           ? 2 : 1;
     *cfg = os;
 }
 

@@ -72,7 +72,8 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
         {"CLSCAN_SORT_KEY_ID", (unsigned long)cfg->elem_type, cfg->kind == CLSCAN__PROGRAM_SORT},
         {"CLSCAN_SORT_VALUE_BYTES", (unsigned long)cfg->value_bytes,
          cfg->kind == CLSCAN__PROGRAM_SORT},
-        {"CLSCAN_SORT_ONESWEEP", 1, cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep},
+        {"CLSCAN_SORT_ONESWEEP", (unsigned long)cfg->sort_onesweep,
+         cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep},
         {"CLSCAN_SORT_LB_TEST", (unsigned long)cfg->lb_test,
          cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep && cfg->lb_test},
         /* A histogram program's samples, bins and local counters (cl/clscan_histogram.cl). */
