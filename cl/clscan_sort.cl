@@ -163,6 +163,53 @@ void clscan_sort_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
     const ulong groups = get_num_groups(0), g = get_group_id(0);
     CLSCAN_SORT_POINTERS();
     CLSCAN_SORT_GROUP_TILES(n, tiles_per_group, first, end);
+    /* A pass in which every key has the same digit (keys whose upper bytes do not vary)
+     * moves no key: the group copies its keys where they are. The scanned counts tell:
+     * no key before the digit of the group's first key, all n up to it. (The same for
+     * every work-item of the group: none waits at a barrier below.) */
+    {
+        const ulong from = first * CLSCAN_TILE, stop = min(end * CLSCAN_TILE, n);
+        const uint d0 = clscan_sort_digit(in[from], shift);
+        const CLSCAN_T upto = d0 + 1 < CLSCAN_SORT_RADIX ? counts[counts_off + (d0 + 1) * groups]
+                                                        : (CLSCAN_T)n;
+        if (counts[counts_off + d0 * groups] == 0 && upto == (CLSCAN_T)n) {
+#if CLSCAN_WG_SIZE == 1
+            for (ulong i = from; i < stop; ++i) {
+                out[i] = in[i];
+#if CLSCAN_SORT_VALUE_BYTES
+                vout[i] = vin[i];
+#endif
+            }
+#else
+            /* A tile at a time, its loads in flight together. */
+            for (ulong base = from; base < stop; base += CLSCAN_TILE) {
+                CLSCAN_SORT_K kc[CLSCAN_ITEMS];
+#if CLSCAN_SORT_VALUE_BYTES
+                CLSCAN_SORT_V vc[CLSCAN_ITEMS];
+#endif
+                for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+                    const ulong i = base + j * CLSCAN_WG_SIZE + lid;
+                    if (i < stop) {
+                        kc[j] = in[i];
+#if CLSCAN_SORT_VALUE_BYTES
+                        vc[j] = vin[i];
+#endif
+                    }
+                }
+                for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+                    const ulong i = base + j * CLSCAN_WG_SIZE + lid;
+                    if (i < stop) {
+                        out[i] = kc[j];
+#if CLSCAN_SORT_VALUE_BYTES
+                        vout[i] = vc[j];
+#endif
+                    }
+                }
+            }
+#endif
+            return;
+        }
+    }
     /* Where the group's next key of each digit goes. */
     __local CLSCAN_T next[CLSCAN_SORT_RADIX];
     for (uint d = lid; d < CLSCAN_SORT_RADIX; d += CLSCAN_WG_SIZE)
