@@ -164,52 +164,14 @@ void clscan_sort_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
     CLSCAN_SORT_POINTERS();
     CLSCAN_SORT_GROUP_TILES(n, tiles_per_group, first, end);
     /* A pass in which every key has the same digit (keys whose upper bytes do not vary)
-     * moves no key: the group copies its keys where they are. The scanned counts tell:
-     * no key before the digit of the group's first key, all n up to it. (The same for
-     * every work-item of the group: none waits at a barrier below.) */
-    {
-        const ulong from = first * CLSCAN_TILE, stop = min(end * CLSCAN_TILE, n);
-        const uint d0 = clscan_sort_digit(in[from], shift);
-        const CLSCAN_T upto = d0 + 1 < CLSCAN_SORT_RADIX ? counts[counts_off + (d0 + 1) * groups]
-                                                        : (CLSCAN_T)n;
-        if (counts[counts_off + d0 * groups] == 0 && upto == (CLSCAN_T)n) {
-#if CLSCAN_WG_SIZE == 1
-            for (ulong i = from; i < stop; ++i) {
-                out[i] = in[i];
-#if CLSCAN_SORT_VALUE_BYTES
-                vout[i] = vin[i];
-#endif
-            }
-#else
-            /* A tile at a time, its loads in flight together. */
-            for (ulong base = from; base < stop; base += CLSCAN_TILE) {
-                CLSCAN_SORT_K kc[CLSCAN_ITEMS];
-#if CLSCAN_SORT_VALUE_BYTES
-                CLSCAN_SORT_V vc[CLSCAN_ITEMS];
-#endif
-                for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
-                    const ulong i = base + j * CLSCAN_WG_SIZE + lid;
-                    if (i < stop) {
-                        kc[j] = in[i];
-#if CLSCAN_SORT_VALUE_BYTES
-                        vc[j] = vin[i];
-#endif
-                    }
-                }
-                for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
-                    const ulong i = base + j * CLSCAN_WG_SIZE + lid;
-                    if (i < stop) {
-                        out[i] = kc[j];
-#if CLSCAN_SORT_VALUE_BYTES
-                        vout[i] = vc[j];
-#endif
-                    }
-                }
-            }
-#endif
-            return;
-        }
-    }
+     * moves no key: the group then writes each key where it was, without ranking. The
+     * scanned counts tell: no key before the digit of the group's first key, all n up
+     * to it. (The same for every work-item of the group: all or none skip the ranking's
+     * barriers.) */
+    const uint d0 = clscan_sort_digit(in[first * CLSCAN_TILE], shift);
+    const int whole = counts[counts_off + d0 * groups] == 0 &&
+                      (d0 + 1 < CLSCAN_SORT_RADIX ? counts[counts_off + (d0 + 1) * groups]
+                                                  : (CLSCAN_T)n) == (CLSCAN_T)n;
     /* Where the group's next key of each digit goes. */
     __local CLSCAN_T next[CLSCAN_SORT_RADIX];
     for (uint d = lid; d < CLSCAN_SORT_RADIX; d += CLSCAN_WG_SIZE)
@@ -218,6 +180,15 @@ void clscan_sort_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
     /* One work-item walks its run of keys in order: each goes to the next slot of its
      * digit, which is stable by construction. */
     const ulong stop = min(end * CLSCAN_TILE, n);
+    if (whole) {
+        for (ulong i = first * CLSCAN_TILE; i < stop; ++i) {
+            out[i] = in[i];
+#if CLSCAN_SORT_VALUE_BYTES
+            vout[i] = vin[i];
+#endif
+        }
+        return;
+    }
     for (ulong i = first * CLSCAN_TILE; i < stop; ++i) {
         const CLSCAN_SORT_K k = in[i];
         const uint d = clscan_sort_digit(k, shift);
@@ -267,71 +238,74 @@ void clscan_sort_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        const uint mine = lid * CLSCAN_ITEMS;
-        for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
-            if (mine + j < count) {
-                kr[j] = keys[CLSCAN_PAD(mine + j)];
-#if CLSCAN_SORT_VALUE_BYTES
-                vr[j] = vals[CLSCAN_PAD(mine + j)];
-#endif
-                atomic_inc(&bins[CLSCAN_PAD(clscan_sort_digit(kr[j], shift))]);
-            } else {
-                kr[j] = 0;
-#if CLSCAN_SORT_VALUE_BYTES
-                vr[j] = 0;
-#endif
-            }
-        }
-        for (uint sub = 0; sub < CLSCAN_SORT_SUBS; ++sub) {
-            const uint sub_shift = shift + sub * CLSCAN_SORT_SUB_BITS;
-            /* (The last reads of the matrix, by the previous sub-pass's scan and
-             * writes, are behind a barrier; the column is this work-item's own.) */
-            for (uint s = 0; s < CLSCAN_SORT_SUB_RADIX; ++s)
-                matrix[CLSCAN_PAD(s * CLSCAN_WG_SIZE + lid)] = 0;
+        if (!whole) {
+            const uint mine = lid * CLSCAN_ITEMS;
             for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
-                const uint s = mine + j < count
-                                   ? (uint)(clscan_sort_ordered(kr[j]) >> sub_shift) &
-                                         (CLSCAN_SORT_SUB_RADIX - 1u)
-                                   : CLSCAN_SORT_SUB_RADIX - 1u;
-                ++matrix[CLSCAN_PAD(s * CLSCAN_WG_SIZE + lid)];
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            clscan_sort_scan_chunks(matrix, CLSCAN_SORT_SUB_RADIX, scratch);
-            for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
-                const uint s = mine + j < count
-                                   ? (uint)(clscan_sort_ordered(kr[j]) >> sub_shift) &
-                                         (CLSCAN_SORT_SUB_RADIX - 1u)
-                                   : CLSCAN_SORT_SUB_RADIX - 1u;
-                const uint p = matrix[CLSCAN_PAD(s * CLSCAN_WG_SIZE + lid)]++;
-                keys[CLSCAN_PAD(p)] = kr[j];
-#if CLSCAN_SORT_VALUE_BYTES
-                vals[CLSCAN_PAD(p)] = vr[j];
-#endif
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (sub + 1 < CLSCAN_SORT_SUBS) {
-                /* (The real keys are at [0, count) again: padding sorts last.) */
-                for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+                if (mine + j < count) {
                     kr[j] = keys[CLSCAN_PAD(mine + j)];
-#if CLSCAN_SORT_VALUE_BYTES
+    #if CLSCAN_SORT_VALUE_BYTES
                     vr[j] = vals[CLSCAN_PAD(mine + j)];
-#endif
+    #endif
+                    atomic_inc(&bins[CLSCAN_PAD(clscan_sort_digit(kr[j], shift))]);
+                } else {
+                    kr[j] = 0;
+    #if CLSCAN_SORT_VALUE_BYTES
+                    vr[j] = 0;
+    #endif
                 }
-                /* (No barrier: keys are written again only after the scan's.) */
             }
+            for (uint sub = 0; sub < CLSCAN_SORT_SUBS; ++sub) {
+                const uint sub_shift = shift + sub * CLSCAN_SORT_SUB_BITS;
+                /* (The last reads of the matrix, by the previous sub-pass's scan and
+                 * writes, are behind a barrier; the column is this work-item's own.) */
+                for (uint s = 0; s < CLSCAN_SORT_SUB_RADIX; ++s)
+                    matrix[CLSCAN_PAD(s * CLSCAN_WG_SIZE + lid)] = 0;
+                for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+                    const uint s = mine + j < count
+                                       ? (uint)(clscan_sort_ordered(kr[j]) >> sub_shift) &
+                                             (CLSCAN_SORT_SUB_RADIX - 1u)
+                                       : CLSCAN_SORT_SUB_RADIX - 1u;
+                    ++matrix[CLSCAN_PAD(s * CLSCAN_WG_SIZE + lid)];
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                clscan_sort_scan_chunks(matrix, CLSCAN_SORT_SUB_RADIX, scratch);
+                for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+                    const uint s = mine + j < count
+                                       ? (uint)(clscan_sort_ordered(kr[j]) >> sub_shift) &
+                                             (CLSCAN_SORT_SUB_RADIX - 1u)
+                                       : CLSCAN_SORT_SUB_RADIX - 1u;
+                    const uint p = matrix[CLSCAN_PAD(s * CLSCAN_WG_SIZE + lid)]++;
+                    keys[CLSCAN_PAD(p)] = kr[j];
+    #if CLSCAN_SORT_VALUE_BYTES
+                    vals[CLSCAN_PAD(p)] = vr[j];
+    #endif
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (sub + 1 < CLSCAN_SORT_SUBS) {
+                    /* (The real keys are at [0, count) again: padding sorts last.) */
+                    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+                        kr[j] = keys[CLSCAN_PAD(mine + j)];
+    #if CLSCAN_SORT_VALUE_BYTES
+                        vr[j] = vals[CLSCAN_PAD(mine + j)];
+    #endif
+                    }
+                    /* (No barrier: keys are written again only after the scan's.) */
+                }
+            }
+            /* The tile's digit starts: bins scanned into starts. */
+            for (uint d = lid; d < CLSCAN_SORT_BINS_LOCAL; d += CLSCAN_WG_SIZE)
+                starts[CLSCAN_PAD(d)] = bins[CLSCAN_PAD(d)];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            clscan_sort_scan_chunks(starts, CLSCAN_SORT_BINS_LOCAL / CLSCAN_WG_SIZE, scratch);
         }
-        /* The tile's digit starts: bins scanned into starts. */
-        for (uint d = lid; d < CLSCAN_SORT_BINS_LOCAL; d += CLSCAN_WG_SIZE)
-            starts[CLSCAN_PAD(d)] = bins[CLSCAN_PAD(d)];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        clscan_sort_scan_chunks(starts, CLSCAN_SORT_BINS_LOCAL / CLSCAN_WG_SIZE, scratch);
         /* Consecutive work-items write consecutive keys of a digit's run. */
         for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
             const uint p = j * CLSCAN_WG_SIZE + lid;
             if (p < count) {
                 const CLSCAN_SORT_K k = keys[CLSCAN_PAD(p)];
                 const uint d = clscan_sort_digit(k, shift);
-                const CLSCAN_T at = next[d] + (CLSCAN_T)(p - starts[CLSCAN_PAD(d)]);
+                const CLSCAN_T at = whole ? (CLSCAN_T)(base + p)
+                                          : next[d] + (CLSCAN_T)(p - starts[CLSCAN_PAD(d)]);
                 out[at] = k;
 #if CLSCAN_SORT_VALUE_BYTES
                 vout[at] = vals[CLSCAN_PAD(p)];
