@@ -243,15 +243,15 @@ void clscan_sort_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
             for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
                 if (mine + j < count) {
                     kr[j] = keys[CLSCAN_PAD(mine + j)];
-    #if CLSCAN_SORT_VALUE_BYTES
+#if CLSCAN_SORT_VALUE_BYTES
                     vr[j] = vals[CLSCAN_PAD(mine + j)];
-    #endif
+#endif
                     atomic_inc(&bins[CLSCAN_PAD(clscan_sort_digit(kr[j], shift))]);
                 } else {
                     kr[j] = 0;
-    #if CLSCAN_SORT_VALUE_BYTES
+#if CLSCAN_SORT_VALUE_BYTES
                     vr[j] = 0;
-    #endif
+#endif
                 }
             }
             for (uint sub = 0; sub < CLSCAN_SORT_SUBS; ++sub) {
@@ -276,18 +276,18 @@ void clscan_sort_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
                                        : CLSCAN_SORT_SUB_RADIX - 1u;
                     const uint p = matrix[CLSCAN_PAD(s * CLSCAN_WG_SIZE + lid)]++;
                     keys[CLSCAN_PAD(p)] = kr[j];
-    #if CLSCAN_SORT_VALUE_BYTES
+#if CLSCAN_SORT_VALUE_BYTES
                     vals[CLSCAN_PAD(p)] = vr[j];
-    #endif
+#endif
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
                 if (sub + 1 < CLSCAN_SORT_SUBS) {
                     /* (The real keys are at [0, count) again: padding sorts last.) */
                     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
                         kr[j] = keys[CLSCAN_PAD(mine + j)];
-    #if CLSCAN_SORT_VALUE_BYTES
+#if CLSCAN_SORT_VALUE_BYTES
                         vr[j] = vals[CLSCAN_PAD(mine + j)];
-    #endif
+#endif
                     }
                     /* (No barrier: keys are written again only after the scan's.) */
                 }

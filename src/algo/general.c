@@ -61,7 +61,6 @@ static int widens_to(clscan_type from, clscan_type to)
            (from == CLSCAN_FLOAT && to == CLSCAN_DOUBLE);
 }
 
-/* Checks the description and fills *g. */
 /* The OpenCL C names of a checked plan's scan type and input type (the prelude's). */
 static void plan_names(general_plan *g)
 {
@@ -70,6 +69,7 @@ static void plan_names(general_plan *g)
     g->in_name = d->input_type_name ? d->input_type_name : g->out_name;
 }
 
+/* Checks the description and fills *g. */
 static clscan_status check_desc(const clscan_context *ctx, const clscan_scan_desc *d,
                                 general_plan *g)
 {
