@@ -1,12 +1,12 @@
 /* clscan_sort_onesweep.cl - the one-sweep radix sort (after Adinets and Merrill, 2022):
  * clscan_sort_os_histogram counts the digits of every pass in one read of the keys;
  * then each pass is one launch of clscan_sort_os_pass, whose tiles take tickets in the
- * order they start, rank their keys by the pass's digit in local memory (stably: by
- * sub-group match where the device has it), find where each digit's keys go by
- * decoupled look-back over the earlier tiles' per-digit counts, and write their keys
- * (and values) there through local memory. Built into sort programs with
- * CLSCAN_SORT_ONESWEEP 1, or 2 where each tile counts its keys' digits before it ranks
- * them (cl/clscan_sort.cl defines the key types and digits). */
+ * order they start, count their keys' digits and publish the counts, rank their keys
+ * by the pass's digit in local memory (stably: by warp where the device has NVIDIA's),
+ * find where each digit's keys go by decoupled look-back over the earlier tiles'
+ * per-digit counts, and write their keys (and values) there through local memory.
+ * Built into sort programs with CLSCAN_SORT_ONESWEEP 1 (cl/clscan_sort.cl defines the
+ * key types and digits). */
 /* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_SORT_ONESWEEP_CL
 #define CLSCAN_SORT_ONESWEEP_CL
@@ -19,11 +19,6 @@
 #if CLSCAN_SORT_ONESWEEP && CLSCAN_WG_SIZE > 1
 
 #define CLSCAN_OS_PASSES (CLSCAN_SORT_KEY_BITS / CLSCAN_SORT_BITS)
-/* 2: a tile counts its keys' digits by local atomics and publishes the counts before it
- * ranks its keys, so that the tiles after it find them sooner; 1: the ranking counts
- * them (no atomics). On the H200 the first is faster up to about 64 tiles a compute
- * unit and the second beyond (docs/PERFORMANCE.md); src/algo/sort.c chooses. */
-#define CLSCAN_OS_EARLY_COUNTS (CLSCAN_SORT_ONESWEEP == 2)
 /* Keys are ranked by "warps" of CLSCAN_OS_WARP work-items: NVIDIA's warps, or groups
  * of consecutive work-items that local memory lets see each other's digits. */
 #if CLSCAN_WG_SIZE >= 32
@@ -114,19 +109,14 @@ void clscan_sort_os_histogram(__global const CLSCAN_SORT_K *src, ulong src_off, 
 }
 
 #if CLSCAN_OS_WARP_PTX
-/* The lanes of this warp whose x (below 2^bits) equals this lane's: one ballot per bit
- * (measured faster than match.any.sync on the H100: docs/PERFORMANCE.md). bits is 8
- * where every lane holds a key and 9 where some take digit RADIX (none). */
-uint clscan_os_match(uint x, uint bits)
-{
-    uint m = 0xffffffffu;
-#pragma unroll
-    for (uint b = 0; b < bits; ++b) {
-        const uint bit = (x >> b) & 1u, set = clscan_sg_ballot(bit);
-        m &= bit ? set : ~set;
-    }
-    return m;
-}
+/* A warp finds the lanes whose keys share a lane's digit by setting each lane's bit in
+ * the warp's word of the digit in local memory (RADIX + 1 words a warp, the last for
+ * keys past n) and reading the word back once all have set theirs: on the H200, 8-10%
+ * faster a pass than a ballot per bit of the digit (docs/PERFORMANCE.md). The words of
+ * all warps lie in the tile's local memory for keys where it holds them (keys go there
+ * after they are ranked). */
+#define CLSCAN_OS_MATCH_WORDS (CLSCAN_OS_WARPS * (CLSCAN_SORT_RADIX + 1))
+#define CLSCAN_OS_MATCH_IN_KEYS (CLSCAN_TILE * (CLSCAN_SORT_KEY_BITS / 32) >= CLSCAN_OS_MATCH_WORDS)
 /* x of lane `src` of this warp. */
 uint clscan_os_shfl(uint x, uint src)
 {
@@ -210,8 +200,9 @@ void clscan_os_find_dests(__global uint *st, __global const CLSCAN_SORT_K *in, u
  * plus the warp's keys of the digit before it, in input order; counts[d] goes up by the
  * warp's keys of d. */
 #if CLSCAN_OS_WARP_PTX
-#define CLSCAN_OS_RANK_PARAMS
-#define CLSCAN_OS_RANK_ARGS
+/* masks: the warp's match words, at zero, left at zero. */
+#define CLSCAN_OS_RANK_PARAMS , __local uint *masks
+#define CLSCAN_OS_RANK_ARGS , masks
 #else
 #define CLSCAN_OS_RANK_PARAMS , __local uint *lane_digit, __local uint *lane_base, uint lid, uint warp
 #define CLSCAN_OS_RANK_ARGS , lane_digit, lane_base, lid, warp
@@ -230,7 +221,9 @@ void clscan_os_rank(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint first,
         const uint valid = full || first + j * CLSCAN_OS_WARP < count;
         const uint d = valid ? clscan_sort_digit(kr[j], shift) : CLSCAN_SORT_RADIX;
 #if CLSCAN_OS_WARP_PTX
-        const uint peers = clscan_os_match(d, full ? CLSCAN_SORT_BITS : CLSCAN_SORT_BITS + 1);
+        atomic_or(&masks[d], 1u << lane);
+        clscan_os_warp_sync();
+        const uint peers = masks[d];
         const uint below = peers & ((1u << lane) - 1u);
         const uint leader = 31u - clz(peers & (0u - peers)); /* the lowest peer */
         uint old = 0;
@@ -238,7 +231,10 @@ void clscan_os_rank(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint first,
             old = my_counts[d];
             my_counts[d] = old + popcount(peers);
         }
+        /* (Every lane has read its word when the shuffle, which waits for them all,
+         * returns: the lowest peer then sets the word back to zero.) */
         old = clscan_os_shfl(old, leader);
+        if (below == 0) masks[d] = 0;
         clscan_os_warp_sync();
         rank[j] = old + popcount(below);
 #else
@@ -265,14 +261,14 @@ void clscan_os_rank(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint first,
     }
 }
 
-/* The tile's keys ranked (clscan_os_rank): with warp ballots a full tile (all but the
- * last) ranks without the checks of keys past n, and its matches take one ballot fewer. */
+/* The tile's keys ranked (clscan_os_rank): with NVIDIA's warps a full tile (all but the
+ * last) ranks without the checks of keys past n. */
 void clscan_os_rank_tile(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint first, uint shift,
                          __local uint *my_counts, uint lane CLSCAN_OS_RANK_PARAMS)
 {
 #if CLSCAN_OS_WARP_PTX
     if (count == CLSCAN_TILE) {
-        clscan_os_rank(kr, rank, count, first, shift, my_counts, lane, 1);
+        clscan_os_rank(kr, rank, count, first, shift, my_counts, lane, 1 CLSCAN_OS_RANK_ARGS);
         return;
     }
 #endif
@@ -298,8 +294,8 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
 #if CLSCAN_SORT_VALUE_BYTES
     __local CLSCAN_SORT_V vals[CLSCAN_TILE];
 #endif
-    /* Per warp and digit: the warp's keys of the digit ranked so far, then (scanned
-     * over the warps) the keys of the digit in earlier warps. */
+    /* Per warp and digit: the warp's keys of the digit, then (scanned over the warps)
+     * the keys of the digit in earlier warps, plus the warp's keys of it ranked so far. */
     __local uint warp_counts[CLSCAN_OS_WARPS * CLSCAN_SORT_RADIX];
     __local uint starts[CLSCAN_PADDED(CLSCAN_SORT_BINS_LOCAL)]; /* the tile's digit starts */
     __local uint dest[CLSCAN_SORT_RADIX]; /* output index of a sorted position, less it */
@@ -308,6 +304,10 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
 #if !CLSCAN_OS_WARP_PTX
     __local uint lane_digit[CLSCAN_WG_SIZE];
     __local uint lane_base[CLSCAN_WG_SIZE];
+#elif CLSCAN_OS_MATCH_IN_KEYS
+    __local uint *match_words = (__local uint *)keys;
+#else
+    __local uint match_words[CLSCAN_OS_MATCH_WORDS];
 #endif
     __global const uint *hist_pass = work + hist_off;
     __global uint *ticket = work + ticket_off;
@@ -317,6 +317,9 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
     if (lid == 0) tile_id = atomic_inc(ticket);
     for (uint i = lid; i < CLSCAN_OS_WARPS * CLSCAN_SORT_RADIX; i += CLSCAN_WG_SIZE)
         warp_counts[i] = 0;
+#if CLSCAN_OS_WARP_PTX
+    for (uint i = lid; i < CLSCAN_OS_MATCH_WORDS; i += CLSCAN_WG_SIZE) match_words[i] = 0;
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     const ulong t = tile_id;
     const ulong base = t * CLSCAN_TILE;
@@ -345,15 +348,14 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
 #endif
     }
     __local uint *my_counts = warp_counts + warp * CLSCAN_SORT_RADIX;
-#if CLSCAN_OS_EARLY_COUNTS
-    /* Each warp's keys of each digit counted first. */
+#if CLSCAN_OS_WARP_PTX
+    __local uint *masks = match_words + warp * (CLSCAN_SORT_RADIX + 1);
+#endif
+    /* Each warp's keys of each digit counted first (CUB's order: the tiles after this
+     * one then find its counts without waiting for its ranking). */
 #pragma unroll
     for (uint j = 0; j < CLSCAN_ITEMS; ++j)
         if (first + j * CLSCAN_OS_WARP < count) atomic_inc(&my_counts[clscan_sort_digit(kr[j], shift)]);
-#else
-    /* The keys ranked within their warps first: the counts come with the ranks. */
-    clscan_os_rank_tile(kr, rank, count, first, shift, my_counts, lane CLSCAN_OS_RANK_ARGS);
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Per digit: the warps' counts scanned in place (each warp's keys of the digit then
@@ -394,10 +396,11 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
         starts[CLSCAN_PAD(d)] = own[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     clscan_sort_scan_chunks(starts, CLSCAN_SORT_BINS_LOCAL / CLSCAN_WG_SIZE, scratch);
-#if CLSCAN_OS_EARLY_COUNTS
     /* The keys ranked among the tile's keys of their digit: a warp's counter of a digit
      * starts where the warp's keys of it start. */
     clscan_os_rank_tile(kr, rank, count, first, shift, my_counts, lane CLSCAN_OS_RANK_ARGS);
+#if CLSCAN_OS_MATCH_IN_KEYS
+    barrier(CLK_LOCAL_MEM_FENCE); /* every warp's matches done before keys go there */
 #endif
     /* The look-back as late as it can be: on the H100, looking back straight after
      * publishing was 5-8% slower with PTX status words (docs/PERFORMANCE.md). */
@@ -411,11 +414,7 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         if (first + j * CLSCAN_OS_WARP < count) {
             const uint d = clscan_sort_digit(kr[j], shift);
-#if CLSCAN_OS_EARLY_COUNTS
             const uint p = starts[CLSCAN_PAD(d)] + rank[j];
-#else
-            const uint p = starts[CLSCAN_PAD(d)] + warp_counts[warp * CLSCAN_SORT_RADIX + d] + rank[j];
-#endif
             keys[p] = kr[j];
 #if CLSCAN_SORT_VALUE_BYTES
             vals[p] = vr[j];

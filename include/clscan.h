@@ -1253,10 +1253,8 @@ CLSCAN_API clscan_status clscan_compact(clscan_context *ctx, cl_command_queue qu
  * scratch that would exceed the device's largest allocation
  * (CL_DEVICE_MAX_MEM_ALLOC_SIZE) is refused with CLSCAN_ERROR_OUT_OF_RESOURCES. The
  * first call for a (key type, value size) builds the sort's program (three-step: and
- * the scan's program for the counts if no call built it yet; one-sweep: one program
- * for sorts of at most 64 tiles a compute unit, whose tiles count their digits before
- * ranking them, and another the first time a larger sort comes); clscan_context_warm
- * does not build the sort programs.
+ * the scan's program for the counts if no call built it yet); clscan_context_warm does
+ * not build the sort programs.
  *
  * Events, wait lists, queues and threads as for the scans: the call returns once the
  * work is enqueued, never blocks, and *event (if not NULL) completes when the outputs

@@ -793,7 +793,6 @@ START_TEST(test_cl_files_compile_alone)
                  {"clscan_select_tile.cl", ""}, {"clscan_select.cl", ""},
                  {"clscan_clear.cl", ""},       {"clscan_sort.cl", ""},
                  {"clscan_sort_onesweep.cl", " -D CLSCAN_SORT_ONESWEEP=1"},
-                 {"clscan_sort_onesweep.cl", " -D CLSCAN_SORT_ONESWEEP=2"},
                  {"clscan_histogram.cl", ""},
                  {"clscan_histogram.cl", " -D CLSCAN_HIST_SAMPLE_ID=3 -D CLSCAN_HIST_MODE=2"}};
     /* Defaults, then the sub-group work-group scan for an 8-byte type and a bitwise op. */

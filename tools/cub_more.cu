@@ -9,7 +9,9 @@
 // (DeviceRunLengthEncode::Encode of int32 in runs of 1 to 24, uint32 lengths), histogram
 // (DeviceHistogram::HistogramEven, int32 samples in [-128, 384), 256 bins over [0, 256)),
 // sortkB (DeviceRadixSort::SortKeys of random uint32 keys by their bits [0, B): B = 8 is
-// the histogram and one digit pass, each 8 more bits one pass more).
+// the histogram and one digit pass, each 8 more bits one pass more), sort64 and sortf
+// (DeviceRadixSort::SortKeys of int64 and float keys of random bits, as clscan-bench's
+// sort rows; their copy moves the same bytes).
 // Prints "cub_OP n=2^K us=... copy_us=... K=...".
 // SPDX-License-Identifier: MIT
 #include <cub/cub.cuh>
@@ -47,13 +49,14 @@ static double now()
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: cub_more reduce|bykey|rle|histogram|sortkB log2n...\n");
+        std::fprintf(stderr, "usage: cub_more reduce|bykey|rle|histogram|sortkB|sort64|sortf log2n...\n");
         return 2;
     }
     const char *op = argv[1];
     for (int ai = 2; ai < argc; ai++) {
         const int lg = std::atoi(argv[ai]);
-        const size_t n = (size_t)1 << lg, bytes = n * 4;
+        const int wide = !std::strcmp(op, "sort64");
+        const size_t n = (size_t)1 << lg, bytes = n * (wide ? 8 : 4);
         std::vector<int32_t> vals(n), keys(n);
         int32_t key = 0;
         for (size_t i = 0, left = 0; i < n; i++) {
@@ -64,8 +67,8 @@ int main(int argc, char **argv)
             keys[i] = key;
             left--;
             vals[i] = !std::strcmp(op, "histogram") ? (int32_t)(mix(i) % 512) - 128
-                      : !std::strncmp(op, "sortk", 5) ? (int32_t)mix(i)
-                                                      : (int32_t)(mix(i) & 0xff);
+                      : !std::strncmp(op, "sort", 4) ? (int32_t)mix(i)
+                                                     : (int32_t)(mix(i) & 0xff);
         }
         int32_t *a, *b, *k, *o, *o2;
         uint64_t *cnt;
@@ -75,9 +78,14 @@ int main(int argc, char **argv)
         CK(cudaMalloc(&o, bytes));
         CK(cudaMalloc(&o2, bytes));
         CK(cudaMalloc(&cnt, 8));
-        const int32_t *src = !std::strcmp(op, "rle") ? keys.data() : vals.data();
+        std::vector<int64_t> wide_keys(wide ? n : 0);
+        for (size_t i = 0; i < wide_keys.size(); i++)
+            wide_keys[i] = (int64_t)((uint64_t)mix(i) << 32 | mix(i + (1ull << 40)));
+        const void *src = wide ? (const void *)wide_keys.data()
+                          : !std::strcmp(op, "rle") ? (const void *)keys.data()
+                                                    : (const void *)vals.data();
         CK(cudaMemcpy(a, src, bytes, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(k, keys.data(), bytes, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(k, keys.data(), n * 4, cudaMemcpyHostToDevice));
         void *tmp = nullptr;
         size_t tb = 0;
         auto run = [&](bool size_only) {
@@ -95,6 +103,10 @@ int main(int argc, char **argv)
             else if (!std::strncmp(op, "sortk", 5) && std::atoi(op + 5) > 0)
                 cub::DeviceRadixSort::SortKeys(t, x, (uint32_t *)a, (uint32_t *)o, (int64_t)n, 0,
                                                std::atoi(op + 5));
+            else if (wide)
+                cub::DeviceRadixSort::SortKeys(t, x, (int64_t *)a, (int64_t *)o, (int64_t)n);
+            else if (!std::strcmp(op, "sortf"))
+                cub::DeviceRadixSort::SortKeys(t, x, (float *)a, (float *)o, (int64_t)n);
             else {
                 std::fprintf(stderr, "cub_more: unknown op %s\n", op);
                 std::exit(2);

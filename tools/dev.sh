@@ -148,23 +148,16 @@ run_oclgrind() {
 }
 
 # The radix sorts under Oclgrind, both algorithms (three-step, and one-sweep in its
-# portable form, in both its forms), 4- and 8-byte keys, keys and pairs: one sort of
+# portable form), 4- and 8-byte keys, keys and pairs: one sort of
 # 2999 elements a process, two processes at a time. (In one process, a sort whose buffers take the
 # addresses of released smaller ones trips Oclgrind's reused-range fault,
 # docs/IMPLEMENTATION-ISSUES.md.)
 run_oclgrind_sorts() {
     local algo t k settings
-    for algo in three-step onesweep onesweep-late; do
-        settings="CLSCAN_SORT_ALGO=${algo%-late}"
-        # One compute unit and work-groups of 2: passes of 94 or 188 tiles, which count
-        # their digits while ranking where a compute unit has more than 64
-        # (src/algo/sort.c). (uint32 keys alone would make 63 tiles, the other form
-        # again: not run.)
-        [ "$algo" = onesweep-late ] &&
-            settings="$settings CLSCAN_COMPUTE_UNITS=1 CLSCAN_MAX_WORK_GROUP_SIZE=2"
+    for algo in three-step onesweep; do
+        settings="CLSCAN_SORT_ALGO=$algo"
         for t in uint32 int64; do
             for k in sort_keys sort_pairs; do
-                [ "$algo-$t-$k" = onesweep-late-uint32-sort_keys ] && continue
                 oclgrind_bg "sort-$algo-$t-$k" "$settings" "$build/clscan-selftest" \
                     --quick --types "$t" --ops none --kinds "$k" --min-size 2999 --max-size 2999
             done

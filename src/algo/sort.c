@@ -110,7 +110,8 @@ static clscan_status sort_config_choose(const clscan_context *ctx, clscan_type k
 /* Bytes of local memory the one-sweep pass kernel declares (an upper bound): the
  * tile's keys and values, the warps' digit counts, the digit starts, destinations and
  * ticket, the work-group scan's scratch, and the local-memory match's two slots per
- * work-item. */
+ * work-item or the warp match's word per warp and digit (and one for none) where the
+ * tile's keys cannot hold them. */
 static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p)
 {
     size_t bins = cfg->wg_size > SORT_RADIX ? cfg->wg_size : SORT_RADIX;
@@ -119,22 +120,18 @@ static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan_
     clscan__scan_config one = *cfg;
     one.kind = CLSCAN__PROGRAM_SCAN;
     one.items = 1;
-    return cfg->wg_size * cfg->items * (clscan_type_size(cfg->elem_type) + cfg->value_bytes) +
-           warps * SORT_RADIX * 4 + bins * 4 + SORT_RADIX * 4 + 16 +
-           clscan__scan_local_bytes(&one, p) + 2 * cfg->wg_size * 4;
+    const size_t key_bytes = cfg->wg_size * cfg->items * clscan_type_size(cfg->elem_type);
+    const size_t match_bytes = warps * (SORT_RADIX + 1) * 4;
+    const size_t lane_bytes = 2 * cfg->wg_size * 4;
+    const size_t extra = match_bytes > key_bytes && match_bytes > lane_bytes ? match_bytes : lane_bytes;
+    return key_bytes + cfg->wg_size * cfg->items * cfg->value_bytes + warps * SORT_RADIX * 4 +
+           bins * 4 + SORT_RADIX * 4 + 16 + clscan__scan_local_bytes(&one, p) + extra;
 }
-
-/* Passes of at most this many tiles a compute unit count each tile's digits before
- * ranking its keys (cl/clscan_sort_onesweep.cl, CLSCAN_SORT_ONESWEEP 2); longer ones
- * count them while ranking (1). Measured on the H200 (docs/PERFORMANCE.md, fourteenth
- * session): counting first took 23% off a pass of 683 tiles, 3% off 5461, the same at
- * 10923, 3.5% more at 21845 (132 compute units). */
-#define ONESWEEP_EARLY_TILES_PER_CU 64
 
 /* Turns the sort shape in *cfg into the one-sweep one where the device's choice and n
  * allow: work-groups of 256 (or the device's largest power of two below), 24 keys per
  * work-item (16 where a key and its value take 8 bytes, 8 above), halved until local
- * memory holds them; counts first for passes of few tiles. Leaves *cfg alone otherwise. */
+ * memory holds them. Leaves *cfg alone otherwise. */
 static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_config *cfg)
 {
     if (p->sort_algo != CLSCAN__SORT_ONESWEEP || n >= ONESWEEP_MAX_N) return;
@@ -155,9 +152,6 @@ static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_co
     const cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
     while (onesweep_local_bytes(&os, p) > budget && os.items > 1) os.items /= 2;
     if (onesweep_local_bytes(&os, p) > budget) return;
-    const cl_ulong tile = (cl_ulong)os.wg_size * os.items;
-    os.sort_onesweep = (n + tile - 1) / tile <= (cl_ulong)ONESWEEP_EARLY_TILES_PER_CU * p->compute_units
-                           ? 2 : 1;
     *cfg = os;
 }
 

@@ -87,7 +87,7 @@ typedef struct clscan__scan_config {
      * value_bytes (4 or 8; 0: keys only). Run-length encoding's compaction: each
      * length's. General programs: a segmented tile's values' (0: the tile of pairs). */
     cl_uint value_bytes;
-    cl_uint sort_onesweep; /* 1, 2: cl/clscan_sort_onesweep.cl's forms; 0: clscan_sort.cl's */
+    cl_uint sort_onesweep; /* 1: cl/clscan_sort_onesweep.cl's kernels; 0: clscan_sort.cl's */
     /* Histograms: samples of elem_type; mode 1 even bins, 2 levels; bins in local memory. */
     cl_uint hist_mode;
     cl_uint hist_local_bins;
