@@ -110,8 +110,8 @@ static clscan_status sort_config_choose(const clscan_context *ctx, clscan_type k
 /* Bytes of local memory the one-sweep pass kernel declares (an upper bound): the
  * tile's keys and values, the warps' digit counts, the digit starts, destinations and
  * ticket, the work-group scan's scratch, and the local-memory match's two slots per
- * work-item or the warp match's word per warp and digit (and one for none) where the
- * tile's keys cannot hold them. */
+ * work-item, or with NVIDIA's warps their match words (one per warp and digit, and one
+ * for none) where the tile's keys cannot hold them. */
 static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p)
 {
     size_t bins = cfg->wg_size > SORT_RADIX ? cfg->wg_size : SORT_RADIX;
@@ -122,8 +122,9 @@ static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan_
     one.items = 1;
     const size_t key_bytes = cfg->wg_size * cfg->items * clscan_type_size(cfg->elem_type);
     const size_t match_bytes = warps * (SORT_RADIX + 1) * 4;
-    const size_t lane_bytes = 2 * cfg->wg_size * 4;
-    const size_t extra = match_bytes > key_bytes && match_bytes > lane_bytes ? match_bytes : lane_bytes;
+    const size_t extra = cfg->sg_impl != CLSCAN__SG_NVIDIA || cfg->wg_size < 32 ? 2 * cfg->wg_size * 4
+                         : match_bytes > key_bytes                             ? match_bytes
+                                                                               : 0;
     return key_bytes + cfg->wg_size * cfg->items * cfg->value_bytes + warps * SORT_RADIX * 4 +
            bins * 4 + SORT_RADIX * 4 + 16 + clscan__scan_local_bytes(&one, p) + extra;
 }
