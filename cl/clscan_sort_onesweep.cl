@@ -111,7 +111,7 @@ void clscan_sort_os_histogram(__global const CLSCAN_SORT_K *src, ulong src_off, 
 #if CLSCAN_OS_WARP_PTX
 /* A warp finds the lanes whose keys share a lane's digit by setting each lane's bit in
  * the warp's word of the digit in local memory (RADIX + 1 words a warp, the last for
- * keys past n) and reading the word back once all have set theirs: on the H200, 8-10%
+ * keys past n) and reading the word back once all have set theirs: on the H200, 7.5-10%
  * faster a pass than a ballot per bit of the digit (docs/PERFORMANCE.md). The words of
  * all warps lie in the tile's local memory for keys where it holds them (keys go there
  * after they are ranked). */
@@ -424,7 +424,7 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
     barrier(CLK_LOCAL_MEM_FENCE);
     /* Consecutive work-items write consecutive keys of a digit's run. With values, a
      * full tile's work-items read all their keys and places first (the reads in flight
-     * together): on the H200 2% faster for pairs at 2^24, and 1.5-3% slower for keys
+     * together): on the H200 2% faster for pairs at 2^24, and 1-2.5% slower for keys
      * alone (docs/PERFORMANCE.md). */
 #if CLSCAN_SORT_VALUE_BYTES
     if (count == CLSCAN_TILE) {
