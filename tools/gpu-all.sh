@@ -6,6 +6,7 @@
 # 5 batches) next to their own buffer copy of the same bytes, and one table last.
 #   source .gpu-kit/env.sh && bash tools/gpu-all.sh [scan sizes] [sort sizes]
 # sizes: log2 of n, comma-separated (defaults 16,20,24,28 and 20,24,27). Logs: $OUT/all.log.
+# The primitives and CUB's calls: tools/primitives.txt.
 # ONLY: an extended regular expression; only the primitives whose names match it run.
 # SPDX-License-Identifier: MIT
 set -uo pipefail
@@ -23,7 +24,7 @@ ours() { # name type call mode sizes [env...]
     shift 5
     [[ $name =~ ${ONLY:-.} ]] || return 0
     env "$@" $b/clscan-bench --type "$type" --call "$call" --mode "$mode" --sizes "$ns" \
-        --repeats 10 --warmup 2 2>&1 | tee -a "$log" |
+        --repeats 10 --warmup 2 </dev/null 2>&1 | tee -a "$log" |
         awk -v name="$name" '{ for (i = 1; i <= NF; ++i) if ($i ~ /^2\^[0-9]+$/) break;
                                if (i > NF || index($0, " PASS") == 0) next;
                                print name, $i, $(i+9), $(i+10), $(i+2) }'
@@ -31,31 +32,20 @@ ours() { # name type call mode sizes [env...]
 # rows: "name n cub cub_copy" from cub_anchor (or tools/cub_more.cu's, with CUB_EXE).
 cub() { # name op sizes
     [[ $1 =~ ${ONLY:-.} ]] || return 0
-    ${CUB_EXE:-/tmp/cub_anchor} "$2" $(echo "$3" | tr ',' ' ') 2>&1 | tee -a "$log" |
+    ${CUB_EXE:-/tmp/cub_anchor} "$2" $(echo "$3" | tr ',' ' ') </dev/null 2>&1 | tee -a "$log" |
         sed -nE "s/^cub_[a-z0-9]+ n=(2\^[0-9]+) us=([0-9.]+) copy_us=([0-9.]+).*/$1 \1 \2 \3/p"
 }
 S=$(pow "$scan_sizes")
 T=$(pow "$sort_sizes")
-{
-    cub scan-int32 scan "$scan_sizes";      ours scan-int32 int32 scan exclusive "$S"
-    cub scan-int64 scan64 "$scan_sizes";    ours scan-int64 int64 scan exclusive "$S"
-    cub scan-float fscan "$scan_sizes";     ours scan-float float scan inclusive "$S"
-    cub select-if select "$scan_sizes";     ours select-if int32 select-if exclusive "$S"
-    ours compact int32 compact exclusive "$S" # (clscan_compact; CUB: select-if's row)
-    cub select-flagged flagged "$scan_sizes"
-    ours select-flagged int32 select-flagged exclusive "$S"
-    cub scan-by-key bykey "$scan_sizes";    ours scan-by-key int32 seg-keys-add inclusive "$S"
-    ours scan-by-flags int32 seg-add inclusive "$S"
-    cub sort-keys sortk "$sort_sizes";      ours sort-keys uint32 sort-keys exclusive "$T"
-    cub sort-pairs sortp "$sort_sizes";     ours sort-pairs uint32 sort-pairs exclusive "$T"
-    CUB_EXE=/tmp/cub_more cub reduce reduce "$scan_sizes"
-    ours reduce int32 reduce exclusive "$S"
-    CUB_EXE=/tmp/cub_more cub reduce-by-key bykey "$scan_sizes"
-    ours reduce-by-key int32 reduce-by-key inclusive "$S"
-    CUB_EXE=/tmp/cub_more cub histogram histogram "$scan_sizes"
-    ours histogram int32 histogram exclusive "$S"
-    CUB_EXE=/tmp/cub_more cub rle rle "$scan_sizes"; ours rle int32 rle exclusive "$S"
-} >"$OUT/rows.txt"
+# (compact is clscan_compact; its CUB row would be select-if's.)
+grep -v '^#' "$(dirname "$0")/primitives.txt" | while read -r name type call mode sizes cubop; do
+    if [ "$sizes" = sort ]; then logs=$sort_sizes ns=$T; else logs=$scan_sizes ns=$S; fi
+    case $cubop in
+        anchor:*) cub "$name" "${cubop#anchor:}" "$logs" ;;
+        more:*) CUB_EXE=/tmp/cub_more cub "$name" "${cubop#more:}" "$logs" ;;
+    esac
+    ours "$name" "$type" "$call" "$mode" "$ns"
+done >"$OUT/rows.txt"
 # The table: per primitive and size, ours (batched wall, its copy, dev time) and CUB's.
 echo "primitive       n      ours_us  ours_copy  x_copy  dev_us   cub_us  cub_copy  ours/cub"
 awk '{ k = $1 " " $2 }
