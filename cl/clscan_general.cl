@@ -153,9 +153,14 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
     const CLSCAN_T before = clscan_wg_scan_value(mine, 0, scratch, &total);
 #elif CLSCAN_GEN_VEC
     uint first = 0;
+    /* (With an output stage the total alone: the outputs come after the look-back.) */
+#ifdef CLSCAN_GEN_OUTPUT_GIVEN
+    const int vec_dst = 0;
+#else
+    const int vec_dst = !(carry_flags & CLSCAN_CARRY_NO_DST);
+#endif
     const CLSCAN_T total = clscan_gen_vec_local(
-        s, base, count,
-        (carry_flags & CLSCAN_CARRY_NO_DST) ? (__global CLSCAN_GEN_OUT *)0 : dst + dst_off, &first);
+        s, base, count, vec_dst ? dst + dst_off : (__global CLSCAN_GEN_OUT *)0, &first);
 #elif CLSCAN_GEN_USE_RUNS
 #if CLSCAN_GEN_RUNS_FROM_TILE
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
@@ -183,6 +188,9 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
 #if CLSCAN_GEN_VALUE_TILE
         clscan_gen_values_store(dst + dst_off, base, count, values, bits,
                                 CLSCAN_OP(carry, before));
+#elif CLSCAN_GEN_VEC && defined(CLSCAN_GEN_OUTPUT_GIVEN)
+        (void)first;
+        clscan_gen_vec_emit(s, base, count, carry, dst + dst_off, o);
 #elif CLSCAN_GEN_VEC
         (void)o;
         clscan_gen_vec_fix(dst + dst_off, base, first, carry);

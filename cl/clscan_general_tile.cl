@@ -528,14 +528,15 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
 
 #if CLSCAN_GEN_USE_RUNS && defined(CLSCAN_GEN_VEC_OP) && \
     CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
-/* Segmented scans of a library type under a built-in operator, without a transform or an
- * output stage (the host then defines CLSCAN_GEN_VEC_OP(a, b), the operator on vectors of
- * eight values, and CLSCAN_GEN_VEC_MASK, the integer vector of eight lanes as wide as a
- * value): one work-item takes its tile eight elements at a time in vector registers. The
- * eight (value, head) pairs are scanned inside the vector in three shifted steps, then
- * joined to the carry from the vectors before, so a chain of operations waits once per
- * eight elements, where the runs above wait once per element. The tile's total and its
- * outputs come from one pass over it, and a look-back fallback's total from the same
+/* Segmented scans of a library type under a built-in operator, without a transform (the
+ * host then defines CLSCAN_GEN_VEC_OP(a, b), the operator on vectors of eight values, and
+ * CLSCAN_GEN_VEC_MASK, the integer vector of eight lanes as wide as a value): one
+ * work-item takes its tile eight elements at a time in vector registers. The eight
+ * (value, head) pairs are scanned inside the vector in three shifted steps, then joined
+ * to the carry from the vectors before, so a chain of operations waits once per eight
+ * elements, where the runs above wait once per element. The tile's total and its
+ * outputs come from one pass over it (with an output stage, a second pass after the
+ * look-back: clscan_gen_vec_emit), and a look-back fallback's total from the same
  * function (clscan_gen_vec_local), so it has the owner's bits. */
 #define CLSCAN_GEN_VEC 1
 #define CLSCAN_GEN_VT CLSCAN_CAT(CLSCAN_GEN_OUT, 8)
@@ -648,6 +649,51 @@ void clscan_gen_vec_fix(__global CLSCAN_GEN_OUT *dst, ulong base, uint first, CL
         dst[base + j] = clscan_user_value_op(carry.v, y);
     }
 }
+
+#ifdef CLSCAN_GEN_OUTPUT_GIVEN
+/* With an output stage, whose statements need each element's final result and count of
+ * heads: after the look-back (clscan_gen_vec_local having given the tile's total) the
+ * tile [base, base + count) is scanned again as clscan_gen_vec_local scans it, and each
+ * element emitted (clscan_gen_emit) with the result clscan_gen_vec_fix would leave in
+ * dst: carry op the local result up to the tile's first head, the local result from it
+ * on (so the bits are those of the scan without an output stage). An element's heads
+ * are carry's plus the tile's up to it, its vector's counted in the same three shifted
+ * steps as the values. */
+void clscan_gen_vec_emit(const clscan_gen_source s, ulong base, uint count, CLSCAN_T carry,
+                         __global CLSCAN_GEN_OUT *dst, const clscan_gen_outputs o)
+{
+    CLSCAN_GEN_OUT c = clscan_user_value_identity();
+    uint heads = 0; /* the tile's, before the vector */
+    uint j = 0;
+    for (; j + 8 <= count; j += 8) {
+        CLSCAN_GEN_VT v;
+        CLSCAN_GEN_MT h;
+        clscan_gen_vec_load(s, base + j, &v, &h);
+        CLSCAN_GEN_MT n = -h; /* (1 where a head) */
+        n += CLSCAN_GEN_SHIFT1(CLSCAN_GEN_MT, n, 0);
+        n += CLSCAN_GEN_SHIFT2(CLSCAN_GEN_MT, n, 0);
+        n += CLSCAN_GEN_SHIFT4(CLSCAN_GEN_MT, n, 0);
+        clscan_gen_vec_scan(&v, &h);
+        const CLSCAN_GEN_VT r = h ? v : CLSCAN_GEN_VEC_OP((CLSCAN_GEN_VT)(c), v);
+        /* (Before the tile's first head the carry goes in front.) */
+        const CLSCAN_GEN_VT y = (heads != 0 || h) ? r : CLSCAN_GEN_VEC_OP((CLSCAN_GEN_VT)(carry.v), r);
+        CLSCAN_GEN_OUT ys[8];
+        vstore8(y, 0, ys);
+        const uint k[8] = {(uint)n.s0, (uint)n.s1, (uint)n.s2, (uint)n.s3,
+                           (uint)n.s4, (uint)n.s5, (uint)n.s6, (uint)n.s7};
+        for (uint l = 0; l < 8; ++l)
+            clscan_gen_emit(dst, s, base + j + l, ys[l], add_sat(carry.f, heads + k[l]), o);
+        c = r.s7;
+        heads += k[7];
+    }
+    CLSCAN_T acc = clscan_seg_make(c, heads);
+    for (; j < count; ++j) {
+        acc = CLSCAN_OP(acc, clscan_gen_load(s, base + j));
+        const CLSCAN_GEN_OUT y = acc.f ? acc.v : clscan_user_value_op(carry.v, acc.v);
+        clscan_gen_emit(dst, s, base + j, y, add_sat(carry.f, acc.f), o);
+    }
+}
+#endif
 #else
 #define CLSCAN_GEN_VEC 0
 #endif

@@ -633,9 +633,10 @@ static char *make_prelude(const general_plan *g)
             "CLSCAN_T_BYTES ? 1 : -1];\n"
             "#define CLSCAN_T clscan_seg_pair\n",
             V, pad_member, V, pad_zero);
-        /* A library type under a built-in operator, nothing around it: the vector path
-         * (taken where a work-group has one work-item). */
-        if (!d->combine && !d->transform && !g->widens && !d->output && !d->type_name) {
+        /* A library type under a built-in operator, no transform or user type: the
+         * vector path (taken where a work-group has one work-item; an output stage's
+         * statements run after it, element by element). */
+        if (!d->combine && !d->transform && !g->widens && !d->type_name) {
             char vec[96], vec_identity[96];
             builtin_op_text(d->type, d->op, "8", vec, sizeof vec, vec_identity,
                             sizeof vec_identity);
