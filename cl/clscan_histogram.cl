@@ -84,16 +84,32 @@ uint clscan_hist_div(const ulong d, const uint bins, const ulong range, const ul
 }
 #endif
 
+/* CLSCAN_HIST_BRANCH_FREE (set by the host for one-work-item groups on the stacks where
+ * it measured faster: src/kernels/defines.c): even bins are computed whatever the
+ * sample, "outside" (not in [lower, upper), or a NaN) ORed in as all bits last, and the
+ * one work-item counts a sample in no bin in a counter past the bins instead of
+ * branching on it, since samples fall outside in no pattern a processor predicts.
+ * Outside the range the arithmetic stays defined: unsigned integers wrap, and a float is
+ * raised to 0 (a NaN too) before it is converted. */
+#ifndef CLSCAN_HIST_BRANCH_FREE
+#define CLSCAN_HIST_BRANCH_FREE 0
+#endif
+
 /* The bin of sample x, or CLSCAN_HIST_NONE. */
 uint clscan_hist_bin(const CLSCAN_HS x, const clscan_hist_bins *h)
 {
 #if CLSCAN_HIST_MODE == 1
+#if CLSCAN_HIST_BRANCH_FREE
+    const uint outside = 0u - (uint)!((x >= h->lower) & (x < h->upper));
+#else
+    const uint outside = 0u;
     if (!(x >= h->lower && x < h->upper)) return CLSCAN_HIST_NONE;
+#endif
 #if CLSCAN_HS_FLOAT
-    const CLSCAN_HS d = x - h->lower;
-    const CLSCAN_HS v = d * h->scale;
+    CLSCAN_HS v = (x - h->lower) * h->scale;
+    v = v > (CLSCAN_HS)0 ? v : (CLSCAN_HS)0;
     const uint b = v < (CLSCAN_HS)h->bins ? (uint)v : h->bins - 1u;
-    return min(b, h->bins - 1u);
+    return min(b, h->bins - 1u) | outside;
 #else
 #if CLSCAN_HS_WIDE
     const ulong d = (ulong)x - (ulong)h->lower;
@@ -105,11 +121,10 @@ uint clscan_hist_bin(const CLSCAN_HS x, const clscan_hist_bins *h)
          * quotient or one less (wmagic * width >= 2^32 - width), one comparison settles
          * it. Two multiplications where clscan_hist_div takes 64-bit ones. */
         const uint d32 = (uint)d;
-        uint q = mul_hi(d32, h->wmagic);
-        if (d32 - q * h->width >= h->width) ++q;
-        return q;
+        const uint q = mul_hi(d32, h->wmagic);
+        return (q + (d32 - q * h->width >= h->width)) | outside;
     }
-    return clscan_hist_div(d, h->bins, h->range, h->magic);
+    return clscan_hist_div(d, h->bins, h->range, h->magic) | outside;
 #endif
 #else
     __global const CLSCAN_HS *lv = h->levels;
@@ -140,14 +155,17 @@ void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ul
                        CLSCAN_HIST_PARAMS, __global uint *partials)
 {
     CLSCAN_HIST_MAKE(h);
-    __local uint counts[CLSCAN_HIST_LOCAL_BINS];
+    __local uint counts[CLSCAN_HIST_LOCAL_BINS + CLSCAN_HIST_BRANCH_FREE];
     const uint lid = get_local_id(0);
     for (uint b = lid; b < bins; b += CLSCAN_WG_SIZE) counts[b] = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     const ulong first = (ulong)get_group_id(0) * per_group;
     const ulong end = min(first + per_group, n);
     __global const CLSCAN_HS *s = samples + off;
-#if CLSCAN_WG_SIZE == 1
+#if CLSCAN_WG_SIZE == 1 && CLSCAN_HIST_BRANCH_FREE
+    counts[bins] = 0u; /* (samples in no bin: bins <= CLSCAN_HIST_LOCAL_BINS) */
+    for (ulong i = first; i < end; ++i) counts[min(clscan_hist_bin(s[i], &h), bins)] += 1u;
+#elif CLSCAN_WG_SIZE == 1
     for (ulong i = first; i < end; ++i) {
         const uint b = clscan_hist_bin(s[i], &h);
         if (b != CLSCAN_HIST_NONE) counts[b] += 1u; /* (one work-item: no race) */
