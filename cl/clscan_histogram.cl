@@ -6,6 +6,7 @@
  *   CLSCAN_HIST_SAMPLE_ID   the samples' clscan_type (0 int32 ... 5 double)
  *   CLSCAN_HIST_MODE        1 even bins, 2 bins between levels
  *   CLSCAN_HIST_LOCAL_BINS  the bins a work-group counts in local memory
+ *   CLSCAN_HIST_BRANCH_FREE 1: one work-item's even bins counted without a branch
  *   CLSCAN_WG_SIZE          work-items per group */
 /* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_HISTOGRAM_CL
