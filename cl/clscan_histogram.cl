@@ -86,7 +86,7 @@ uint clscan_hist_div(const ulong d, const uint bins, const ulong range, const ul
 #endif
 
 /* CLSCAN_HIST_BRANCH_FREE (set by the host for one-work-item groups on the stacks where
- * it measured faster: src/kernels/defines.c): even bins are computed whatever the
+ * it measured faster: src/tune/choose.c): even bins are computed whatever the
  * sample, "outside" (not in [lower, upper), or a NaN) ORed in as all bits last, and the
  * one work-item counts a sample in no bin in a counter past the bins instead of
  * branching on it, since samples fall outside in no pattern a processor predicts.
@@ -108,7 +108,9 @@ uint clscan_hist_bin(const CLSCAN_HS x, const clscan_hist_bins *h)
 #endif
 #if CLSCAN_HS_FLOAT
     CLSCAN_HS v = (x - h->lower) * h->scale;
-    v = v > (CLSCAN_HS)0 ? v : (CLSCAN_HS)0;
+#if CLSCAN_HIST_BRANCH_FREE
+    v = v > (CLSCAN_HS)0 ? v : (CLSCAN_HS)0; /* (in the range v is not below 0) */
+#endif
     const uint b = v < (CLSCAN_HS)h->bins ? (uint)v : h->bins - 1u;
     return min(b, h->bins - 1u) | outside;
 #else

@@ -171,6 +171,10 @@ typedef struct clscan__profile {
     clscan__lb_test lb_test;    /* a test mode of cl/clscan_lookback.cl, or off */
     clscan__sort_algo sort_algo; /* the radix sort's */
     const char *sort_algo_source;
+    /* Histograms of one-work-item groups counting without a branch on "no bin"
+     * (CLSCAN_HIST_BRANCH_FREE): bit t for samples of clscan_type t. */
+    unsigned hist_branch_free;
+    const char *hist_branch_free_source;
     /* The longest user text (a predicate, a description's texts) a call accepts, in
      * bytes (CLSCAN_MAX_TEXT_BYTES); longer ones are refused before any compiler sees
      * them. */

@@ -18,19 +18,6 @@ const char *clscan__cl_std_option(const clscan__scan_config *cfg, const clscan__
                : "-cl-std=CL1.2";
 }
 
-/* Whether a histogram program counts without a branch on "no bin"
- * (cl/clscan_histogram.cl: CLSCAN_HIST_BRANCH_FREE), for one-work-item groups where it
- * measured faster (docs/PERFORMANCE.md, sixteenth session): on PoCL (0.5-0.8 of the
- * time), and on Intel's CPU runtime for float samples (0.8; its double samples took 1.04x
- * as long, its integer ones 1.3-1.4x as long without the branch). */
-static int hist_branch_free(const clscan__scan_config *cfg, const clscan__profile *p)
-{
-    if (cfg->wg_size != 1) return 0;
-    if (strstr(p->platform_name, "Portable Computing Language")) return 1;
-    return strstr(p->platform_name, "Intel(R) OpenCL") && (p->device_type & CL_DEVICE_TYPE_CPU) &&
-           cfg->elem_type == CLSCAN_FLOAT;
-}
-
 size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__profile *p,
                               clscan__defines_form form, char *buf, size_t size)
 {
@@ -93,7 +80,9 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
         {"CLSCAN_HIST_SAMPLE_ID", (unsigned long)cfg->elem_type, hist},
         {"CLSCAN_HIST_MODE", (unsigned long)cfg->hist_mode, hist},
         {"CLSCAN_HIST_LOCAL_BINS", (unsigned long)cfg->hist_local_bins, hist},
-        {"CLSCAN_HIST_BRANCH_FREE", 1, hist && hist_branch_free(cfg, p)},
+        /* (where the tune layer chose it for the sample type: one work-item groups only) */
+        {"CLSCAN_HIST_BRANCH_FREE", 1,
+         hist && cfg->wg_size == 1 && (p->hist_branch_free >> cfg->elem_type & 1u)},
     };
     const size_t ndefs = sizeof defs / sizeof defs[0];
     size_t len = 0;

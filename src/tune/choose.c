@@ -149,6 +149,20 @@ static void choose_device_scan(clscan__profile *p)
                                   ? "a work-item's loop iterations are limited"
                                   : "default off NVIDIA";
     }
+    /* Where it measured faster (docs/PERFORMANCE.md, sixteenth session): PoCL 0.5-0.8 of
+     * the time; Intel's CPU runtime 0.8 for float samples, while its double ones took 1.04x
+     * and its integer ones 1.3-1.4x as long without the branch. */
+    if (strstr(p->platform_name, "Portable Computing Language")) {
+        p->hist_branch_free = (1u << CLSCAN_TYPE_COUNT) - 1;
+        p->hist_branch_free_source = "every sample type (PoCL)";
+    } else if (strstr(p->platform_name, "Intel(R) OpenCL") &&
+               (p->device_type & CL_DEVICE_TYPE_CPU)) {
+        p->hist_branch_free = 1u << CLSCAN_FLOAT;
+        p->hist_branch_free_source = "float samples (Intel's CPU runtime)";
+    } else {
+        p->hist_branch_free = 0;
+        p->hist_branch_free_source = "no sample type (default)";
+    }
 }
 
 /* After the overrides: checks a forced atomics mode and picks the status word width

@@ -69,6 +69,8 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
            p->lb_test ? clscan__lb_test_name(p->lb_test) : "");
     clscan__append(buf, size, &len, "radix sort:    %s (%s)\n",
                    clscan__sort_algo_name(p->sort_algo), p->sort_algo_source);
+    clscan__append(buf, size, &len, "histograms:    one-work-item groups count without a "
+                   "branch on samples in no bin for %s\n", p->hist_branch_free_source);
     clscan__append(buf, size, &len, "user texts:    up to %llu bytes each\n",
                    (unsigned long long)p->max_text_bytes);
     clscan__append(buf, size, &len,
