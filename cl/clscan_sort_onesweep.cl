@@ -116,7 +116,18 @@ void clscan_sort_os_histogram(__global const CLSCAN_SORT_K *src, ulong src_off, 
  * all warps lie in the tile's local memory for keys where it holds them (keys go there
  * after they are ranked). */
 #define CLSCAN_OS_MATCH_WORDS (CLSCAN_OS_WARPS * (CLSCAN_SORT_RADIX + 1))
-#define CLSCAN_OS_MATCH_IN_KEYS (CLSCAN_TILE * (CLSCAN_SORT_KEY_BITS / 32) >= CLSCAN_OS_MATCH_WORDS)
+/* CLSCAN_OS_PLACE_EARLY 1 (the host's choice, keys without values only): a key goes to
+ * its place in the tile's local memory as soon as it is ranked, so that no register
+ * holds its rank (or the key) past the ranking; the match words then have local memory
+ * of their own. */
+#ifndef CLSCAN_OS_PLACE_EARLY
+#define CLSCAN_OS_PLACE_EARLY 0
+#endif
+#if CLSCAN_OS_PLACE_EARLY && CLSCAN_SORT_VALUE_BYTES
+#error "CLSCAN_OS_PLACE_EARLY is for keys without values"
+#endif
+#define CLSCAN_OS_MATCH_IN_KEYS                                                                    \
+    (!CLSCAN_OS_PLACE_EARLY && CLSCAN_TILE * (CLSCAN_SORT_KEY_BITS / 32) >= CLSCAN_OS_MATCH_WORDS)
 /* x of lane `src` of this warp. */
 uint clscan_os_shfl(uint x, uint src)
 {
@@ -125,6 +136,9 @@ uint clscan_os_shfl(uint x, uint src)
     return r;
 }
 void clscan_os_warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
+#else
+#undef CLSCAN_OS_PLACE_EARLY
+#define CLSCAN_OS_PLACE_EARLY 0
 #endif
 
 /* How many keys of tile t of in[0, n) have digit d at `shift`: what a work-item counts
@@ -200,9 +214,10 @@ void clscan_os_find_dests(__global uint *st, __global const CLSCAN_SORT_K *in, u
  * plus the warp's keys of the digit before it, in input order; counts[d] goes up by the
  * warp's keys of d. */
 #if CLSCAN_OS_WARP_PTX
-/* masks: the warp's match words, at zero, left at zero. */
-#define CLSCAN_OS_RANK_PARAMS , __local uint *masks
-#define CLSCAN_OS_RANK_ARGS , masks
+/* masks: the warp's match words, at zero, left at zero; place: where CLSCAN_OS_PLACE_EARLY,
+ * each valid key is written to place[rank]. */
+#define CLSCAN_OS_RANK_PARAMS , __local uint *masks, __local CLSCAN_SORT_K *place
+#define CLSCAN_OS_RANK_ARGS , masks, place
 #else
 #define CLSCAN_OS_RANK_PARAMS , __local uint *lane_digit, __local uint *lane_base, uint lid, uint warp
 #define CLSCAN_OS_RANK_ARGS , lane_digit, lane_base, lid, warp
@@ -237,6 +252,9 @@ void clscan_os_rank(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint first,
         if (below == 0) masks[d] = 0;
         clscan_os_warp_sync();
         rank[j] = old + popcount(below);
+#if CLSCAN_OS_PLACE_EARLY
+        if (valid) place[rank[j]] = kr[j];
+#endif
 #else
         /* The same through local memory: each sees its warp's digits, the lowest lane
          * of each digit adds the warp's count of it, and tells the others its base. */
@@ -294,8 +312,9 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
 #if CLSCAN_SORT_VALUE_BYTES
     __local CLSCAN_SORT_V vals[CLSCAN_TILE];
 #endif
-    /* Per warp and digit: the warp's keys of the digit, then (scanned over the warps)
-     * the keys of the digit in earlier warps, plus the warp's keys of it ranked so far. */
+    /* Per warp and digit: the warp's keys of the digit, then (scanned over the warps,
+     * plus the digit's start in the tile) where the warp's next key of it goes among the
+     * tile's keys. */
     __local uint warp_counts[CLSCAN_OS_WARPS * CLSCAN_SORT_RADIX];
     __local uint starts[CLSCAN_PADDED(CLSCAN_SORT_BINS_LOCAL)]; /* the tile's digit starts */
     __local uint dest[CLSCAN_SORT_RADIX]; /* output index of a sorted position, less it */
@@ -350,6 +369,7 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
     __local uint *my_counts = warp_counts + warp * CLSCAN_SORT_RADIX;
 #if CLSCAN_OS_WARP_PTX
     __local uint *masks = match_words + warp * (CLSCAN_SORT_RADIX + 1);
+    __local CLSCAN_SORT_K *place = keys;
 #endif
     /* Each warp's keys of each digit counted first (CUB's order: the tiles after this
      * one then find its counts without waiting for its ranking). */
@@ -396,8 +416,12 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
         starts[CLSCAN_PAD(d)] = own[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     clscan_sort_scan_chunks(starts, CLSCAN_SORT_BINS_LOCAL / CLSCAN_WG_SIZE, scratch);
-    /* The keys ranked among the tile's keys of their digit: a warp's counter of a digit
-     * starts where the warp's keys of it start. */
+    for (uint d = lid; d < CLSCAN_SORT_RADIX; d += CLSCAN_WG_SIZE) {
+        const uint s = starts[CLSCAN_PAD(d)];
+        for (uint w = 0; w < CLSCAN_OS_WARPS; ++w) warp_counts[w * CLSCAN_SORT_RADIX + d] += s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* The keys ranked: rank[j] is key j's place among the tile's keys sorted by digit. */
     clscan_os_rank_tile(kr, rank, count, first, shift, my_counts, lane CLSCAN_OS_RANK_ARGS);
 #if CLSCAN_OS_MATCH_IN_KEYS
     barrier(CLK_LOCAL_MEM_FENCE); /* every warp's matches done before keys go there */
@@ -409,18 +433,18 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
     for (uint d = lid; d < CLSCAN_SORT_RADIX; d += CLSCAN_WG_SIZE)
         dest[d] -= starts[CLSCAN_PAD(d)];
 
+#if !CLSCAN_OS_PLACE_EARLY
     /* Keys (and values) to their sorted places in the tile. */
 #pragma unroll
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         if (first + j * CLSCAN_OS_WARP < count) {
-            const uint d = clscan_sort_digit(kr[j], shift);
-            const uint p = starts[CLSCAN_PAD(d)] + rank[j];
-            keys[p] = kr[j];
+            keys[rank[j]] = kr[j];
 #if CLSCAN_SORT_VALUE_BYTES
-            vals[p] = vr[j];
+            vals[rank[j]] = vr[j];
 #endif
         }
     }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     /* Consecutive work-items write consecutive keys of a digit's run. With values, a
      * full tile's work-items read all their keys and places first (the reads in flight

@@ -686,6 +686,47 @@ START_TEST(test_embedded_sources)
 }
 END_TEST
 
+/* The register cap put into NVIDIA's PTX (kernels/ptx.c): before the body of each
+ * entry, nowhere else, the bytes after the text kept; nothing for what is not PTX with
+ * entries, or already carries a register or occupancy directive. */
+START_TEST(test_ptx_maxnreg)
+{
+    static const char head[] = "//\n// Generated\n//\n\n.version 8.5\n.target sm_90\n"
+                               ".address_size 64\n\n.func (.param .b32 r) helper()\n{\n\tret;\n}\n"
+                               "\t// .globl\tclscan_a\n.entry clscan_a(\n"
+                               "\t.param .u64 .ptr .global .align 4 clscan_a_param_0\n)\n"
+                               ".reqntid 256, 1, 1\n";
+    static const char body_a[] = "{\n\tret;\n}\n.visible .entry clscan_b()\n";
+    static const char body_b[] = "{\n\tret;\n}\n";
+    char ptx[512], want[600];
+    const int plen = snprintf(ptx, sizeof ptx, "%s%s%s", head, body_a, body_b);
+    const int wlen = snprintf(want, sizeof want, "%s\n.maxnreg 64\n%s\n.maxnreg 64\n%s", head,
+                              body_a, body_b);
+    /* With the NUL NVIDIA's binary ends in, and a byte past it. */
+    ptx[plen + 1] = 'x';
+    want[wlen + 1] = 'x';
+    size_t n = 0;
+    char *out = clscan__ptx_with_maxnreg(ptx, (size_t)plen + 2, 64, &n);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_uint_eq(n, (size_t)wlen + 2);
+    ck_assert_mem_eq(out, want, n);
+    free(out);
+    /* Not PTX, no entry, already capped, no cap asked. */
+    ck_assert_ptr_null(clscan__ptx_with_maxnreg("__kernel void f(void) {}", 24, 64, &n));
+    static const char no_entry[] = ".version 8.5\n.target sm_90\n.func f()\n{\n\tret;\n}\n";
+    ck_assert_ptr_null(clscan__ptx_with_maxnreg(no_entry, sizeof no_entry - 1, 64, &n));
+    static const char capped[] = ".version 8.5\n.target sm_90\n.entry f()\n.maxnreg 32\n{\n}\n";
+    ck_assert_ptr_null(clscan__ptx_with_maxnreg(capped, sizeof capped - 1, 64, &n));
+    static const char occupancy[] = ".version 8.5\n.target sm_90\n.entry f()\n.maxntid 256\n"
+                                    ".minnctapersm 4\n{\n}\n";
+    ck_assert_ptr_null(clscan__ptx_with_maxnreg(occupancy, sizeof occupancy - 1, 64, &n));
+    ck_assert_ptr_null(clscan__ptx_with_maxnreg(ptx, (size_t)plen, 0, &n));
+    /* An entry whose body is missing. */
+    static const char cut[] = ".version 8.5\n.target sm_90\n.entry f(\n.param .u32 a\n)\n";
+    ck_assert_ptr_null(clscan__ptx_with_maxnreg(cut, sizeof cut - 1, 64, &n));
+}
+END_TEST
+
 /* -------------------------------------------------------------- status ---- */
 
 START_TEST(test_status_strings)
@@ -863,6 +904,7 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_bank_probe_applied);
     tcase_add_test(tc, test_config_fits_local_memory);
     tcase_add_test(tc, test_embedded_sources);
+    tcase_add_test(tc, test_ptx_maxnreg);
     tcase_add_test(tc, test_status_strings);
     tcase_add_test(tc, test_last_error);
     suite_add_tcase(s, tc);

@@ -122,8 +122,10 @@ static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan_
     one.items = 1;
     const size_t key_bytes = cfg->wg_size * cfg->items * clscan_type_size(cfg->elem_type);
     const size_t match_bytes = warps * (SORT_RADIX + 1) * 4;
+    /* The local-memory match's two words a work-item; NVIDIA's match words (in the keys'
+     * memory where they fit, their own where keys are placed as they are ranked). */
     const size_t extra = cfg->sg_impl != CLSCAN__SG_NVIDIA || cfg->wg_size < 32 ? 2 * cfg->wg_size * 4
-                         : match_bytes > key_bytes                             ? match_bytes
+                         : cfg->sort_place_early || match_bytes > key_bytes     ? match_bytes
                                                                                : 0;
     return key_bytes + cfg->wg_size * cfg->items * cfg->value_bytes + warps * SORT_RADIX * 4 +
            bins * 4 + SORT_RADIX * 4 + 16 + clscan__scan_local_bytes(&one, p) + extra;
@@ -132,7 +134,11 @@ static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan_
 /* Turns the sort shape in *cfg into the one-sweep one where the device's choice and n
  * allow: work-groups of 256 (or the device's largest power of two below), 24 keys per
  * work-item (16 where a key and its value take 8 bytes, 8 above), halved until local
- * memory holds them. Leaves *cfg alone otherwise. */
+ * memory holds them. With NVIDIA's warps and keys alone, keys go to local memory as
+ * they are ranked where local memory holds their match words beside them; 4-byte keys
+ * then run with at most 64 registers (four work-groups of 256 a multiprocessor rather
+ * than two at the 98 the compiler takes: on the H200 a sort of 2^24 keys 488 -> 403 us,
+ * docs/PERFORMANCE.md). Leaves *cfg alone otherwise. */
 static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_config *cfg)
 {
     if (p->sort_algo != CLSCAN__SORT_ONESWEEP || n >= ONESWEEP_MAX_N) return;
@@ -151,6 +157,11 @@ static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_co
     const size_t item_bytes = clscan_type_size(os.elem_type) + os.value_bytes;
     os.items = item_bytes <= 4 ? 24 : item_bytes <= 8 ? 16 : 8; /* measured: PERFORMANCE.md */
     const cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
+    if (os.sg_impl == CLSCAN__SG_NVIDIA && !os.value_bytes) {
+        os.sort_place_early = 1;
+        if (onesweep_local_bytes(&os, p) > budget) os.sort_place_early = 0;
+        if (os.sort_place_early && item_bytes == 4 && os.wg_size == 256) os.ptx_maxnreg = 64;
+    }
     while (onesweep_local_bytes(&os, p) > budget && os.items > 1) os.items /= 2;
     if (onesweep_local_bytes(&os, p) > budget) return;
     *cfg = os;

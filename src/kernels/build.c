@@ -451,10 +451,15 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan__target
         if (err == CL_SUCCESS) {
             clscan__cache_stat_add(CLSCAN__CACHE_SOURCE_BUILDS);
             err = clBuildProgram(prog->program, 1, &t->device, options, NULL, NULL);
-            if (err == CL_SUCCESS && cached) clscan__diskcache_store(t, &dkey, prog->program);
-            if (err == CL_SUCCESS)
+            if (err == CL_SUCCESS) {
                 report_build_log(t, prog->program, texts, lengths, count, defines,
                                  cfg->predicate || cfg->kind == CLSCAN__PROGRAM_GENERAL);
+                /* (The register cap goes into the binary the disk cache keeps.) */
+                if (cfg->ptx_maxnreg)
+                    prog->program = clscan__program_with_register_cap(t, prog->program,
+                                                                      cfg->ptx_maxnreg, options);
+                if (cached) clscan__diskcache_store(t, &dkey, prog->program);
+            }
         }
     }
     if (cached) clscan__diskcache_key_free(&dkey);

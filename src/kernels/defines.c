@@ -76,6 +76,10 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
          cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep},
         {"CLSCAN_SORT_LB_TEST", (unsigned long)cfg->lb_test,
          cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep && cfg->lb_test},
+        {"CLSCAN_OS_PLACE_EARLY", 1,
+         cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep && cfg->sort_place_early},
+        /* (Not read by the kernels: the build puts it into the PTX, kernels/build.c.) */
+        {"CLSCAN_PTX_MAXNREG", (unsigned long)cfg->ptx_maxnreg, cfg->ptx_maxnreg != 0},
         /* A histogram program's samples, bins and local counters (cl/clscan_histogram.cl). */
         {"CLSCAN_HIST_SAMPLE_ID", (unsigned long)cfg->elem_type, hist},
         {"CLSCAN_HIST_MODE", (unsigned long)cfg->hist_mode, hist},

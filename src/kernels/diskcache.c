@@ -298,8 +298,7 @@ cl_program clscan__diskcache_load(const clscan__target *t, const clscan__cache_k
     return program;
 }
 
-void clscan__diskcache_store(const clscan__target *t, const clscan__cache_key *key,
-                             cl_program program)
+unsigned char *clscan__program_binary(const clscan__target *t, cl_program program, size_t *size)
 {
     /* The program belongs to all the context's devices and was built for one: take the
      * binary at that device's index (the other entries may be empty). */
@@ -325,14 +324,28 @@ void clscan__diskcache_store(const clscan__target *t, const clscan__cache_key *k
     ok = ok && mine < ndev && sizes[mine] > 0 &&
          clGetProgramInfo(program, CL_PROGRAM_BINARIES, ndev * sizeof *binaries, binaries,
                           NULL) == CL_SUCCESS;
-    if (ok)
-        ok = clscan__diskcache_write_file(key->path, key->text, key->length, binaries[mine],
-                                          sizes[mine]);
-    clscan__cache_stat_add(ok ? CLSCAN__CACHE_WRITTEN : CLSCAN__CACHE_WRITE_FAILED);
+    unsigned char *mine_binary = NULL;
+    if (ok) {
+        mine_binary = binaries[mine];
+        binaries[mine] = NULL;
+        *size = sizes[mine];
+    }
     for (cl_uint i = 0; binaries && i < ndev; ++i) free(binaries[i]);
     free(binaries);
     free(sizes);
     free(devices);
+    return mine_binary;
+}
+
+void clscan__diskcache_store(const clscan__target *t, const clscan__cache_key *key,
+                             cl_program program)
+{
+    size_t size = 0;
+    unsigned char *binary = clscan__program_binary(t, program, &size);
+    const bool ok = binary && clscan__diskcache_write_file(key->path, key->text, key->length,
+                                                           binary, size);
+    clscan__cache_stat_add(ok ? CLSCAN__CACHE_WRITTEN : CLSCAN__CACHE_WRITE_FAILED);
+    free(binary);
 }
 
 void clscan__diskcache_settings_free(clscan__diskcache_config *p)
