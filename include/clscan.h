@@ -293,6 +293,10 @@ typedef struct clscan_context_options {
                                        (default 512; least recently used released first) */
     cl_ulong max_program_bytes;     /* CLSCAN_MAX_PROGRAM_BYTES: bytes of their keys and
                                        texts it keeps (default 32 MiB) */
+    cl_ulong sort_max_registers;    /* CLSCAN_SORT_MAX_REGISTERS: up to 255 registers for
+                                       the one-sweep sort's passes of 4-byte keys on
+                                       NVIDIA's platform (default 64; CLSCAN_OPTION_ZERO:
+                                       no cap) */
 } clscan_context_options;
 
 /* clscan_context_create with options (NULL: exactly clscan_context_create). Returns what
@@ -1244,7 +1248,8 @@ CLSCAN_API clscan_status clscan_compact(clscan_context *ctx, cl_command_queue qu
  * sort_algorithm; docs/ALGORITHMS.md). One-sweep, the default on NVIDIA's platform for
  * fewer than 2^30 keys: one kernel clears its counters, one counts the digits of every
  * pass, then one kernel per pass whose tiles find their places by look-back (with a
- * bounded wait, as the single-pass scan). Three-step, the default elsewhere: per pass a
+ * bounded wait, as the single-pass scan; for 4-byte keys alone a pass with at most
+ * CLSCAN_SORT_MAX_REGISTERS registers, the options' sort_max_registers). Three-step, the default elsewhere: per pass a
  * histogram of every work-group's digits, a scan of those counts (the library's
  * multi-level scan) and a stable scatter, 3 to 5 kernels. The passes alternate between
  * the output and a temporary of n keys (and n values) in the context's scratch memory,

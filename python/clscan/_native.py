@@ -136,6 +136,7 @@ class ContextOptions(ctypes.Structure):
         ('max_text_bytes', c_ulong64),
         ('max_programs', c_ulong64),
         ('max_program_bytes', c_ulong64),
+        ('sort_max_registers', c_ulong64),
     ]
 
 

@@ -136,9 +136,8 @@ static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan_
  * work-item (16 where a key and its value take 8 bytes, 8 above), halved until local
  * memory holds them. With NVIDIA's warps and keys alone, keys go to local memory as
  * they are ranked where local memory holds their match words beside them; 4-byte keys
- * then run with at most 64 registers (four work-groups of 256 a multiprocessor rather
- * than two at the 98 the compiler takes: on the H200 a sort of 2^24 keys 488 -> 403 us,
- * docs/PERFORMANCE.md). Leaves *cfg alone otherwise. */
+ * then run with the profile's register cap (sort_max_registers, tune/choose.c). Leaves
+ * *cfg alone otherwise. */
 static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_config *cfg)
 {
     if (p->sort_algo != CLSCAN__SORT_ONESWEEP || n >= ONESWEEP_MAX_N) return;
@@ -160,7 +159,8 @@ static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_co
     if (os.sg_impl == CLSCAN__SG_NVIDIA && !os.value_bytes) {
         os.sort_place_early = 1;
         if (onesweep_local_bytes(&os, p) > budget) os.sort_place_early = 0;
-        if (os.sort_place_early && item_bytes == 4 && os.wg_size == 256) os.ptx_maxnreg = 64;
+        if (os.sort_place_early && item_bytes == 4 && os.wg_size == 256)
+            os.ptx_maxnreg = p->sort_max_registers;
     }
     while (onesweep_local_bytes(&os, p) > budget && os.items > 1) os.items /= 2;
     if (onesweep_local_bytes(&os, p) > budget) return;

@@ -69,6 +69,8 @@ static const struct override {
     {"CLSCAN_LOOKBACK_SPINS", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(lb_spins), 0, 1u << 30, NULL},
     {"CLSCAN_LOOKBACK_TEST", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(lb_test), NAMES(lb_test_names)},
     {"CLSCAN_SORT_ALGO", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(sort_algo), NAMES(sort_algo_names)},
+    {"CLSCAN_SORT_MAX_REGISTERS", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(sort_max_registers), 0, 255,
+     NULL},
     {"CLSCAN_MAX_TEXT_BYTES", CLSCAN__PHASE_TUNING, KIND_ULONG, FIELD(max_text_bytes), 1,
      1ull << 30, NULL},
     {"CLSCAN_MAX_PROGRAMS", CLSCAN__PHASE_TUNING, KIND_ULONG, FIELD(max_programs), 1, 1u << 20,
