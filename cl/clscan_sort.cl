@@ -41,6 +41,20 @@
 #error "CLSCAN_SORT_VALUE_BYTES must be 0, 4 or 8"
 #endif
 
+/* With the bucket form (cl/clscan_sort_buckets.cl), the passes' kernels take the word
+ * that says which form runs, and return at once where the buckets sort the keys. */
+#ifndef CLSCAN_SORT_BUCKETS
+#define CLSCAN_SORT_BUCKETS 0
+#endif
+#if CLSCAN_SORT_BUCKETS
+#define CLSCAN_SORT_SKIP_PARAMS , __global const uint *state, ulong state_off
+#define CLSCAN_SORT_SKIP()                                                                         \
+    if (state[state_off]) return
+#else
+#define CLSCAN_SORT_SKIP_PARAMS
+#define CLSCAN_SORT_SKIP() (void)0
+#endif
+
 /* A pass sorts by CLSCAN_SORT_RADIX digits; inside a tile (work-groups of more than
  * one work-item) the digit is ranked in sub-passes of CLSCAN_SORT_SUB_BITS. */
 #define CLSCAN_SORT_BITS 8
@@ -92,8 +106,9 @@ uint clscan_sort_digit(CLSCAN_SORT_K k, uint shift)
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_histogram(__global const CLSCAN_SORT_K *src, ulong src_off, ulong n,
                            ulong tiles_per_group, uint shift, __global CLSCAN_T *counts,
-                           ulong counts_off)
+                           ulong counts_off CLSCAN_SORT_SKIP_PARAMS)
 {
+    CLSCAN_SORT_SKIP();
     __local uint bins[CLSCAN_SORT_RADIX];
     const uint lid = get_local_id(0);
     const ulong groups = get_num_groups(0), g = get_group_id(0);
@@ -157,8 +172,9 @@ void clscan_sort_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
                          __global const CLSCAN_SORT_V *vsrc, ulong vsrc_off,
                          __global CLSCAN_SORT_V *vdst, ulong vdst_off, ulong n,
                          ulong tiles_per_group, uint shift, __global const CLSCAN_T *counts,
-                         ulong counts_off)
+                         ulong counts_off CLSCAN_SORT_SKIP_PARAMS)
 {
+    CLSCAN_SORT_SKIP();
     const uint lid = get_local_id(0);
     const ulong groups = get_num_groups(0), g = get_group_id(0);
     CLSCAN_SORT_POINTERS();

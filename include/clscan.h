@@ -297,6 +297,9 @@ typedef struct clscan_context_options {
                                        the one-sweep sort's passes of 4-byte keys on
                                        NVIDIA's platform (default 64; CLSCAN_OPTION_ZERO:
                                        no cap) */
+    cl_ulong global_mem_cache_size; /* CLSCAN_GLOBAL_MEM_CACHE_SIZE, bytes: the cache the
+                                       CPUs' sort plans for (default: the device's
+                                       CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, at least 32 MiB) */
 } clscan_context_options;
 
 /* clscan_context_create with options (NULL: exactly clscan_context_create). Returns what

@@ -200,6 +200,7 @@ GET(max_text_bytes, p->max_text_bytes)
 GET(max_programs, p->max_programs)
 GET(max_program_bytes, p->max_program_bytes)
 GET(sort_max_registers, p->sort_max_registers)
+GET(global_cache_size, p->global_cache_size)
 GET(lb_test, p->lb_test)
 GET(disk_cache, c->target.cache.disk_cache)
 SGET(extensions, p->extensions)
@@ -332,6 +333,10 @@ static const field_case field_cases[] = {
     NUM("CLSCAN_SORT_MAX_REGISTERS", "48", sort_max_registers, 48, sort_max_registers, 48),
     NUM("CLSCAN_SORT_MAX_REGISTERS", "0", sort_max_registers, CLSCAN_OPTION_ZERO,
         sort_max_registers, 0),
+    NUM("CLSCAN_GLOBAL_MEM_CACHE_SIZE", "1M", global_mem_cache_size, 1 << 20, global_cache_size,
+        1 << 20),
+    NUM("CLSCAN_GLOBAL_MEM_CACHE_SIZE", "0", global_mem_cache_size, CLSCAN_OPTION_ZERO,
+        global_cache_size, 0),
 };
 enum { FIELD_CASES = sizeof field_cases / sizeof field_cases[0] };
 
@@ -386,9 +391,9 @@ START_TEST(test_every_field)
         fprintf(stderr, "%s: %d option/variable pairs agree (%u of them at the device's "
                 "default value)\n", d->name, FIELD_CASES, already);
     }
-    /* Every field but struct_size, flags and sort_algorithm (test_sort) has a row: the 39
+    /* Every field but struct_size, flags and sort_algorithm (test_sort) has a row: the 40
      * variables. */
-    ck_assert_int_eq(nfields, 39);
+    ck_assert_int_eq(nfields, 40);
 }
 END_TEST
 
@@ -683,6 +688,7 @@ static const bad_case bad_cases[] = {
     BAD("CLSCAN_MAX_PROGRAMS", max_programs, (1ull << 20) + 1, "1048577"),
     BAD("CLSCAN_MAX_PROGRAM_BYTES", max_program_bytes, 4095, "4095"),
     BAD("CLSCAN_SORT_MAX_REGISTERS", sort_max_registers, 256, "256"),
+    BAD("CLSCAN_GLOBAL_MEM_CACHE_SIZE", global_mem_cache_size, (1ull << 40) + 1, "1099511627777"),
     BAD("CLSCAN_FP64", fp64, 7, "7"),
     BAD("CLSCAN_INT64_ATOMICS", int64_atomics, 3, "3"),
     BAD("CLSCAN_PADDING", padding, 3, "3"),
@@ -1045,6 +1051,7 @@ static const char *const tuning_vars[] = {
     "CLSCAN_SUBGROUP_IMPL", "CLSCAN_WG_SCAN", "CLSCAN_SCAN_ALGO", "CLSCAN_LOOKBACK_ATOMICS",
     "CLSCAN_LOOKBACK_SPINS", "CLSCAN_LOOKBACK_TEST", "CLSCAN_MAX_TEXT_BYTES",
     "CLSCAN_MAX_PROGRAMS", "CLSCAN_MAX_PROGRAM_BYTES", "CLSCAN_SORT_MAX_REGISTERS",
+    "CLSCAN_GLOBAL_MEM_CACHE_SIZE",
 };
 /* The variables the library reads besides those. */
 static const char *const other_vars[] = {"CLSCAN_SORT_ALGO", "CLSCAN_DISK_CACHE",

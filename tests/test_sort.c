@@ -72,6 +72,23 @@ START_TEST(test_reference)
         clscan_verify_sort_fill(&c, buf);
         ck_assert_int_eq(clscan_verify_sort_reference(t, buf, N, p), 0);
         for (size_t i = 0; i < N; i++) ck_assert_uint_eq(p[i], N - 1 - i);
+        /* Narrow: below 2^24, and the third byte varies. Skewed: 15 in 16 keys equal. */
+        c.pattern = CLSCAN_VERIFY_KEYS_NARROW;
+        clscan_verify_sort_fill(&c, buf);
+        uint64_t any = 0;
+        for (size_t i = 0; i < N; i++) {
+            uint64_t v = 0;
+            memcpy(&v, (char *)buf + i * es, es);
+            ck_assert_uint_lt(v, 1u << 24);
+            any |= v;
+        }
+        ck_assert_uint_eq(any >> 16, 0xff);
+        c.pattern = CLSCAN_VERIFY_KEYS_SKEWED;
+        clscan_verify_sort_fill(&c, buf);
+        size_t same = 0;
+        for (size_t i = 0; i < N; i++) same += memcmp((char *)buf + i * es, buf, es) == 0;
+        ck_assert_msg(same > N * 9 / 10 && same < N, "%s skewed: %zu of %d equal",
+                      clscan_type_name(t), same, N);
         if (t == CLSCAN_FLOAT) {
             c.pattern = CLSCAN_VERIFY_KEYS_SPECIAL;
             clscan_verify_sort_fill(&c, buf);
@@ -156,7 +173,10 @@ START_TEST(test_matrix)
 }
 END_TEST
 
-/* 2^20 + 3 int32 keys (random and few distinct), alone and with 4- and 8-byte values. */
+/* 2^20 + 3 keys: int32 random, few distinct and special, alone and with 4- and 8-byte
+ * values; narrow (the buckets' passes ending in the temporary, copied to the output)
+ * and skewed (one bucket too large: the passes over the whole range) keys of 32 and 64
+ * bits, in place and not. */
 START_TEST(test_large)
 {
     const uint64_t seed = clscan_test_seed(20261125u);
@@ -164,21 +184,27 @@ START_TEST(test_large)
         clscan_test_dev *d = &clscan_test_devs[di];
         const struct {
             clscan_verify_sort_kind kind;
-            clscan_type vt;
+            clscan_type kt, vt;
             int pattern, layout;
-        } cases[] = {{CLSCAN_VERIFY_SORT_KEYS, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_RANDOM, 0},
-                     {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_INT32, CLSCAN_VERIFY_KEYS_FEW, 1},
-                     {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_UINT64, CLSCAN_VERIFY_KEYS_SPECIAL, 2}};
+        } cases[] = {
+            {CLSCAN_VERIFY_SORT_KEYS, CLSCAN_INT32, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_RANDOM, 0},
+            {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_INT32, CLSCAN_INT32, CLSCAN_VERIFY_KEYS_FEW, 1},
+            {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_INT32, CLSCAN_UINT64, CLSCAN_VERIFY_KEYS_SPECIAL, 2},
+            {CLSCAN_VERIFY_SORT_KEYS, CLSCAN_FLOAT, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_NARROW, 2},
+            {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_INT64, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_NARROW, 0},
+            {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_UINT32, CLSCAN_UINT64, CLSCAN_VERIFY_KEYS_SKEWED, 2},
+            {CLSCAN_VERIFY_SORT_KEYS, CLSCAN_UINT64, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_SKEWED, 0}};
         for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
             char msg[1024];
-            clscan_verify_sort_case c = {cases[k].kind, CLSCAN_INT32, cases[k].vt,
+            clscan_verify_sort_case c = {cases[k].kind, cases[k].kt, cases[k].vt,
                                          cases[k].pattern, ((size_t)1 << 20) + 3, 0, 0, 0, 0,
                                          0, clscan_verify_mix(seed, k)};
             clscan_verify_sort_layout(&c, cases[k].layout);
             clscan_verify_result r =
                 clscan_verify_run_sort(d->ctx, d->cl_ctx, d->queue, &c, msg, sizeof msg);
-            fprintf(stderr, "%s: %s int32 values %s keys %s n=%zu layout %d: %s\n", d->name,
-                    clscan_verify_sort_kind_name(c.kind), clscan_type_name(c.value_type),
+            fprintf(stderr, "%s: %s %s values %s keys %s n=%zu layout %d: %s\n", d->name,
+                    clscan_verify_sort_kind_name(c.kind), clscan_type_name(c.key_type),
+                    clscan_type_name(c.value_type),
                     clscan_verify_keys_name(c.pattern), c.n, cases[k].layout, msg);
             ck_assert_msg(r == CLSCAN_VERIFY_PASS, "%s: case %zu: %s", d->name, k, msg);
         }

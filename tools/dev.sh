@@ -163,6 +163,15 @@ run_oclgrind_sorts() {
             done
         done
     done
+    # The three-step sort's bucket form (groups of one work-item, a cache of 4 KiB so that
+    # 2049 keys try it): every key pattern and layout of one size in a process (all
+    # buckets but for the skewed and special keys, which take the passes).
+    settings="CLSCAN_SORT_ALGO=three-step CLSCAN_GLOBAL_MEM_CACHE_SIZE=4096"
+    settings+=" CLSCAN_WORK_GROUP_SIZE=1 CLSCAN_ITEMS_PER_THREAD=64"
+    oclgrind_bg "sort-buckets-uint32-keys" "$settings" "$build/clscan-selftest" \
+        --types uint32 --ops none --kinds sort_keys --min-size 2049 --max-size 2049
+    oclgrind_bg "sort-buckets-int64-pairs" "$settings" "$build/clscan-selftest" \
+        --types int64 --ops none --kinds sort_pairs --min-size 2049 --max-size 2049
 }
 # Every line "name CLSCAN_SETTINGS..." of stdin (tests/profiles.txt) under Oclgrind, on the types and
 # operators that take different paths (built-in-able ADD, shuffled MUL, bitwise XOR; 4-

@@ -1340,8 +1340,8 @@ const char *clscan_verify_sort_kind_name(clscan_verify_sort_kind kind)
 
 const char *clscan_verify_keys_name(int pattern)
 {
-    static const char *const names[CLSCAN_VERIFY_KEYS_COUNT] = {"random", "few", "special",
-                                                                 "descending"};
+    static const char *const names[CLSCAN_VERIFY_KEYS_COUNT] = {
+        "random", "few", "special", "descending", "narrow", "skewed"};
     return pattern >= 0 && pattern < CLSCAN_VERIFY_KEYS_COUNT ? names[pattern] : "invalid";
 }
 
@@ -1445,6 +1445,8 @@ void clscan_verify_sort_fill(const clscan_verify_sort_case *c, void *keys)
             v = clscan_sort_unordered(down, c->key_type);
             down -= 1 + (r & 0xffff);
             break;
+        case CLSCAN_VERIFY_KEYS_NARROW: v = r & 0xffffffu; break;
+        case CLSCAN_VERIFY_KEYS_SKEWED: v = (r & 15) ? few[0] : clscan_verify_rng_next(&rng); break;
         default: v = r; break;
         }
         clscan_sort_store(keys, i, es, v & mask);

@@ -253,15 +253,20 @@ const char *clscan_verify_sort_kind_name(clscan_verify_sort_kind kind);
  * all bit patterns), 16 distinct values (most keys equal to many others: the stability
  * check), random values mixed half and half with the type's special ones (floats: +-0.0,
  * +-INFINITY, NaNs of either sign, denormals, 1.0; integers: 0, 1, all ones, minimum,
- * maximum), and distinct keys in descending order. */
+ * maximum), distinct keys in descending order, random bits below 2^24 (the keys then
+ * differ in their three lowest bytes only, the second of which is the highest that
+ * varies: an even count of bytes below it), and keys of which 15 in 16 are one value,
+ * the others random (one bucket holding most keys). */
 enum {
     CLSCAN_VERIFY_KEYS_RANDOM,
     CLSCAN_VERIFY_KEYS_FEW,
     CLSCAN_VERIFY_KEYS_SPECIAL,
     CLSCAN_VERIFY_KEYS_DESCENDING,
+    CLSCAN_VERIFY_KEYS_NARROW,
+    CLSCAN_VERIFY_KEYS_SKEWED,
     CLSCAN_VERIFY_KEYS_COUNT
 };
-/* "random", "few", "special", "descending"; "invalid" otherwise. */
+/* "random", "few", "special", "descending", "narrow", "skewed"; "invalid" otherwise. */
 const char *clscan_verify_keys_name(int pattern);
 
 /* One sort on a device. Values (pairs) are the bits of their index i, so that the

@@ -137,6 +137,7 @@ class ContextOptions(ctypes.Structure):
         ('max_programs', c_ulong64),
         ('max_program_bytes', c_ulong64),
         ('sort_max_registers', c_ulong64),
+        ('global_mem_cache_size', c_ulong64),
     ]
 
 

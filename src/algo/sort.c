@@ -100,6 +100,9 @@ static clscan_status sort_config_choose(const clscan_context *ctx, clscan_type k
                                 (unsigned long long)p->local_mem_size);
         }
     }
+    /* Groups of one work-item (CPUs) get the bucket form, whose per-bucket loops need a
+     * device without a loop budget. */
+    out->sort_buckets = out->wg_size == 1 && !p->max_loop_iterations;
     return CLSCAN_SUCCESS;
 }
 
@@ -143,6 +146,7 @@ static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_co
     if (p->sort_algo != CLSCAN__SORT_ONESWEEP || n >= ONESWEEP_MAX_N) return;
     clscan__scan_config os = *cfg;
     os.sort_onesweep = 1;
+    os.sort_buckets = 0;
     os.lb_test = p->lb_test;
     /* (Its own work-group size: a CPU's scan tuning may have groups of one.) */
     os.wg_size = 1;
@@ -303,19 +307,169 @@ static void set_pass_sides(clscan__kernel_args *a, const sort_pass_sides *ps)
     CLSCAN__ARG(*a, ps->vto.off);
 }
 
+/* Sets a bucket kernel's sides: keys out, keys temporary, values out, values temporary,
+ * each a buffer and an element offset (ps: a pass that reads the temporary and writes
+ * the output). */
+static void set_bucket_sides(clscan__kernel_args *a, const sort_pass_sides *ps)
+{
+    CLSCAN__ARG(*a, ps->to.mem);
+    CLSCAN__ARG(*a, ps->to.off);
+    CLSCAN__ARG(*a, ps->from.mem);
+    CLSCAN__ARG(*a, ps->from.off);
+    CLSCAN__ARG(*a, ps->vto.mem);
+    CLSCAN__ARG(*a, ps->vto.off);
+    CLSCAN__ARG(*a, ps->vfrom.mem);
+    CLSCAN__ARG(*a, ps->vfrom.off);
+}
+
 /* Enqueues the passes (both programs' locks held), each reading and writing as
  * pass_sides says. */
+/* Where the three-step sort keeps its data in the scratch slot: the counts (digit-major,
+ * from byte 0), the scan's partials; with the bucket form the word that says which form
+ * runs and the runs' ORs and ANDs of keys; then the temporary keys and values (byte
+ * offsets, and the slot's size). */
+typedef struct three_step_plan {
+    sort_plan sp;
+    cl_ulong counts_len;
+    cl_ulong state, ranges, tmp_keys, tmp_values, bytes;
+} three_step_plan;
+
+/* The bucket form: tried where the passes over the whole range would not stay in cache
+ * (their keys and values, and the temporary, more than the profile's global memory
+ * cache: at least 32 MiB, device/probe.c), and taken where no bucket then holds more
+ * than half a compute unit's share of the keys, nor more than 1 MiB of keys and values
+ * (so that a bucket's passes stay in cache). On the 2-core development machine, both
+ * stacks: 2^22 keys were up to 1.3x as slow through the buckets, 2^22 pairs 0.62x, 2^23
+ * keys 0.5x, 2^24 keys and pairs 0.46-0.51x (docs/PERFORMANCE.md). */
+static cl_ulong bucket_bytes(const sort_call *c)
+{
+    return clscan_type_size(c->key_type) + (c->pairs ? clscan_type_size(c->value_type) : 0);
+}
+static int bucket_tried(const clscan__profile *p, const sort_call *c)
+{
+    return 2 * (cl_ulong)c->n * bucket_bytes(c) > p->global_cache_size;
+}
+static cl_ulong bucket_limit(const clscan__profile *p, const sort_call *c)
+{
+    const cl_ulong share = c->n / (2 * (cl_ulong)(p->compute_units ? p->compute_units : 1));
+    const cl_ulong cache = ((cl_ulong)1 << 20) / bucket_bytes(c);
+    return share < cache ? share : cache;
+}
+
+/* Enqueues the bucket form's kernels (the program's lock held): each run's OR and AND of
+ * the keys, the counts of their top digit and the counts' scan, the decision, then the
+ * scatter to the buckets and the buckets' passes (both returning at once where the
+ * passes over the whole range sort the keys). Where they are not tried
+ * (bucket_tried), the decision alone, which then leaves the passes to sort. */
+static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
+                                     clscan__program *scan_prog, const sort_call *c,
+                                     const three_step_plan *tp)
+{
+    const clscan__scan_config *cfg = &prog->config;
+    cl_mem scratch = l->scratch->buffer;
+    const cl_ulong kb = clscan_type_size(c->key_type), n = c->n, zero = 0;
+    const cl_ulong groups = tp->sp.groups, per_group = tp->sp.per_group;
+    const cl_ulong ranges = tp->ranges / kb, state = tp->state / 4;
+    const cl_ulong limit = bucket_limit(&l->ctx->target.profile, c);
+    const cl_uint enabled = bucket_tried(&l->ctx->target.profile, c);
+    const sort_pass_sides ps = pass_sides(c, scratch, tp->tmp_keys, tp->tmp_values,
+                                          cfg->value_bytes, 1); /* (to: output; from: temporary) */
+    clscan_status s = CLSCAN_SUCCESS;
+    clscan__kernel_args a;
+    cl_kernel k;
+    if (enabled) {
+        k = prog->kernels[CLSCAN__K_SORT_BK_RANGE];
+        a = clscan__args_begin(k, 0);
+        CLSCAN__ARG(a, c->keys);
+        CLSCAN__ARG(a, (cl_ulong){c->keys_offset});
+        CLSCAN__ARG(a, n);
+        CLSCAN__ARG(a, per_group);
+        CLSCAN__ARG(a, scratch);
+        CLSCAN__ARG(a, ranges);
+        if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_range)");
+        if ((s = clscan__enqueue(l, k, (size_t)groups, 1, "enqueue sort_bk_range")) != CLSCAN_SUCCESS)
+            return s;
+        k = prog->kernels[CLSCAN__K_SORT_BK_HIST];
+        a = clscan__args_begin(k, 0);
+        CLSCAN__ARG(a, c->keys);
+        CLSCAN__ARG(a, (cl_ulong){c->keys_offset});
+        CLSCAN__ARG(a, n);
+        CLSCAN__ARG(a, per_group);
+        CLSCAN__ARG(a, scratch);
+        CLSCAN__ARG(a, ranges);
+        CLSCAN__ARG(a, scratch);
+        CLSCAN__ARG(a, zero);
+        if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_histogram)");
+        if ((s = clscan__enqueue(l, k, (size_t)groups, 1, "enqueue sort_bk_histogram")) != CLSCAN_SUCCESS)
+            return s;
+        s = clscan__enqueue_scan_level(l, scan_prog, scratch, 0, scratch, 0, tp->counts_len, 0,
+                                       scratch, tp->counts_len, NULL);
+        if (s != CLSCAN_SUCCESS) return s;
+    }
+    k = prog->kernels[CLSCAN__K_SORT_BK_DECIDE];
+    a = clscan__args_begin(k, 0);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, ranges);
+    CLSCAN__ARG(a, groups);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, zero);
+    CLSCAN__ARG(a, n);
+    CLSCAN__ARG(a, limit);
+    CLSCAN__ARG(a, enabled);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, state);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_decide)");
+    if ((s = clscan__enqueue(l, k, 1, 1, "enqueue sort_bk_decide")) != CLSCAN_SUCCESS || !enabled)
+        return s;
+    const sort_side vin = c->pairs ? (sort_side){c->values, c->values_offset} : ps.to;
+    k = prog->kernels[CLSCAN__K_SORT_BK_SCATTER];
+    a = clscan__args_begin(k, 0);
+    CLSCAN__ARG(a, c->keys);
+    CLSCAN__ARG(a, (cl_ulong){c->keys_offset});
+    CLSCAN__ARG(a, vin.mem);
+    CLSCAN__ARG(a, vin.off);
+    set_bucket_sides(&a, &ps);
+    CLSCAN__ARG(a, n);
+    CLSCAN__ARG(a, per_group);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, ranges);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, zero);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, state);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_scatter)");
+    if ((s = clscan__enqueue(l, k, (size_t)groups, 1, "enqueue sort_bk_scatter")) != CLSCAN_SUCCESS)
+        return s;
+    k = prog->kernels[CLSCAN__K_SORT_BK_BUCKETS];
+    a = clscan__args_begin(k, 0);
+    set_bucket_sides(&a, &ps);
+    CLSCAN__ARG(a, n);
+    CLSCAN__ARG(a, groups);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, ranges);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, zero);
+    CLSCAN__ARG(a, scratch);
+    CLSCAN__ARG(a, state);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_buckets)");
+    return clscan__enqueue(l, k, SORT_RADIX, 1, "enqueue sort_bk_buckets");
+}
+
 static clscan_status enqueue_passes(clscan__launch *l, clscan__program *prog,
                                     clscan__program *scan_prog, const sort_call *c,
-                                    sort_plan sp, cl_ulong counts_len, cl_ulong tmp_keys,
-                                    cl_ulong tmp_values)
+                                    const three_step_plan *tp)
 {
+    const sort_plan sp = tp->sp;
+    const cl_ulong counts_len = tp->counts_len, tmp_keys = tp->tmp_keys,
+                   tmp_values = tp->tmp_values, state = tp->state / 4;
     const clscan__scan_config *cfg = &prog->config;
     cl_mem scratch = l->scratch->buffer;
     const cl_ulong kb = clscan_type_size(c->key_type);
     const cl_ulong n = c->n, zero = 0;
     const cl_uint passes = (cl_uint)(kb * 8 / SORT_BITS);
     clscan_status s = CLSCAN_SUCCESS;
+    if (cfg->sort_buckets && (s = enqueue_buckets(l, prog, scan_prog, c, tp)) != CLSCAN_SUCCESS)
+        return s;
     for (cl_uint pass = 0; pass < passes && s == CLSCAN_SUCCESS; ++pass) {
         const sort_pass_sides ps =
             pass_sides(c, scratch, tmp_keys, tmp_values, cfg->value_bytes, pass);
@@ -329,6 +483,10 @@ static clscan_status enqueue_passes(clscan__launch *l, clscan__program *prog,
         CLSCAN__ARG(a, shift);
         CLSCAN__ARG(a, scratch);
         CLSCAN__ARG(a, zero);
+        if (cfg->sort_buckets) {
+            CLSCAN__ARG(a, scratch);
+            CLSCAN__ARG(a, state);
+        }
         if (a.err != CL_SUCCESS)
             return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_histogram)");
         s = clscan__enqueue(l, k, (size_t)sp.groups, cfg->wg_size, "enqueue sort_histogram");
@@ -345,6 +503,10 @@ static clscan_status enqueue_passes(clscan__launch *l, clscan__program *prog,
         CLSCAN__ARG(a, shift);
         CLSCAN__ARG(a, scratch);
         CLSCAN__ARG(a, zero);
+        if (cfg->sort_buckets) {
+            CLSCAN__ARG(a, scratch);
+            CLSCAN__ARG(a, state);
+        }
         if (a.err != CL_SUCCESS)
             return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_scatter)");
         s = clscan__enqueue(l, k, (size_t)sp.groups, cfg->wg_size, "enqueue sort_scatter");
@@ -481,15 +643,19 @@ static clscan_status sort_held(clscan_context *ctx, cl_command_queue queue, cons
     cfg = prog->config; /* the shapes actually built */
     scan_cfg = scan_prog->config;
 
-    /* The scratch slot: the counts (digit-major), the scan's partials, the temporary
-     * keys and values. */
-    const sort_plan sp = sort_plan_groups(&ctx->target.profile, &cfg, c->n);
+    /* The scratch slot (three_step_plan). */
+    three_step_plan tp;
+    tp.sp = sort_plan_groups(&ctx->target.profile, &cfg, c->n);
     const cl_ulong cb = clscan_type_size(count_type), kb = clscan_type_size(c->key_type);
-    const cl_ulong counts_len = SORT_RADIX * sp.groups;
-    const cl_ulong partials = clscan__scan_scratch_elements(&ctx->target.profile, &scan_cfg, counts_len);
-    const cl_ulong tmp_keys = align_up((counts_len + partials) * cb);
-    const cl_ulong tmp_values = align_up(tmp_keys + (cl_ulong)c->n * kb);
-    const cl_ulong bytes = tmp_values + (cl_ulong)c->n * vb;
+    tp.counts_len = SORT_RADIX * tp.sp.groups;
+    const cl_ulong partials =
+        clscan__scan_scratch_elements(&ctx->target.profile, &scan_cfg, tp.counts_len);
+    tp.state = align_up((tp.counts_len + partials) * cb);
+    tp.ranges = cfg.sort_buckets ? align_up(tp.state + 4) : tp.state;
+    tp.tmp_keys = align_up(tp.ranges + (cfg.sort_buckets ? 2 * tp.sp.groups * kb : 0));
+    tp.tmp_values = align_up(tp.tmp_keys + (cl_ulong)c->n * kb);
+    tp.bytes = tp.tmp_values + (cl_ulong)c->n * vb;
+    const cl_ulong bytes = tp.bytes;
     CLSCAN__RETURN_IF(ctx, bytes > ctx->target.profile.max_alloc || bytes > (cl_ulong)SIZE_MAX,
                      CLSCAN_ERROR_OUT_OF_RESOURCES,
                      "the sort's temporaries (%zu keys%s and the digit counts) need %llu bytes, "
@@ -504,7 +670,7 @@ static clscan_status sort_held(clscan_context *ctx, cl_command_queue queue, cons
     l.scratch->lb_clean = 0; /* counts and keys overwrite status words */
     pthread_mutex_lock(&prog->lock);
     pthread_mutex_lock(&scan_prog->lock);
-    s = enqueue_passes(&l, prog, scan_prog, c, sp, counts_len, tmp_keys, tmp_values);
+    s = enqueue_passes(&l, prog, scan_prog, c, &tp);
     pthread_mutex_unlock(&scan_prog->lock);
     pthread_mutex_unlock(&prog->lock);
     return clscan__launch_end(&l, s, event);

@@ -130,6 +130,7 @@ typedef struct clscan__profile {
     int fp64;
     int int64_atomics;
     cl_ulong max_alloc;
+    cl_ulong global_cache_size; /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, bytes, at least 32 MiB */
     /* Loop iterations one work-item may run in all before the implementation silently
      * stops it (0: no limit). Mesa's llvmpipe stops at 65535 (docs/DEVICES.md). */
     cl_ulong max_loop_iterations;

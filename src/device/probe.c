@@ -276,6 +276,13 @@ clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, cl
         return s;
     }
     /* Optional queries: absence is not an error. */
+    /* The cache the sort plans for (src/algo/sort.c): at least 32 MiB, a last-level
+     * cache CPUs commonly have (Intel's CPU runtime reports its 1 MiB L2 where PoCL reports
+     * the 32 MiB L3 of the same machine); CLSCAN_GLOBAL_MEM_CACHE_SIZE replaces it. */
+    if (clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof p->global_cache_size,
+                        &p->global_cache_size, NULL) != CL_SUCCESS)
+        p->global_cache_size = 0;
+    if (p->global_cache_size < ((cl_ulong)32 << 20)) p->global_cache_size = (cl_ulong)32 << 20;
     if (clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64_config, &fp64_config,
                         NULL) != CL_SUCCESS)
         fp64_config = 0;

@@ -34,6 +34,7 @@ static const struct {
     {"clscan_general.cl", F_GENERAL, 0},
     {"clscan_sort.cl", F_SORT, 0},
     {"clscan_sort_onesweep.cl", F_SORT, 0},
+    {"clscan_sort_buckets.cl", F_SORT, 0},
     {"clscan_histogram.cl", F_HIST, 0},
 };
 
@@ -69,6 +70,11 @@ static const struct {
     [CLSCAN__K_SORT_SCATTER] = {"clscan_sort_scatter", 1},
     [CLSCAN__K_SORT_OS_HIST] = {"clscan_sort_os_histogram", 1},
     [CLSCAN__K_SORT_OS_PASS] = {"clscan_sort_os_pass", 1},
+    [CLSCAN__K_SORT_BK_RANGE] = {"clscan_sort_bk_range", 1},
+    [CLSCAN__K_SORT_BK_HIST] = {"clscan_sort_bk_histogram", 1},
+    [CLSCAN__K_SORT_BK_DECIDE] = {"clscan_sort_bk_decide", 1},
+    [CLSCAN__K_SORT_BK_SCATTER] = {"clscan_sort_bk_scatter", 1},
+    [CLSCAN__K_SORT_BK_BUCKETS] = {"clscan_sort_bk_buckets", 1},
     [CLSCAN__K_HIST_LOCAL] = {"clscan_hist_local", 1},
     [CLSCAN__K_HIST_GLOBAL] = {"clscan_hist_global", 0},
     [CLSCAN__K_HIST_SUM] = {"clscan_hist_sum", 0},
@@ -498,6 +504,8 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan__target
     wanted[CLSCAN__K_GEN_SINGLE] = general && single;
     wanted[CLSCAN__K_SORT_HIST] = wanted[CLSCAN__K_SORT_SCATTER] = sort && !cfg->sort_onesweep;
     wanted[CLSCAN__K_SORT_OS_HIST] = wanted[CLSCAN__K_SORT_OS_PASS] = sort && cfg->sort_onesweep;
+    for (int k = CLSCAN__K_SORT_BK_RANGE; k <= CLSCAN__K_SORT_BK_BUCKETS; ++k)
+        wanted[k] = sort && !cfg->sort_onesweep && cfg->sort_buckets;
     wanted[CLSCAN__K_HIST_LOCAL] = wanted[CLSCAN__K_HIST_GLOBAL] = wanted[CLSCAN__K_HIST_SUM] =
         hist;
     *max_wg = cfg->wg_size;

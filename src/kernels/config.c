@@ -248,7 +248,7 @@ const char *clscan__select_mode_name(clscan__select_mode mode)
 /* (A field added to clscan__scan_config must be added here too: the size check below,
  * made on 64-bit builds, fails until it is, since a field left out would let two
  * shapes share a program.) */
-_Static_assert(sizeof(void *) != 8 || sizeof(clscan__scan_config) == 120,
+_Static_assert(sizeof(void *) != 8 || sizeof(clscan__scan_config) == 128,
                "clscan__scan_config changed: update clscan__config_fingerprint");
 void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_config *out)
 {
@@ -271,6 +271,7 @@ void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_con
     out->elem_bytes = cfg->elem_bytes;
     out->value_bytes = cfg->value_bytes;
     out->sort_onesweep = cfg->sort_onesweep;
+    out->sort_buckets = cfg->sort_buckets;
     out->sort_place_early = cfg->sort_place_early;
     out->ptx_maxnreg = cfg->ptx_maxnreg;
     out->hist_mode = cfg->hist_mode;

@@ -76,6 +76,8 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
          cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep},
         {"CLSCAN_SORT_LB_TEST", (unsigned long)cfg->lb_test,
          cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep && cfg->lb_test},
+        {"CLSCAN_SORT_BUCKETS", 1,
+         cfg->kind == CLSCAN__PROGRAM_SORT && !cfg->sort_onesweep && cfg->sort_buckets},
         {"CLSCAN_OS_PLACE_EARLY", 1,
          cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep && cfg->sort_place_early},
         /* (Not read by the kernels: the build puts it into the PTX, kernels/build.c.) */

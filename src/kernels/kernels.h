@@ -88,6 +88,8 @@ typedef struct clscan__scan_config {
      * length's. General programs: a segmented tile's values' (0: the tile of pairs). */
     cl_uint value_bytes;
     cl_uint sort_onesweep; /* 1: cl/clscan_sort_onesweep.cl's kernels; 0: clscan_sort.cl's */
+    cl_uint sort_buckets;  /* three-step, one work-item groups: 1 adds the bucket form
+                              (cl/clscan_sort_buckets.cl) */
     /* One-sweep sorts with NVIDIA's warps and no values: 1 places each key in local
      * memory as it is ranked (CLSCAN_OS_PLACE_EARLY; the match words then need their own
      * local memory). */
@@ -118,7 +120,12 @@ typedef enum clscan__kernel_id {
     CLSCAN__K_SORT_HIST,     /* sort programs: clscan_sort_histogram, */
     CLSCAN__K_SORT_SCATTER,  /* clscan_sort_scatter; one-sweep sort programs: */
     CLSCAN__K_SORT_OS_HIST,  /* clscan_sort_os_histogram, */
-    CLSCAN__K_SORT_OS_PASS,  /* clscan_sort_os_pass */
+    CLSCAN__K_SORT_OS_PASS,  /* clscan_sort_os_pass; the three-step sort's bucket form: */
+    CLSCAN__K_SORT_BK_RANGE, /* clscan_sort_bk_range, _histogram, _decide, _scatter, */
+    CLSCAN__K_SORT_BK_HIST,
+    CLSCAN__K_SORT_BK_DECIDE,
+    CLSCAN__K_SORT_BK_SCATTER,
+    CLSCAN__K_SORT_BK_BUCKETS, /* _buckets */
     CLSCAN__K_HIST_LOCAL,    /* histogram programs: clscan_hist_local, */
     CLSCAN__K_HIST_GLOBAL,   /* clscan_hist_global, */
     CLSCAN__K_HIST_SUM,      /* clscan_hist_sum */

@@ -71,6 +71,7 @@ static const struct option_field {
     F("CLSCAN_MAX_PROGRAMS", max_programs, OPT_ULONG),
     F("CLSCAN_MAX_PROGRAM_BYTES", max_program_bytes, OPT_ULONG),
     F("CLSCAN_SORT_MAX_REGISTERS", sort_max_registers, OPT_ULONG),
+    F("CLSCAN_GLOBAL_MEM_CACHE_SIZE", global_mem_cache_size, OPT_ULONG),
 #undef E
 #undef F
 };

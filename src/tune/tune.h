@@ -63,7 +63,7 @@ const char *clscan__env_getter(const char *name, void *user);
 typedef struct clscan__options_env {
     const clscan_context_options *options; /* NULL: the environment alone */
     int ignore_environment;
-    char values[40][64];                   /* formatted numeric and named fields */
+    char values[48][64];                   /* formatted numeric and named fields */
 } clscan__options_env;
 clscan_status clscan__options_env_init(clscan__options_env *env,
                                        const clscan_context_options *options);

@@ -1,0 +1,222 @@
+/* clscan_sort_buckets.cl - the three-step sort's bucket form for groups of one work-item
+ * (CPUs): one pass by the highest digit in which the keys differ puts them in 256
+ * buckets, then each bucket is sorted on its own by the digits below, in cache, by one
+ * work-item; the passes over the whole range (cl/clscan_sort.cl) run instead where one
+ * bucket would hold too many keys for the work to spread. Both forms are enqueued; a
+ * word the decision kernel writes tells each kernel of the form not taken to return at
+ * once. Built into sort programs with CLSCAN_SORT_BUCKETS 1 (and CLSCAN_WG_SIZE 1). */
+/* SPDX-License-Identifier: MIT */
+#ifndef CLSCAN_SORT_BUCKETS_CL
+#define CLSCAN_SORT_BUCKETS_CL
+#ifndef CLSCAN_SORT_CL
+#include "clscan_sort.cl"
+#endif
+#ifndef CLSCAN_SORT_BUCKETS
+#define CLSCAN_SORT_BUCKETS 0
+#endif
+#if CLSCAN_SORT_BUCKETS
+#if CLSCAN_WG_SIZE != 1
+#error "the bucket form is for groups of one work-item"
+#endif
+
+/* The kernels' arguments: buffers with element offsets (sort.c sets them). */
+#define CLSCAN_BK_RANGES_PARAMS __global CLSCAN_SORT_K *ranges_buf, ulong ranges_off
+#define CLSCAN_BK_SIDES_PARAMS                                                                     \
+    __global CLSCAN_SORT_K *kout_buf, ulong kout_off, __global CLSCAN_SORT_K *ktmp_buf,             \
+        ulong ktmp_off, __global CLSCAN_SORT_V *vout_buf, ulong vout_off,                          \
+        __global CLSCAN_SORT_V *vtmp_buf, ulong vtmp_off
+#define CLSCAN_BK_SIDES()                                                                          \
+    __global CLSCAN_SORT_K *out = kout_buf + kout_off;                                            \
+    __global CLSCAN_SORT_K *tmp = ktmp_buf + ktmp_off;                                            \
+    __global CLSCAN_SORT_V *vout = vout_buf + vout_off;                                           \
+    __global CLSCAN_SORT_V *vtmp = vtmp_buf + vtmp_off;                                           \
+    (void)vout;                                                                                    \
+    (void)vtmp
+
+/* The run of keys of group g: [*lo, *hi) of the n keys. */
+void clscan_sort_bk_run(ulong n, ulong tiles_per_group, ulong g, ulong *lo, ulong *hi)
+{
+    *lo = min(g * tiles_per_group * CLSCAN_TILE, n);
+    *hi = min(*lo + tiles_per_group * CLSCAN_TILE, n);
+}
+
+/* ranges[g] and ranges[groups + g]: the OR and the AND of the ordered keys of group g's
+ * run (all ones and zero for an empty run). */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_sort_bk_range(__global const CLSCAN_SORT_K *src, ulong src_off, ulong n,
+                          ulong tiles_per_group, CLSCAN_BK_RANGES_PARAMS)
+{
+    __global CLSCAN_SORT_K *ranges = ranges_buf + ranges_off;
+    const ulong g = get_group_id(0), groups = get_num_groups(0);
+    __global const CLSCAN_SORT_K *in = src + src_off;
+    ulong lo, hi;
+    clscan_sort_bk_run(n, tiles_per_group, g, &lo, &hi);
+    CLSCAN_SORT_K any = 0, all = ~(CLSCAN_SORT_K)0;
+    for (ulong i = lo; i < hi; ++i) {
+        const CLSCAN_SORT_K k = clscan_sort_ordered(in[i]);
+        any |= k;
+        all &= k;
+    }
+    ranges[g] = any;
+    ranges[groups + g] = all;
+}
+
+/* The highest digit in which the keys differ (from the ranges of `groups` runs), or -1
+ * where all keys are equal. */
+int clscan_sort_bk_top(__global const CLSCAN_SORT_K *ranges, ulong groups)
+{
+    CLSCAN_SORT_K any = 0, all = ~(CLSCAN_SORT_K)0;
+    for (ulong g = 0; g < groups; ++g) {
+        any |= ranges[g];
+        all &= ranges[groups + g];
+    }
+    const CLSCAN_SORT_K diff = any ^ all;
+    if (diff == 0) return -1;
+    return (int)((CLSCAN_SORT_KEY_BITS - 1 - (uint)clz(diff)) / CLSCAN_SORT_BITS);
+}
+
+/* counts[counts_off + d * groups + g]: the keys of group g's run whose top digit (the
+ * highest in which the keys differ) is d; all zero where that digit is the lowest or
+ * the keys are all equal (no buckets then). */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_sort_bk_histogram(__global const CLSCAN_SORT_K *src, ulong src_off, ulong n,
+                              ulong tiles_per_group, CLSCAN_BK_RANGES_PARAMS,
+                              __global CLSCAN_T *counts, ulong counts_off)
+{
+    __global const CLSCAN_SORT_K *ranges = ranges_buf + ranges_off;
+    const ulong g = get_group_id(0), groups = get_num_groups(0);
+    __global const CLSCAN_SORT_K *in = src + src_off;
+    const int top = clscan_sort_bk_top(ranges, groups);
+    CLSCAN_T bins[CLSCAN_SORT_RADIX];
+    for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) bins[d] = 0;
+    if (top >= 1) {
+        const uint shift = (uint)top * CLSCAN_SORT_BITS;
+        ulong lo, hi;
+        clscan_sort_bk_run(n, tiles_per_group, g, &lo, &hi);
+        for (ulong i = lo; i < hi; ++i) ++bins[clscan_sort_digit(in[i], shift)];
+    }
+    for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d)
+        counts[counts_off + d * groups + g] = bins[d];
+}
+
+/* Where bucket d starts (the scanned counts of `groups` runs), or n past the last. */
+CLSCAN_T clscan_sort_bk_start(__global const CLSCAN_T *counts, ulong groups, uint d, ulong n)
+{
+    return d < CLSCAN_SORT_RADIX ? counts[d * groups] : (CLSCAN_T)n;
+}
+
+/* state[0] = 1 where the buckets sort the keys: enabled, the keys differ above their
+ * lowest digit, and no bucket (from the scanned counts) holds more than `limit` keys;
+ * else 0, and the passes over the whole range sort them. One work-item. */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_sort_bk_decide(CLSCAN_BK_RANGES_PARAMS, ulong groups,
+                           __global const CLSCAN_T *counts, ulong counts_off, ulong n,
+                           ulong limit, uint enabled, __global uint *state, ulong state_off)
+{
+    __global const CLSCAN_SORT_K *ranges = ranges_buf + ranges_off;
+    uint take = 0;
+    if (enabled && clscan_sort_bk_top(ranges, groups) >= 1) {
+        ulong most = 0;
+        for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) {
+            const ulong size = (ulong)(clscan_sort_bk_start(counts + counts_off, groups, d + 1, n) -
+                                       clscan_sort_bk_start(counts + counts_off, groups, d, n));
+            most = max(most, size);
+        }
+        take = most <= limit;
+    }
+    state[state_off] = take;
+}
+
+/* Where the buckets take the keys: each key of group g's run (and its value) to its
+ * bucket by the top digit in the temporary, stably (never the output: it may be the
+ * input). */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
+                            __global const CLSCAN_SORT_V *vsrc, ulong vsrc_off,
+                            CLSCAN_BK_SIDES_PARAMS, ulong n, ulong tiles_per_group,
+                            CLSCAN_BK_RANGES_PARAMS, __global const CLSCAN_T *counts,
+                            ulong counts_off, __global const uint *state, ulong state_off)
+{
+    if (!state[state_off]) return;
+    CLSCAN_BK_SIDES();
+    __global const CLSCAN_SORT_K *ranges = ranges_buf + ranges_off;
+    const ulong g = get_group_id(0), groups = get_num_groups(0);
+    const int top = clscan_sort_bk_top(ranges, groups);
+    const uint shift = (uint)top * CLSCAN_SORT_BITS;
+    __global CLSCAN_SORT_K *to = tmp;
+    __global CLSCAN_SORT_V *vto = vtmp;
+    __global const CLSCAN_SORT_K *in = src + src_off;
+    __global const CLSCAN_SORT_V *vin = vsrc + vsrc_off;
+    (void)vin;
+    (void)vto;
+    CLSCAN_T next[CLSCAN_SORT_RADIX];
+    for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) next[d] = counts[counts_off + d * groups + g];
+    ulong lo, hi;
+    clscan_sort_bk_run(n, tiles_per_group, g, &lo, &hi);
+    for (ulong i = lo; i < hi; ++i) {
+        const CLSCAN_SORT_K k = in[i];
+        const CLSCAN_T at = next[clscan_sort_digit(k, shift)]++;
+        to[at] = k;
+#if CLSCAN_SORT_VALUE_BYTES
+        vto[at] = vin[i];
+#endif
+    }
+}
+
+/* Where the buckets take the keys: group b sorts bucket b (of the scanned counts of
+ * `groups` runs), stably, by each digit below the top one from the lowest, moving its
+ * keys (and values) from the temporary to the output and back, and copies them to the
+ * output where the last pass wrote the temporary. Launched with CLSCAN_SORT_RADIX
+ * groups. */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
+                            CLSCAN_BK_RANGES_PARAMS, __global const CLSCAN_T *counts,
+                            ulong counts_off, __global const uint *state, ulong state_off)
+{
+    if (!state[state_off]) return;
+    CLSCAN_BK_SIDES();
+    __global const CLSCAN_SORT_K *ranges = ranges_buf + ranges_off;
+    const uint b = (uint)get_group_id(0);
+    const int top = clscan_sort_bk_top(ranges, groups);
+    const ulong lo = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b, n);
+    const ulong hi = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b + 1, n);
+    CLSCAN_T bins[CLSCAN_SORT_RADIX];
+    for (int digit = 0; digit < top; ++digit) {
+        /* Digit `digit` reads where the one before wrote: the temporary for the first. */
+        const int from_tmp = (digit & 1) == 0;
+        __global const CLSCAN_SORT_K *kf = from_tmp ? tmp : out;
+        __global CLSCAN_SORT_K *kt = from_tmp ? out : tmp;
+        __global const CLSCAN_SORT_V *vf = from_tmp ? vtmp : vout;
+        __global CLSCAN_SORT_V *vt = from_tmp ? vout : vtmp;
+        (void)vf;
+        (void)vt;
+        const uint shift = (uint)digit * CLSCAN_SORT_BITS;
+        for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) bins[d] = 0;
+        for (ulong i = lo; i < hi; ++i) ++bins[clscan_sort_digit(kf[i], shift)];
+        CLSCAN_T at = 0;
+        for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) {
+            const CLSCAN_T c = bins[d];
+            bins[d] = at;
+            at += c;
+        }
+        for (ulong i = lo; i < hi; ++i) {
+            const CLSCAN_SORT_K k = kf[i];
+            const ulong to = lo + bins[clscan_sort_digit(k, shift)]++;
+            kt[to] = k;
+#if CLSCAN_SORT_VALUE_BYTES
+            vt[to] = vf[i];
+#endif
+        }
+    }
+    if ((top & 1) == 0) {
+        for (ulong i = lo; i < hi; ++i) {
+            out[i] = tmp[i];
+#if CLSCAN_SORT_VALUE_BYTES
+            vout[i] = vtmp[i];
+#endif
+        }
+    }
+}
+
+#endif /* CLSCAN_SORT_BUCKETS */
+#endif /* CLSCAN_SORT_BUCKETS_CL */
