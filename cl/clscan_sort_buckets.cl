@@ -87,16 +87,25 @@ void clscan_sort_bk_histogram(__global const CLSCAN_SORT_K *src, ulong src_off, 
     const ulong g = get_group_id(0), groups = get_num_groups(0);
     __global const CLSCAN_SORT_K *in = src + src_off;
     const int top = clscan_sort_bk_top(ranges, groups);
-    CLSCAN_T bins[CLSCAN_SORT_RADIX];
-    for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) bins[d] = 0;
+    /* Four rows of counters, key i counted in row i % 4: keys mostly of one digit then
+     * do not wait on each other's increments of one counter. */
+    CLSCAN_T bins[4][CLSCAN_SORT_RADIX];
+    for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) bins[0][d] = bins[1][d] = bins[2][d] = bins[3][d] = 0;
     if (top >= 1) {
         const uint shift = (uint)top * CLSCAN_SORT_BITS;
         ulong lo, hi;
         clscan_sort_bk_run(n, tiles_per_group, g, &lo, &hi);
-        for (ulong i = lo; i < hi; ++i) ++bins[clscan_sort_digit(in[i], shift)];
+        ulong i = lo;
+        for (; i + 4 <= hi; i += 4) {
+            ++bins[0][clscan_sort_digit(in[i], shift)];
+            ++bins[1][clscan_sort_digit(in[i + 1], shift)];
+            ++bins[2][clscan_sort_digit(in[i + 2], shift)];
+            ++bins[3][clscan_sort_digit(in[i + 3], shift)];
+        }
+        for (; i < hi; ++i) ++bins[0][clscan_sort_digit(in[i], shift)];
     }
     for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d)
-        counts[counts_off + d * groups + g] = bins[d];
+        counts[counts_off + d * groups + g] = bins[0][d] + bins[1][d] + bins[2][d] + bins[3][d];
 }
 
 /* Where bucket d starts (the scanned counts of `groups` runs), or n past the last. */
