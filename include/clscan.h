@@ -1254,7 +1254,11 @@ CLSCAN_API clscan_status clscan_compact(clscan_context *ctx, cl_command_queue qu
  * bounded wait, as the single-pass scan; for 4-byte keys alone a pass with at most
  * CLSCAN_SORT_MAX_REGISTERS registers, the options' sort_max_registers). Three-step, the default elsewhere: per pass a
  * histogram of every work-group's digits, a scan of those counts (the library's
- * multi-level scan) and a stable scatter, 3 to 5 kernels. The passes alternate between
+ * multi-level scan) and a stable scatter, 3 to 5 kernels; on CPUs (groups of one
+ * work-item), where the keys and values outgrow the cache (CLSCAN_GLOBAL_MEM_CACHE_SIZE),
+ * a pass by the highest byte in which the keys differ first puts them in 256 buckets,
+ * each then sorted on its own, and the passes return at once (the device decides, from
+ * the buckets' sizes, which form runs). The passes alternate between
  * the output and a temporary of n keys (and n values) in the context's scratch memory,
  * with the counts (one-sweep: and 2 x 1 KiB of status words per tile of a few thousand
  * keys), which the context keeps for later calls and frees when it is released; a
