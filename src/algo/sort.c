@@ -361,6 +361,32 @@ static cl_ulong bucket_limit(const clscan__profile *p, const sort_call *c)
  * scatter to the buckets and the buckets' passes (both returning at once where the
  * passes over the whole range sort the keys). Where they are not tried
  * (bucket_tried), the decision alone, which then leaves the passes to sort. */
+/* A bucket kernel's arguments: the keys in, their count and the tiles a group takes,
+ * and the runs' ranges (set_run_args); the ranges, the scanned counts (from element 0)
+ * and the decision's word, all in the scratch buffer (set_decision_args). */
+static void set_run_args(clscan__kernel_args *a, const sort_call *c, cl_ulong per_group,
+                         cl_mem scratch, cl_ulong ranges)
+{
+    const cl_ulong off = c->keys_offset, n = c->n;
+    CLSCAN__ARG(*a, c->keys);
+    CLSCAN__ARG(*a, off);
+    CLSCAN__ARG(*a, n);
+    CLSCAN__ARG(*a, per_group);
+    CLSCAN__ARG(*a, scratch);
+    CLSCAN__ARG(*a, ranges);
+}
+static void set_decision_args(clscan__kernel_args *a, cl_mem scratch, cl_ulong ranges,
+                              cl_ulong state)
+{
+    const cl_ulong zero = 0;
+    CLSCAN__ARG(*a, scratch);
+    CLSCAN__ARG(*a, ranges);
+    CLSCAN__ARG(*a, scratch);
+    CLSCAN__ARG(*a, zero);
+    CLSCAN__ARG(*a, scratch);
+    CLSCAN__ARG(*a, state);
+}
+
 static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
                                      clscan__program *scan_prog, const sort_call *c,
                                      const three_step_plan *tp)
@@ -380,23 +406,13 @@ static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
     if (enabled) {
         k = prog->kernels[CLSCAN__K_SORT_BK_RANGE];
         a = clscan__args_begin(k, 0);
-        CLSCAN__ARG(a, c->keys);
-        CLSCAN__ARG(a, (cl_ulong){c->keys_offset});
-        CLSCAN__ARG(a, n);
-        CLSCAN__ARG(a, per_group);
-        CLSCAN__ARG(a, scratch);
-        CLSCAN__ARG(a, ranges);
+        set_run_args(&a, c, per_group, scratch, ranges);
         if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_range)");
         if ((s = clscan__enqueue(l, k, (size_t)groups, 1, "enqueue sort_bk_range")) != CLSCAN_SUCCESS)
             return s;
         k = prog->kernels[CLSCAN__K_SORT_BK_HIST];
         a = clscan__args_begin(k, 0);
-        CLSCAN__ARG(a, c->keys);
-        CLSCAN__ARG(a, (cl_ulong){c->keys_offset});
-        CLSCAN__ARG(a, n);
-        CLSCAN__ARG(a, per_group);
-        CLSCAN__ARG(a, scratch);
-        CLSCAN__ARG(a, ranges);
+        set_run_args(&a, c, per_group, scratch, ranges);
         CLSCAN__ARG(a, scratch);
         CLSCAN__ARG(a, zero);
         if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_histogram)");
@@ -431,12 +447,7 @@ static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
     set_bucket_sides(&a, &ps);
     CLSCAN__ARG(a, n);
     CLSCAN__ARG(a, per_group);
-    CLSCAN__ARG(a, scratch);
-    CLSCAN__ARG(a, ranges);
-    CLSCAN__ARG(a, scratch);
-    CLSCAN__ARG(a, zero);
-    CLSCAN__ARG(a, scratch);
-    CLSCAN__ARG(a, state);
+    set_decision_args(&a, scratch, ranges, state);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_scatter)");
     if ((s = clscan__enqueue(l, k, (size_t)groups, 1, "enqueue sort_bk_scatter")) != CLSCAN_SUCCESS)
         return s;
@@ -445,12 +456,7 @@ static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
     set_bucket_sides(&a, &ps);
     CLSCAN__ARG(a, n);
     CLSCAN__ARG(a, groups);
-    CLSCAN__ARG(a, scratch);
-    CLSCAN__ARG(a, ranges);
-    CLSCAN__ARG(a, scratch);
-    CLSCAN__ARG(a, zero);
-    CLSCAN__ARG(a, scratch);
-    CLSCAN__ARG(a, state);
+    set_decision_args(&a, scratch, ranges, state);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_buckets)");
     return clscan__enqueue(l, k, SORT_RADIX, 1, "enqueue sort_bk_buckets");
 }
