@@ -823,7 +823,7 @@ static char *read_file(const char *path)
 }
 
 /* Each cl/ file builds alone with only -I cl/ (every knob has a default; the one-sweep
- * sort's kernels are asked for, and the histogram's as well for 64-bit samples between
+ * sort's kernels are asked for, and the bucket form's with groups of one, and the histogram's as well for 64-bit samples between
  * levels), on the first device of each platform. */
 START_TEST(test_cl_files_compile_alone)
 {
@@ -834,6 +834,7 @@ START_TEST(test_cl_files_compile_alone)
                  {"clscan_select_tile.cl", ""}, {"clscan_select.cl", ""},
                  {"clscan_clear.cl", ""},       {"clscan_sort.cl", ""},
                  {"clscan_sort_onesweep.cl", " -D CLSCAN_SORT_ONESWEEP=1"},
+                 {"clscan_sort_buckets.cl", " -D CLSCAN_SORT_BUCKETS=1 -D CLSCAN_WG_SIZE=1"},
                  {"clscan_histogram.cl", ""},
                  {"clscan_histogram.cl", " -D CLSCAN_HIST_SAMPLE_ID=3 -D CLSCAN_HIST_MODE=2"}};
     /* Defaults, then the sub-group work-group scan for an 8-byte type and a bitwise op. */
