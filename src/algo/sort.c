@@ -322,8 +322,6 @@ static void set_bucket_sides(clscan__kernel_args *a, const sort_pass_sides *ps)
     CLSCAN__ARG(*a, ps->vfrom.off);
 }
 
-/* Enqueues the passes (both programs' locks held), each reading and writing as
- * pass_sides says. */
 /* Where the three-step sort keeps its data in the scratch slot: the counts (digit-major,
  * from byte 0), the scan's partials; with the bucket form the word that says which form
  * runs and the runs' ORs and ANDs of keys; then the temporary keys and values (byte
@@ -356,11 +354,6 @@ static cl_ulong bucket_limit(const clscan__profile *p, const sort_call *c)
     return share < cache ? share : cache;
 }
 
-/* Enqueues the bucket form's kernels (the program's lock held): each run's OR and AND of
- * the keys, the counts of their top digit and the counts' scan, the decision, then the
- * scatter to the buckets and the buckets' passes (both returning at once where the
- * passes over the whole range sort the keys). Where they are not tried
- * (bucket_tried), the decision alone, which then leaves the passes to sort. */
 /* A bucket kernel's arguments: the keys in, their count and the tiles a group takes,
  * and the runs' ranges (set_run_args); the ranges, the scanned counts (from element 0)
  * and the decision's word, all in the scratch buffer (set_decision_args). */
@@ -387,6 +380,11 @@ static void set_decision_args(clscan__kernel_args *a, cl_mem scratch, cl_ulong r
     CLSCAN__ARG(*a, state);
 }
 
+/* Enqueues the bucket form's kernels (the program's lock held): each run's OR and AND of
+ * the keys, the counts of their top digit and the counts' scan, the decision, then the
+ * scatter to the buckets and the buckets' passes (both returning at once where the
+ * passes over the whole range sort the keys). Where they are not tried
+ * (bucket_tried), the decision alone, which then leaves the passes to sort. */
 static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
                                      clscan__program *scan_prog, const sort_call *c,
                                      const three_step_plan *tp)
@@ -461,6 +459,8 @@ static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
     return clscan__enqueue(l, k, SORT_RADIX, 1, "enqueue sort_bk_buckets");
 }
 
+/* Enqueues the passes (both programs' locks held), after the bucket form's kernels
+ * where the program has them, each reading and writing as pass_sides says. */
 static clscan_status enqueue_passes(clscan__launch *l, clscan__program *prog,
                                     clscan__program *scan_prog, const sort_call *c,
                                     const three_step_plan *tp)

@@ -263,6 +263,19 @@ bool clscan__diskcache_record_store(const clscan__diskcache_config *p, const cha
 
 /* ---------------------------------------------------------------- programs -- */
 
+cl_program clscan__program_from_binary(const clscan__target *t, const unsigned char *binary,
+                                       size_t length, const char *options)
+{
+    cl_int err, status = CL_SUCCESS;
+    cl_program program = clCreateProgramWithBinary(t->cl_ctx, 1, &t->device, &length,
+                                                   &binary, &status, &err);
+    if (err == CL_SUCCESS && status == CL_SUCCESS)
+        err = clBuildProgram(program, 1, &t->device, options, NULL, NULL);
+    if (err == CL_SUCCESS && status == CL_SUCCESS) return program;
+    if (program) clReleaseProgram(program);
+    return NULL;
+}
+
 cl_program clscan__diskcache_load(const clscan__target *t, const clscan__cache_key *key,
                                   const char *options)
 {
@@ -279,16 +292,9 @@ cl_program clscan__diskcache_load(const clscan__target *t, const clscan__cache_k
                                                          : CLSCAN__CACHE_REJECTED);
         return NULL;
     }
-    cl_int err, status = CL_SUCCESS;
-    const unsigned char *binary = f.payload;
-    size_t length = f.payload_length;
-    cl_program program = clCreateProgramWithBinary(t->cl_ctx, 1, &t->device, &length,
-                                                   &binary, &status, &err);
-    if (err == CL_SUCCESS && status == CL_SUCCESS)
-        err = clBuildProgram(program, 1, &t->device, options, NULL, NULL);
+    cl_program program = clscan__program_from_binary(t, f.payload, f.payload_length, options);
     clscan__diskcache_file_free(&f);
-    if (err != CL_SUCCESS || status != CL_SUCCESS) {
-        if (program) clReleaseProgram(program);
+    if (!program) {
         clscan__diskcache_set_reason("the driver refused the binary");
         clscan__cache_stat_add(CLSCAN__CACHE_REFUSED);
         return NULL;

@@ -37,6 +37,10 @@ void clscan__diskcache_key_free(clscan__cache_key *key);
  * (each counted below; clscan__diskcache_last_reason says which). Never fails a call. */
 cl_program clscan__diskcache_load(const clscan__target *t, const clscan__cache_key *key,
                                   const char *options);
+/* The program created from binary[0, length) for t's device and built with options, or
+ * NULL where the driver refuses it (nothing reported). */
+cl_program clscan__program_from_binary(const clscan__target *t, const unsigned char *binary,
+                                       size_t length, const char *options);
 /* program's binary for t's device (malloc'd, *size bytes), or NULL. */
 unsigned char *clscan__program_binary(const clscan__target *t, cl_program program, size_t *size);
 /* The PTX text ptx[0, length) with `.maxnreg maxnreg` put before the body of every kernel

@@ -79,17 +79,10 @@ cl_program clscan__program_with_register_cap(const clscan__target *t, cl_program
                           : NULL;
     free(binary);
     if (!capped) return program;
-    cl_int err, status = CL_SUCCESS;
-    const unsigned char *bytes = (const unsigned char *)capped;
-    cl_program rebuilt = clCreateProgramWithBinary(t->cl_ctx, 1, &t->device, &capped_size,
-                                                   &bytes, &status, &err);
+    cl_program rebuilt =
+        clscan__program_from_binary(t, (const unsigned char *)capped, capped_size, options);
     free(capped);
-    if (err == CL_SUCCESS && status == CL_SUCCESS)
-        err = clBuildProgram(rebuilt, 1, &t->device, options, NULL, NULL);
-    if (err != CL_SUCCESS || status != CL_SUCCESS) {
-        if (rebuilt) clReleaseProgram(rebuilt);
-        return program;
-    }
+    if (!rebuilt) return program;
     clReleaseProgram(program);
     return rebuilt;
 }

@@ -83,7 +83,7 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
                    "recently used released first)\n",
                    (unsigned long long)p->max_programs, (unsigned long long)p->max_program_bytes);
     clscan__append(buf, size, &len, "capabilities:  fp64 %s, 64-bit atomics %s, max alloc %llu MiB, "
-           "global memory cache %llu KiB\n",
+           "cache the CPUs' sort plans for %llu KiB\n",
            p->fp64 ? "yes" : "no", p->int64_atomics ? "yes" : "no",
            (unsigned long long)(p->max_alloc >> 20), (unsigned long long)(p->global_cache_size >> 10));
     if (p->max_loop_iterations)
