@@ -50,6 +50,7 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
                             ulong part_off, int use_partials, __global ulong *count)
 {
     __local CLSCAN_T tile[CLSCAN_SEL_LOCAL];
+    __local CLSCAN_E edges[CLSCAN_SEL_EDGE_SLOTS];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     CLSCAN_E x[CLSCAN_SEL_HELD];
     uint keep = 0;
@@ -63,7 +64,7 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
         /* (No barrier between tiles: with flags in local memory each work-item reads in
          * clscan_sel_write only the slots it writes first in the next clscan_sel_rank;
          * the ballot ranks start with a barrier of their own.) */
-        const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch);
+        const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch, edges);
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
         clscan_sel_write_runs(s, dst + dst_off, lengths, base, in_tile, x, keep, tile, carry);
 #else
@@ -112,9 +113,10 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
     const uint in_tile = (uint)min((ulong)CLSCAN_TILE, n - base);
 #if CLSCAN_WG_SIZE > 1
     __local CLSCAN_T tile[CLSCAN_SEL_LOCAL];
+    __local CLSCAN_E edges[CLSCAN_SEL_EDGE_SLOTS];
     CLSCAN_E x[CLSCAN_SEL_HELD];
     uint keep = 0;
-    const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch);
+    const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch, edges);
     const CLSCAN_T carry =
         clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, 0, total, s, &lb,
                               scratch, stats);

@@ -80,6 +80,34 @@ int clscan_sel_predicate(const CLSCAN_E x, const ulong i)
 #define CLSCAN_SEL_LOCAL CLSCAN_WG_TILE_LOCAL
 #endif
 
+/* Unique and run-length encoding with ballots: in a full tile the element before each
+ * one comes from the lane below (a shuffle) or, for a sub-group's lane 0, from the last
+ * lane of the sub-group before it in element order, through local memory (one element
+ * per row and sub-group, CLSCAN_SEL_EDGE_SLOTS), rather than from a second read of
+ * global memory; only the tile's first element reads the one before the tile. */
+#if CLSCAN_SEL_BALLOT && (CLSCAN_SEL_MODE == CLSCAN_SEL_UNIQUE || CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS)
+#define CLSCAN_SEL_EDGES 1
+#define CLSCAN_SEL_EDGE_SLOTS (CLSCAN_ITEMS * CLSCAN_SG_COUNT)
+#else
+#define CLSCAN_SEL_EDGES 0
+#define CLSCAN_SEL_EDGE_SLOTS 1
+#endif
+#if CLSCAN_SEL_EDGES
+/* x of the lane below this one in the sub-group (lane 0: unspecified). */
+CLSCAN_E clscan_sel_from_lane_below(CLSCAN_E x)
+{
+#if CLSCAN_SEL_TYPE_ID == CLSCAN_INT64 || CLSCAN_SEL_TYPE_ID == CLSCAN_UINT64 || \
+    CLSCAN_SEL_TYPE_ID == CLSCAN_DOUBLE
+    uint2 v = CLSCAN_AS(uint2, x);
+    v.x = clscan_sg_shuffle_up_u32(v.x, 1);
+    v.y = clscan_sg_shuffle_up_u32(v.y, 1);
+    return CLSCAN_AS(CLSCAN_E, v);
+#else
+    return CLSCAN_AS(CLSCAN_E, clscan_sg_shuffle_up_u32(CLSCAN_AS(uint, x), 1));
+#endif
+}
+#endif
+
 /* What a look-back fallback reads to count another tile's kept elements. */
 typedef struct clscan_sel_source {
     __global const CLSCAN_E *src;
@@ -169,13 +197,14 @@ CLSCAN_T clscan_lb_tile_part(clscan_sel_source s, ulong base)
  * the keep flags into the local tile and scans them there (exclusive: each element's
  * rank among the tile's kept ones). Returns the tile's kept count to every work-item.
  * Called by the whole work-group. (Between a clscan_sel_write and this call no barrier
- * is needed: each work-item writes here only the slots it read there.)
+ * is needed: each work-item writes here only the slots it read there, and the edges read
+ * here are written again only after the ballot ranks' barriers.)
  * With elements in registers, a full tile first issues all its loads (the elements
  * unconditionally, even in FLAGGED mode: a dependent load per element would wait a
  * round trip each), then decides; the last tile checks each index. */
 CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
                          CLSCAN_E x[CLSCAN_SEL_HELD], uint *keep, __local CLSCAN_T *tile,
-                         __local CLSCAN_T *scratch)
+                         __local CLSCAN_T *scratch, __local CLSCAN_E *edges)
 {
     const uint lid = get_local_id(0);
 #if CLSCAN_SEL_PRIVATE
@@ -183,6 +212,25 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
     if (count == CLSCAN_TILE) {
 #pragma unroll
         for (uint j = 0; j < CLSCAN_ITEMS; ++j) x[j] = s.src[base + j * CLSCAN_WG_SIZE + lid];
+#if CLSCAN_SEL_EDGES
+        const CLSCAN_E first_before = lid == 0 && base > 0 ? s.src[base - 1] : x[0];
+        const uint lane = clscan_sg_lane(), sg = clscan_sg_id();
+        if (lane == CLSCAN_SG_SIZE - 1) {
+#pragma unroll
+            for (uint j = 0; j < CLSCAN_ITEMS; ++j) edges[j * CLSCAN_SG_COUNT + sg] = x[j];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+            const uint slot = j * CLSCAN_SG_COUNT + sg; /* (row, sub-group) in element order */
+            const CLSCAN_E below = clscan_sel_from_lane_below(x[j]);
+            const CLSCAN_E before = lane ? below : slot ? edges[slot - 1] : first_before;
+            /* (As clscan_sel_keep_loaded: element 0 of the range is kept.) */
+            const uint kept = base + j * CLSCAN_WG_SIZE + lid == 0 ? 1u : (uint)(x[j] != before);
+            bits |= kept << j;
+        }
+#else
+        (void)edges;
 #pragma unroll
         for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
             const uint k = j * CLSCAN_WG_SIZE + lid;
@@ -192,6 +240,7 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
             tile[CLSCAN_PAD(k)] = CLSCAN_SEL_VALUE(kept, base + k);
 #endif
         }
+#endif
     } else {
 #pragma unroll
         for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
@@ -239,6 +288,7 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
 #else
     (void)x;
     (void)keep;
+    (void)edges;
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = j * CLSCAN_WG_SIZE + lid;
         CLSCAN_E v;

@@ -65,11 +65,16 @@ size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__pr
     }
     /* A compaction whose ranks come from ballots keeps one count per (row, warp) instead
      * of the tile (CLSCAN_SEL_BALLOT of cl/clscan_select_tile.cl). */
+    size_t edges = 0;
     if (cfg->select && cfg->sg_impl == CLSCAN__SG_NVIDIA && cfg->sg_width == 32 &&
-        cfg->wg_size >= 32 && cfg->items <= 32)
+        cfg->wg_size >= 32 && cfg->items <= 32) {
         tile = cfg->items * (cfg->wg_size / 32);
+        /* unique and run-length encoding: an element per row and warp (CLSCAN_SEL_EDGES) */
+        if (cfg->select == CLSCAN__SELECT_UNIQUE || cfg->select == CLSCAN__SELECT_RUNS)
+            edges = tile * clscan_type_size(cfg->elem_type);
+    }
     const size_t elem = clscan__config_elem_bytes(cfg);
-    size_t bytes = (tile + scratch) * elem;
+    size_t bytes = (tile + scratch) * elem + edges;
     /* A general program's segmented tile of values and heads (clscan_general.cl). */
     if (cfg->kind == CLSCAN__PROGRAM_GENERAL && cfg->value_bytes)
         bytes = tile * cfg->value_bytes + cfg->wg_size * (cfg->items + 4) + scratch * elem;
