@@ -61,18 +61,37 @@ void clscan_sort_bk_range(__global const CLSCAN_SORT_K *src, ulong src_off, ulon
     ranges[groups + g] = all;
 }
 
-/* The highest digit in which the keys differ (from the ranges of `groups` runs), or -1
- * where all keys are equal. */
-int clscan_sort_bk_top(__global const CLSCAN_SORT_K *ranges, ulong groups)
+/* The bits in which the ordered keys differ, from the ranges of `groups` runs. */
+CLSCAN_SORT_K clscan_sort_bk_diff(__global const CLSCAN_SORT_K *ranges, ulong groups)
 {
     CLSCAN_SORT_K any = 0, all = ~(CLSCAN_SORT_K)0;
     for (ulong g = 0; g < groups; ++g) {
         any |= ranges[g];
         all &= ranges[groups + g];
     }
-    const CLSCAN_SORT_K diff = any ^ all;
+    return any ^ all;
+}
+
+/* The highest digit set in diff (the highest in which the keys differ), or -1 where
+ * diff is 0 (all keys equal). */
+int clscan_sort_bk_top(CLSCAN_SORT_K diff)
+{
     if (diff == 0) return -1;
     return (int)((CLSCAN_SORT_KEY_BITS - 1 - (uint)clz(diff)) / CLSCAN_SORT_BITS);
+}
+
+/* The decision's words (from state[state_off]): whether the buckets sort the keys (the
+ * word the passes' kernels read, CLSCAN_SORT_SKIP), then the bits in which the keys
+ * differ, low 32 first (clscan_sort_bk_decide writes them, for the scatter and the
+ * buckets, which would otherwise each combine all groups' ranges again). */
+#define CLSCAN_BK_STATE_PARAMS __global uint *state_buf, ulong state_off
+CLSCAN_SORT_K clscan_sort_bk_state_diff(__global const uint *state)
+{
+#if CLSCAN_SORT_KEY_BITS == 64
+    return (CLSCAN_SORT_K)state[1] | ((CLSCAN_SORT_K)state[2] << 32);
+#else
+    return (CLSCAN_SORT_K)state[1];
+#endif
 }
 
 /* counts[counts_off + d * groups + g]: the keys of group g's run whose top digit (the
@@ -86,7 +105,7 @@ void clscan_sort_bk_histogram(__global const CLSCAN_SORT_K *src, ulong src_off, 
     __global const CLSCAN_SORT_K *ranges = ranges_buf + ranges_off;
     const ulong g = get_group_id(0), groups = get_num_groups(0);
     __global const CLSCAN_SORT_K *in = src + src_off;
-    const int top = clscan_sort_bk_top(ranges, groups);
+    const int top = clscan_sort_bk_top(clscan_sort_bk_diff(ranges, groups));
     /* Four rows of counters, key i counted in row i % 4: keys mostly of one digit then
      * do not wait on each other's increments of one counter. */
     CLSCAN_T bins[4][CLSCAN_SORT_RADIX];
@@ -114,17 +133,20 @@ CLSCAN_T clscan_sort_bk_start(__global const CLSCAN_T *counts, ulong groups, uin
     return d < CLSCAN_SORT_RADIX ? counts[d * groups] : (CLSCAN_T)n;
 }
 
-/* state[0] = 1 where the buckets sort the keys: enabled, the keys differ above their
- * lowest digit, and no bucket (from the scanned counts) holds more than `limit` keys;
- * else 0, and the passes over the whole range sort them. One work-item. */
+/* The decision's first word 1 where the buckets sort the keys: enabled, the keys differ
+ * above their lowest digit, and no bucket (from the scanned counts) holds more than
+ * `limit` keys; else 0, and the passes over the whole range sort them; then the bits in
+ * which the keys differ (clscan_sort_bk_state_diff). One work-item. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_decide(CLSCAN_BK_RANGES_PARAMS, ulong groups,
                            __global const CLSCAN_T *counts, ulong counts_off, ulong n,
-                           ulong limit, uint enabled, __global uint *state, ulong state_off)
+                           ulong limit, uint enabled, CLSCAN_BK_STATE_PARAMS)
 {
     __global const CLSCAN_SORT_K *ranges = ranges_buf + ranges_off;
+    __global uint *state = state_buf + state_off;
     uint take = 0;
-    if (enabled && clscan_sort_bk_top(ranges, groups) >= 1) {
+    const CLSCAN_SORT_K diff = enabled ? clscan_sort_bk_diff(ranges, groups) : 0;
+    if (clscan_sort_bk_top(diff) >= 1) {
         ulong most = 0;
         for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) {
             const ulong size = (ulong)(clscan_sort_bk_start(counts + counts_off, groups, d + 1, n) -
@@ -133,7 +155,11 @@ void clscan_sort_bk_decide(CLSCAN_BK_RANGES_PARAMS, ulong groups,
         }
         take = most <= limit;
     }
-    state[state_off] = take;
+    state[0] = take;
+    state[1] = (uint)diff;
+#if CLSCAN_SORT_KEY_BITS == 64
+    state[2] = (uint)(diff >> 32);
+#endif
 }
 
 /* Where the buckets take the keys: each key of group g's run (and its value) to its
@@ -143,14 +169,14 @@ __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
                             __global const CLSCAN_SORT_V *vsrc, ulong vsrc_off,
                             CLSCAN_BK_SIDES_PARAMS, ulong n, ulong tiles_per_group,
-                            CLSCAN_BK_RANGES_PARAMS, __global const CLSCAN_T *counts,
-                            ulong counts_off, __global const uint *state, ulong state_off)
+                            __global const CLSCAN_T *counts, ulong counts_off,
+                            CLSCAN_BK_STATE_PARAMS)
 {
-    if (!state[state_off]) return;
+    __global const uint *state = state_buf + state_off;
+    if (!state[0]) return;
     CLSCAN_BK_SIDES();
-    __global const CLSCAN_SORT_K *ranges = ranges_buf + ranges_off;
     const ulong g = get_group_id(0), groups = get_num_groups(0);
-    const int top = clscan_sort_bk_top(ranges, groups);
+    const int top = clscan_sort_bk_top(clscan_sort_bk_state_diff(state));
     const uint shift = (uint)top * CLSCAN_SORT_BITS;
     __global CLSCAN_SORT_K *to = tmp;
     __global CLSCAN_SORT_V *vto = vtmp;
@@ -173,26 +199,27 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
 }
 
 /* Where the buckets take the keys: group b sorts bucket b (of the scanned counts of
- * `groups` runs), stably, by each digit below the top one from the lowest, moving its
- * keys (and values) from the temporary to the output and back, and copies them to the
- * output where the last pass wrote the temporary. Launched with CLSCAN_SORT_RADIX
- * groups. */
+ * `groups` runs), stably, by each digit below the top one from the lowest in which the
+ * keys differ (a digit all keys share moves none), moving its keys (and values) from the
+ * temporary to the output and back, and copies them to the output where the last pass
+ * wrote the temporary. Launched with CLSCAN_SORT_RADIX groups. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
-                            CLSCAN_BK_RANGES_PARAMS, __global const CLSCAN_T *counts,
-                            ulong counts_off, __global const uint *state, ulong state_off)
+                            __global const CLSCAN_T *counts, ulong counts_off,
+                            CLSCAN_BK_STATE_PARAMS)
 {
-    if (!state[state_off]) return;
+    __global const uint *state = state_buf + state_off;
+    if (!state[0]) return;
     CLSCAN_BK_SIDES();
-    __global const CLSCAN_SORT_K *ranges = ranges_buf + ranges_off;
     const uint b = (uint)get_group_id(0);
-    const int top = clscan_sort_bk_top(ranges, groups);
+    const CLSCAN_SORT_K diff = clscan_sort_bk_state_diff(state);
+    const int top = clscan_sort_bk_top(diff);
     const ulong lo = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b, n);
     const ulong hi = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b + 1, n);
     CLSCAN_T bins[CLSCAN_SORT_RADIX];
+    int from_tmp = 1; /* where the keys are: the temporary, after the scatter */
     for (int digit = 0; digit < top; ++digit) {
-        /* Digit `digit` reads where the one before wrote: the temporary for the first. */
-        const int from_tmp = (digit & 1) == 0;
+        if (((diff >> ((uint)digit * CLSCAN_SORT_BITS)) & (CLSCAN_SORT_RADIX - 1)) == 0) continue;
         __global const CLSCAN_SORT_K *kf = from_tmp ? tmp : out;
         __global CLSCAN_SORT_K *kt = from_tmp ? out : tmp;
         __global const CLSCAN_SORT_V *vf = from_tmp ? vtmp : vout;
@@ -216,8 +243,9 @@ void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
             vt[to] = vf[i];
 #endif
         }
+        from_tmp = !from_tmp;
     }
-    if ((top & 1) == 0) {
+    if (from_tmp) {
         for (ulong i = lo; i < hi; ++i) {
             out[i] = tmp[i];
 #if CLSCAN_SORT_VALUE_BYTES

@@ -89,6 +89,18 @@ START_TEST(test_reference)
         for (size_t i = 0; i < N; i++) same += memcmp((char *)buf + i * es, buf, es) == 0;
         ck_assert_msg(same > N * 9 / 10 && same < N, "%s skewed: %zu of %d equal",
                       clscan_type_name(t), same, N);
+        /* Gapped: the second byte is 0x5a throughout, the first and third vary. */
+        c.pattern = CLSCAN_VERIFY_KEYS_GAPPED;
+        clscan_verify_sort_fill(&c, buf);
+        uint64_t or_ = 0, and_ = ~(uint64_t)0;
+        for (size_t i = 0; i < N; i++) {
+            uint64_t v = 0;
+            memcpy(&v, (char *)buf + i * es, es);
+            ck_assert_uint_eq((v >> 8) & 0xff, 0x5a);
+            or_ |= v;
+            and_ &= v;
+        }
+        ck_assert_uint_eq((or_ ^ and_) & 0xff00ff, 0xff00ff);
         if (t == CLSCAN_FLOAT) {
             c.pattern = CLSCAN_VERIFY_KEYS_SPECIAL;
             clscan_verify_sort_fill(&c, buf);
@@ -174,9 +186,10 @@ START_TEST(test_matrix)
 END_TEST
 
 /* 2^20 + 3 keys: int32 random, few distinct and special, alone and with 4- and 8-byte
- * values; narrow (the buckets' passes ending in the temporary, copied to the output)
- * and skewed (one bucket too large: the passes over the whole range) keys of 32 and 64
- * bits, in place and not. */
+ * values; narrow (the buckets' passes ending in the temporary, copied to the output),
+ * skewed (one bucket too large: the passes over the whole range) and gapped (a byte the
+ * buckets skip, which changes where their passes end) keys of 32 and 64 bits, in place
+ * and not. */
 START_TEST(test_large)
 {
     const uint64_t seed = clscan_test_seed(20261125u);
@@ -193,7 +206,9 @@ START_TEST(test_large)
             {CLSCAN_VERIFY_SORT_KEYS, CLSCAN_FLOAT, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_NARROW, 2},
             {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_INT64, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_NARROW, 0},
             {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_UINT32, CLSCAN_UINT64, CLSCAN_VERIFY_KEYS_SKEWED, 2},
-            {CLSCAN_VERIFY_SORT_KEYS, CLSCAN_UINT64, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_SKEWED, 0}};
+            {CLSCAN_VERIFY_SORT_KEYS, CLSCAN_UINT64, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_SKEWED, 0},
+            {CLSCAN_VERIFY_SORT_KEYS, CLSCAN_UINT32, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_GAPPED, 2},
+            {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_INT64, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_GAPPED, 1}};
         for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
             char msg[1024];
             clscan_verify_sort_case c = {cases[k].kind, cases[k].kt, cases[k].vt,

@@ -255,8 +255,9 @@ const char *clscan_verify_sort_kind_name(clscan_verify_sort_kind kind);
  * +-INFINITY, NaNs of either sign, denormals, 1.0; integers: 0, 1, all ones, minimum,
  * maximum), distinct keys in descending order, random bits below 2^24 (the keys then
  * differ in their three lowest bytes only, the second of which is the highest that
- * varies: an even count of bytes below it), and keys of which 15 in 16 are one value,
- * the others random (one bucket holding most keys). */
+ * varies: an even count of bytes below it), keys of which 15 in 16 are one value,
+ * the others random (one bucket holding most keys), and random keys whose second byte is
+ * always 0x5a ("gapped": a byte below the highest that no pass needs). */
 enum {
     CLSCAN_VERIFY_KEYS_RANDOM,
     CLSCAN_VERIFY_KEYS_FEW,
@@ -264,9 +265,11 @@ enum {
     CLSCAN_VERIFY_KEYS_DESCENDING,
     CLSCAN_VERIFY_KEYS_NARROW,
     CLSCAN_VERIFY_KEYS_SKEWED,
+    CLSCAN_VERIFY_KEYS_GAPPED,
     CLSCAN_VERIFY_KEYS_COUNT
 };
-/* "random", "few", "special", "descending", "narrow", "skewed"; "invalid" otherwise. */
+/* "random", "few", "special", "descending", "narrow", "skewed", "gapped"; "invalid"
+ * otherwise. */
 const char *clscan_verify_keys_name(int pattern);
 
 /* One sort on a device. Values (pairs) are the bits of their index i, so that the

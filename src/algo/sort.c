@@ -323,9 +323,10 @@ static void set_bucket_sides(clscan__kernel_args *a, const sort_pass_sides *ps)
 }
 
 /* Where the three-step sort keeps its data in the scratch slot: the counts (digit-major,
- * from byte 0), the scan's partials; with the bucket form the word that says which form
- * runs and the runs' ORs and ANDs of keys; then the temporary keys and values (byte
- * offsets, and the slot's size). */
+ * from byte 0), the scan's partials; with the bucket form the decision's three words
+ * (which form runs, and the bits in which the keys differ: clscan_sort_bk_decide) and
+ * the runs' ORs and ANDs of keys; then the temporary keys and values (byte offsets, and
+ * the slot's size). */
 typedef struct three_step_plan {
     sort_plan sp;
     cl_ulong counts_len;
@@ -355,8 +356,8 @@ static cl_ulong bucket_limit(const clscan__profile *p, const sort_call *c)
 }
 
 /* A bucket kernel's arguments: the keys in, their count and the tiles a group takes,
- * and the runs' ranges (set_run_args); the ranges, the scanned counts (from element 0)
- * and the decision's word, all in the scratch buffer (set_decision_args). */
+ * and the runs' ranges (set_run_args); the scanned counts (from element 0) and the
+ * decision's words, both in the scratch buffer (set_decision_args). */
 static void set_run_args(clscan__kernel_args *a, const sort_call *c, cl_ulong per_group,
                          cl_mem scratch, cl_ulong ranges)
 {
@@ -368,12 +369,9 @@ static void set_run_args(clscan__kernel_args *a, const sort_call *c, cl_ulong pe
     CLSCAN__ARG(*a, scratch);
     CLSCAN__ARG(*a, ranges);
 }
-static void set_decision_args(clscan__kernel_args *a, cl_mem scratch, cl_ulong ranges,
-                              cl_ulong state)
+static void set_decision_args(clscan__kernel_args *a, cl_mem scratch, cl_ulong state)
 {
     const cl_ulong zero = 0;
-    CLSCAN__ARG(*a, scratch);
-    CLSCAN__ARG(*a, ranges);
     CLSCAN__ARG(*a, scratch);
     CLSCAN__ARG(*a, zero);
     CLSCAN__ARG(*a, scratch);
@@ -445,7 +443,7 @@ static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
     set_bucket_sides(&a, &ps);
     CLSCAN__ARG(a, n);
     CLSCAN__ARG(a, per_group);
-    set_decision_args(&a, scratch, ranges, state);
+    set_decision_args(&a, scratch, state);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_scatter)");
     if ((s = clscan__enqueue(l, k, (size_t)groups, 1, "enqueue sort_bk_scatter")) != CLSCAN_SUCCESS)
         return s;
@@ -454,7 +452,7 @@ static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
     set_bucket_sides(&a, &ps);
     CLSCAN__ARG(a, n);
     CLSCAN__ARG(a, groups);
-    set_decision_args(&a, scratch, ranges, state);
+    set_decision_args(&a, scratch, state);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_buckets)");
     return clscan__enqueue(l, k, SORT_RADIX, 1, "enqueue sort_bk_buckets");
 }
@@ -657,7 +655,7 @@ static clscan_status sort_held(clscan_context *ctx, cl_command_queue queue, cons
     const cl_ulong partials =
         clscan__scan_scratch_elements(&ctx->target.profile, &scan_cfg, tp.counts_len);
     tp.state = align_up((tp.counts_len + partials) * cb);
-    tp.ranges = cfg.sort_buckets ? align_up(tp.state + 4) : tp.state;
+    tp.ranges = cfg.sort_buckets ? align_up(tp.state + 12) : tp.state;
     tp.tmp_keys = align_up(tp.ranges + (cfg.sort_buckets ? 2 * tp.sp.groups * kb : 0));
     tp.tmp_values = align_up(tp.tmp_keys + (cl_ulong)c->n * kb);
     tp.bytes = tp.tmp_values + (cl_ulong)c->n * vb;
