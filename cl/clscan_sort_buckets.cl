@@ -1,7 +1,7 @@
 /* clscan_sort_buckets.cl - the three-step sort's bucket form for groups of one work-item
- * (CPUs): one pass by the highest digit in which the keys differ puts them in 256
- * buckets, then each bucket is sorted on its own by the digits below, in cache, by one
- * work-item; the passes over the whole range (cl/clscan_sort.cl) run instead where one
+ * (CPUs): one pass by the eight bits that end at the highest bit in which the keys
+ * differ puts them in 256 buckets, then each bucket is sorted on its own by the bytes
+ * below, in cache, by one work-item; the passes over the whole range (cl/clscan_sort.cl) run instead where one
  * bucket would hold too many keys for the work to spread. Both forms are enqueued; a
  * word the decision kernel writes tells each kernel of the form not taken to return at
  * once. Built into sort programs with CLSCAN_SORT_BUCKETS 1 (and CLSCAN_WG_SIZE 1). */
@@ -72,12 +72,16 @@ CLSCAN_SORT_K clscan_sort_bk_diff(__global const CLSCAN_SORT_K *ranges, ulong gr
     return any ^ all;
 }
 
-/* The highest digit set in diff (the highest in which the keys differ), or -1 where
- * diff is 0 (all keys equal). */
-int clscan_sort_bk_top(CLSCAN_SORT_K diff)
+/* Where the buckets' digit starts: the eight bits (CLSCAN_SORT_BITS) that end at the
+ * highest bit set in diff (the highest in which the keys differ), so that the keys fill
+ * as many buckets as their range allows (keys below 2^20: bits 12 to 19, where the byte
+ * from bit 16 would fill 16). -1 where they differ in no bit above their lowest eight
+ * (or none): no buckets then. */
+int clscan_sort_bk_shift(CLSCAN_SORT_K diff)
 {
     if (diff == 0) return -1;
-    return (int)((CLSCAN_SORT_KEY_BITS - 1 - (uint)clz(diff)) / CLSCAN_SORT_BITS);
+    const int high = (int)(CLSCAN_SORT_KEY_BITS - 1 - (uint)clz(diff));
+    return high >= CLSCAN_SORT_BITS ? high - (CLSCAN_SORT_BITS - 1) : -1;
 }
 
 /* The decision's words (from state[state_off]): whether the buckets sort the keys (the
@@ -94,9 +98,8 @@ CLSCAN_SORT_K clscan_sort_bk_state_diff(__global const uint *state)
 #endif
 }
 
-/* counts[counts_off + d * groups + g]: the keys of group g's run whose top digit (the
- * highest in which the keys differ) is d; all zero where that digit is the lowest or
- * the keys are all equal (no buckets then). */
+/* counts[counts_off + d * groups + g]: the keys of group g's run whose bucket digit
+ * (clscan_sort_bk_shift) is d; all zero where there are no buckets. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_histogram(__global const CLSCAN_SORT_K *src, ulong src_off, ulong n,
                               ulong tiles_per_group, CLSCAN_BK_RANGES_PARAMS,
@@ -105,13 +108,13 @@ void clscan_sort_bk_histogram(__global const CLSCAN_SORT_K *src, ulong src_off, 
     __global const CLSCAN_SORT_K *ranges = ranges_buf + ranges_off;
     const ulong g = get_group_id(0), groups = get_num_groups(0);
     __global const CLSCAN_SORT_K *in = src + src_off;
-    const int top = clscan_sort_bk_top(clscan_sort_bk_diff(ranges, groups));
+    const int from = clscan_sort_bk_shift(clscan_sort_bk_diff(ranges, groups));
     /* Four rows of counters, key i counted in row i % 4: keys mostly of one digit then
      * do not wait on each other's increments of one counter. */
     CLSCAN_T bins[4][CLSCAN_SORT_RADIX];
     for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) bins[0][d] = bins[1][d] = bins[2][d] = bins[3][d] = 0;
-    if (top >= 1) {
-        const uint shift = (uint)top * CLSCAN_SORT_BITS;
+    if (from >= 0) {
+        const uint shift = (uint)from;
         ulong lo, hi;
         clscan_sort_bk_run(n, tiles_per_group, g, &lo, &hi);
         ulong i = lo;
@@ -146,7 +149,7 @@ void clscan_sort_bk_decide(CLSCAN_BK_RANGES_PARAMS, ulong groups,
     __global uint *state = state_buf + state_off;
     uint take = 0;
     const CLSCAN_SORT_K diff = enabled ? clscan_sort_bk_diff(ranges, groups) : 0;
-    if (clscan_sort_bk_top(diff) >= 1) {
+    if (clscan_sort_bk_shift(diff) >= 0) {
         ulong most = 0;
         for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) {
             const ulong size = (ulong)(clscan_sort_bk_start(counts + counts_off, groups, d + 1, n) -
@@ -163,7 +166,7 @@ void clscan_sort_bk_decide(CLSCAN_BK_RANGES_PARAMS, ulong groups,
 }
 
 /* Where the buckets take the keys: each key of group g's run (and its value) to its
- * bucket by the top digit in the temporary, stably (never the output: it may be the
+ * bucket (clscan_sort_bk_shift) in the temporary, stably (never the output: it may be the
  * input). */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
@@ -176,8 +179,7 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
     if (!state[0]) return;
     CLSCAN_BK_SIDES();
     const ulong g = get_group_id(0), groups = get_num_groups(0);
-    const int top = clscan_sort_bk_top(clscan_sort_bk_state_diff(state));
-    const uint shift = (uint)top * CLSCAN_SORT_BITS;
+    const uint shift = (uint)clscan_sort_bk_shift(clscan_sort_bk_state_diff(state));
     __global CLSCAN_SORT_K *to = tmp;
     __global CLSCAN_SORT_V *vto = vtmp;
     __global const CLSCAN_SORT_K *in = src + src_off;
@@ -199,8 +201,10 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
 }
 
 /* Where the buckets take the keys: group b sorts bucket b (of the scanned counts of
- * `groups` runs), stably, by each digit below the top one from the lowest in which the
- * keys differ (a digit all keys share moves none), moving its keys (and values) from the
+ * `groups` runs), stably, by each byte from the lowest that holds bits below the bucket
+ * digit (the bucket's keys agree in every bit from it up, so a byte that reaches into
+ * it orders them by the bits below), skipping bytes in which no keys differ (all keys
+ * share the byte: it moves none), moving its keys (and values) from the
  * temporary to the output and back, and copies them to the output where the last pass
  * wrote the temporary. Launched with CLSCAN_SORT_RADIX groups. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
@@ -213,12 +217,12 @@ void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
     CLSCAN_BK_SIDES();
     const uint b = (uint)get_group_id(0);
     const CLSCAN_SORT_K diff = clscan_sort_bk_state_diff(state);
-    const int top = clscan_sort_bk_top(diff);
+    const int from = clscan_sort_bk_shift(diff);
     const ulong lo = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b, n);
     const ulong hi = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b + 1, n);
     CLSCAN_T bins[CLSCAN_SORT_RADIX];
     int from_tmp = 1; /* where the keys are: the temporary, after the scatter */
-    for (int digit = 0; digit < top; ++digit) {
+    for (int digit = 0; digit * CLSCAN_SORT_BITS < from; ++digit) {
         if (((diff >> ((uint)digit * CLSCAN_SORT_BITS)) & (CLSCAN_SORT_RADIX - 1)) == 0) continue;
         __global const CLSCAN_SORT_K *kf = from_tmp ? tmp : out;
         __global CLSCAN_SORT_K *kt = from_tmp ? out : tmp;

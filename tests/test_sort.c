@@ -101,6 +101,17 @@ START_TEST(test_reference)
             and_ &= v;
         }
         ck_assert_uint_eq((or_ ^ and_) & 0xff00ff, 0xff00ff);
+        /* Low: below 2^20, bit 19 varies. */
+        c.pattern = CLSCAN_VERIFY_KEYS_LOW;
+        clscan_verify_sort_fill(&c, buf);
+        or_ = 0;
+        for (size_t i = 0; i < N; i++) {
+            uint64_t v = 0;
+            memcpy(&v, (char *)buf + i * es, es);
+            ck_assert_uint_lt(v, 1u << 20);
+            or_ |= v;
+        }
+        ck_assert_uint_eq(or_ >> 19, 1);
         if (t == CLSCAN_FLOAT) {
             c.pattern = CLSCAN_VERIFY_KEYS_SPECIAL;
             clscan_verify_sort_fill(&c, buf);
@@ -187,9 +198,9 @@ END_TEST
 
 /* 2^20 + 3 keys: int32 random, few distinct and special, alone and with 4- and 8-byte
  * values; narrow (the buckets' passes ending in the temporary, copied to the output),
- * skewed (one bucket too large: the passes over the whole range) and gapped (a byte the
- * buckets skip, which changes where their passes end) keys of 32 and 64 bits, in place
- * and not. */
+ * skewed (one bucket too large: the passes over the whole range), gapped (a byte the
+ * buckets skip, which changes where their passes end) and low (buckets by bits 12 to
+ * 19) keys of 32 and 64 bits, in place and not. */
 START_TEST(test_large)
 {
     const uint64_t seed = clscan_test_seed(20261125u);
@@ -208,7 +219,9 @@ START_TEST(test_large)
             {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_UINT32, CLSCAN_UINT64, CLSCAN_VERIFY_KEYS_SKEWED, 2},
             {CLSCAN_VERIFY_SORT_KEYS, CLSCAN_UINT64, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_SKEWED, 0},
             {CLSCAN_VERIFY_SORT_KEYS, CLSCAN_UINT32, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_GAPPED, 2},
-            {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_INT64, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_GAPPED, 1}};
+            {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_INT64, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_GAPPED, 1},
+            {CLSCAN_VERIFY_SORT_PAIRS, CLSCAN_UINT32, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_LOW, 2},
+            {CLSCAN_VERIFY_SORT_KEYS, CLSCAN_INT64, CLSCAN_UINT32, CLSCAN_VERIFY_KEYS_LOW, 0}};
         for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
             char msg[1024];
             clscan_verify_sort_case c = {cases[k].kind, cases[k].kt, cases[k].vt,

@@ -1341,7 +1341,7 @@ const char *clscan_verify_sort_kind_name(clscan_verify_sort_kind kind)
 const char *clscan_verify_keys_name(int pattern)
 {
     static const char *const names[CLSCAN_VERIFY_KEYS_COUNT] = {
-        "random", "few", "special", "descending", "narrow", "skewed", "gapped"};
+        "random", "few", "special", "descending", "narrow", "skewed", "gapped", "low"};
     return pattern >= 0 && pattern < CLSCAN_VERIFY_KEYS_COUNT ? names[pattern] : "invalid";
 }
 
@@ -1448,6 +1448,7 @@ void clscan_verify_sort_fill(const clscan_verify_sort_case *c, void *keys)
         case CLSCAN_VERIFY_KEYS_NARROW: v = r & 0xffffffu; break;
         case CLSCAN_VERIFY_KEYS_SKEWED: v = (r & 15) ? few[0] : clscan_verify_rng_next(&rng); break;
         case CLSCAN_VERIFY_KEYS_GAPPED: v = (r & ~(uint64_t)0xff00) | 0x5a00; break;
+        case CLSCAN_VERIFY_KEYS_LOW: v = r & 0xfffffu; break;
         default: v = r; break;
         }
         clscan_sort_store(keys, i, es, v & mask);

@@ -257,7 +257,8 @@ const char *clscan_verify_sort_kind_name(clscan_verify_sort_kind kind);
  * differ in their three lowest bytes only, the second of which is the highest that
  * varies: an even count of bytes below it), keys of which 15 in 16 are one value,
  * the others random (one bucket holding most keys), and random keys whose second byte is
- * always 0x5a ("gapped": a byte below the highest that no pass needs). */
+ * always 0x5a ("gapped": a byte below the highest that no pass needs), and random bits
+ * below 2^20 ("low": the highest bit that varies is not a byte's highest). */
 enum {
     CLSCAN_VERIFY_KEYS_RANDOM,
     CLSCAN_VERIFY_KEYS_FEW,
@@ -266,10 +267,11 @@ enum {
     CLSCAN_VERIFY_KEYS_NARROW,
     CLSCAN_VERIFY_KEYS_SKEWED,
     CLSCAN_VERIFY_KEYS_GAPPED,
+    CLSCAN_VERIFY_KEYS_LOW,
     CLSCAN_VERIFY_KEYS_COUNT
 };
-/* "random", "few", "special", "descending", "narrow", "skewed", "gapped"; "invalid"
- * otherwise. */
+/* "random", "few", "special", "descending", "narrow", "skewed", "gapped", "low";
+ * "invalid" otherwise. */
 const char *clscan_verify_keys_name(int pattern);
 
 /* One sort on a device. Values (pairs) are the bits of their index i, so that the
