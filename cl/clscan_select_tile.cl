@@ -85,7 +85,8 @@ int clscan_sel_predicate(const CLSCAN_E x, const ulong i)
  * lane of the sub-group before it in element order, through local memory (one element
  * per row and sub-group, CLSCAN_SEL_EDGE_SLOTS), rather than from a second read of
  * global memory; only the tile's first element reads the one before the tile. */
-#if CLSCAN_SEL_BALLOT && (CLSCAN_SEL_MODE == CLSCAN_SEL_UNIQUE || CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS)
+#if CLSCAN_SEL_BALLOT &&                                                                          \
+    (CLSCAN_SEL_MODE == CLSCAN_SEL_UNIQUE || CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS)
 #define CLSCAN_SEL_EDGES 1
 #define CLSCAN_SEL_EDGE_SLOTS (CLSCAN_ITEMS * CLSCAN_SG_COUNT)
 #else

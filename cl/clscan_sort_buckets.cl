@@ -1,8 +1,9 @@
 /* clscan_sort_buckets.cl - the three-step sort's bucket form for groups of one work-item
  * (CPUs): one pass by the eight bits that end at the highest bit in which the keys
  * differ puts them in 256 buckets, then each bucket is sorted on its own by the bytes
- * below, in cache, by one work-item; the passes over the whole range (cl/clscan_sort.cl) run instead where one
- * bucket would hold too many keys for the work to spread. Both forms are enqueued; a
+ * below, in cache, by one work-item; the passes over the whole range
+ * (cl/clscan_sort.cl) run instead where one bucket would hold too many keys for the
+ * work to spread. Both forms are enqueued; a
  * word the decision kernel writes tells each kernel of the form not taken to return at
  * once. Built into sort programs with CLSCAN_SORT_BUCKETS 1 (and CLSCAN_WG_SIZE 1). */
 /* SPDX-License-Identifier: MIT */
@@ -137,7 +138,7 @@ CLSCAN_T clscan_sort_bk_start(__global const CLSCAN_T *counts, ulong groups, uin
 }
 
 /* The decision's first word 1 where the buckets sort the keys: enabled, the keys differ
- * above their lowest digit, and no bucket (from the scanned counts) holds more than
+ * in a bit above their lowest eight, and no bucket (from the scanned counts) holds more than
  * `limit` keys; else 0, and the passes over the whole range sort them; then the bits in
  * which the keys differ (clscan_sort_bk_state_diff). One work-item. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
@@ -166,8 +167,8 @@ void clscan_sort_bk_decide(CLSCAN_BK_RANGES_PARAMS, ulong groups,
 }
 
 /* Where the buckets take the keys: each key of group g's run (and its value) to its
- * bucket (clscan_sort_bk_shift) in the temporary, stably (never the output: it may be the
- * input). */
+ * bucket (clscan_sort_bk_shift) in the temporary, stably (never the output: it may be
+ * the input). */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
                             __global const CLSCAN_SORT_V *vsrc, ulong vsrc_off,
@@ -204,9 +205,9 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
  * `groups` runs), stably, by each byte from the lowest that holds bits below the bucket
  * digit (the bucket's keys agree in every bit from it up, so a byte that reaches into
  * it orders them by the bits below), skipping bytes in which no keys differ (all keys
- * share the byte: it moves none), moving its keys (and values) from the
- * temporary to the output and back, and copies them to the output where the last pass
- * wrote the temporary. Launched with CLSCAN_SORT_RADIX groups. */
+ * share the byte: it moves none), moving its keys (and values) from the temporary to
+ * the output and back, and copies them to the output where the last pass wrote the
+ * temporary. Launched with CLSCAN_SORT_RADIX groups. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
                             __global const CLSCAN_T *counts, ulong counts_off,

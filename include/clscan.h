@@ -1256,7 +1256,8 @@ CLSCAN_API clscan_status clscan_compact(clscan_context *ctx, cl_command_queue qu
  * histogram of every work-group's digits, a scan of those counts (the library's
  * multi-level scan) and a stable scatter, 3 to 5 kernels; on CPUs (groups of one
  * work-item), where the keys and values outgrow the cache (CLSCAN_GLOBAL_MEM_CACHE_SIZE),
- * a pass by the highest byte in which the keys differ first puts them in 256 buckets,
+ * a pass by the eight bits that end at the highest bit in which the keys differ first
+ * puts them in 256 buckets,
  * each then sorted on its own, and the passes return at once (the device decides, from
  * the buckets' sizes, which form runs). The passes alternate between
  * the output and a temporary of n keys (and n values) in the context's scratch memory,

@@ -379,7 +379,7 @@ static void set_decision_args(clscan__kernel_args *a, cl_mem scratch, cl_ulong s
 }
 
 /* Enqueues the bucket form's kernels (the program's lock held): each run's OR and AND of
- * the keys, the counts of their top digit and the counts' scan, the decision, then the
+ * the keys, the counts of their bucket digit and the counts' scan, the decision, then the
  * scatter to the buckets and the buckets' passes (both returning at once where the
  * passes over the whole range sort the keys). Where they are not tried
  * (bucket_tried), the decision alone, which then leaves the passes to sort. */
