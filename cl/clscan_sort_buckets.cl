@@ -166,23 +166,57 @@ void clscan_sort_bk_decide(CLSCAN_BK_RANGES_PARAMS, ulong groups,
 #endif
 }
 
+/* How the buckets sort their keys by the `from` bits below the bucket digit (the keys
+ * differing in the bits of diff): in chunks of *width bits from bit 0, a pass each but
+ * for chunks in which no keys differ, *passes in all. Eight bits a chunk, or as few
+ * chunks of up to CLSCAN_BK_MAX_BITS as cover the bits where that takes fewer passes
+ * (a bucket, in cache, then takes the wider digit's scattered writes well: bits 0 to
+ * 11 in one pass instead of two, 24 bits in two) but for pairs of more than one such
+ * pass. */
+#define CLSCAN_BK_MAX_BITS 12
+void clscan_sort_bk_plan(int from, CLSCAN_SORT_K diff, uint *width, uint *passes)
+{
+    const uint bits = from > 0 ? (uint)from : 0u;
+    const uint narrow = (bits + CLSCAN_SORT_BITS - 1) / CLSCAN_SORT_BITS;
+    const uint wide = (bits + CLSCAN_BK_MAX_BITS - 1) / CLSCAN_BK_MAX_BITS;
+    uint w = CLSCAN_SORT_BITS;
+    if (wide < narrow && (!CLSCAN_SORT_VALUE_BYTES || wide == 1)) w = (bits + wide - 1) / wide;
+    uint p = 0;
+    for (uint at = 0; at < bits; at += w) p += ((diff >> at) & ((1u << w) - 1u)) != 0;
+    *width = w;
+    *passes = p;
+}
+
+/* Whether the scatter puts the keys (and values) in the output rather than the
+ * temporary: where the buckets' passes are even in number, so that they end in the
+ * output, and the output is not the input (out_free, from the host: neither the keys
+ * nor the values sorted in place). */
+int clscan_sort_bk_scatter_to_out(__global const uint *state, uint out_free)
+{
+    const CLSCAN_SORT_K diff = clscan_sort_bk_state_diff(state);
+    uint width, passes;
+    clscan_sort_bk_plan(clscan_sort_bk_shift(diff), diff, &width, &passes);
+    return out_free && (passes & 1u) == 0;
+}
+
 /* Where the buckets take the keys: each key of group g's run (and its value) to its
- * bucket (clscan_sort_bk_shift) in the temporary, stably (never the output: it may be
- * the input). */
+ * bucket (clscan_sort_bk_shift), stably, in the temporary or, where
+ * clscan_sort_bk_scatter_to_out says, the output. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
                             __global const CLSCAN_SORT_V *vsrc, ulong vsrc_off,
                             CLSCAN_BK_SIDES_PARAMS, ulong n, ulong tiles_per_group,
                             __global const CLSCAN_T *counts, ulong counts_off,
-                            CLSCAN_BK_STATE_PARAMS)
+                            CLSCAN_BK_STATE_PARAMS, uint out_free)
 {
     __global const uint *state = state_buf + state_off;
     if (!state[0]) return;
     CLSCAN_BK_SIDES();
     const ulong g = get_group_id(0), groups = get_num_groups(0);
     const uint shift = (uint)clscan_sort_bk_shift(clscan_sort_bk_state_diff(state));
-    __global CLSCAN_SORT_K *to = tmp;
-    __global CLSCAN_SORT_V *vto = vtmp;
+    const int to_out = clscan_sort_bk_scatter_to_out(state, out_free);
+    __global CLSCAN_SORT_K *to = to_out ? out : tmp;
+    __global CLSCAN_SORT_V *vto = to_out ? vout : vtmp;
     __global const CLSCAN_SORT_K *in = src + src_off;
     __global const CLSCAN_SORT_V *vin = vsrc + vsrc_off;
     (void)vin;
@@ -202,16 +236,16 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
 }
 
 /* Where the buckets take the keys: group b sorts bucket b (of the scanned counts of
- * `groups` runs), stably, by each byte from the lowest that holds bits below the bucket
- * digit (the bucket's keys agree in every bit from it up, so a byte that reaches into
- * it orders them by the bits below), skipping bytes in which no keys differ (all keys
- * share the byte: it moves none), moving its keys (and values) from the temporary to
- * the output and back, and copies them to the output where the last pass wrote the
- * temporary. Launched with CLSCAN_SORT_RADIX groups. */
+ * `groups` runs), stably, by the chunks of clscan_sort_bk_plan from the lowest (the
+ * bucket's keys agree in every bit from the bucket digit up, so a chunk that reaches
+ * into it orders them by the bits below), skipping chunks in which no keys differ (they
+ * would move none), moving its keys (and values) between where the scatter put them and
+ * the other of the temporary and the output, and copies them to the output where the
+ * last pass wrote the temporary. Launched with CLSCAN_SORT_RADIX groups. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
                             __global const CLSCAN_T *counts, ulong counts_off,
-                            CLSCAN_BK_STATE_PARAMS)
+                            CLSCAN_BK_STATE_PARAMS, uint out_free)
 {
     __global const uint *state = state_buf + state_off;
     if (!state[0]) return;
@@ -219,30 +253,34 @@ void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
     const uint b = (uint)get_group_id(0);
     const CLSCAN_SORT_K diff = clscan_sort_bk_state_diff(state);
     const int from = clscan_sort_bk_shift(diff);
+    uint width, passes;
+    clscan_sort_bk_plan(from, diff, &width, &passes);
+    const uint radix = 1u << width, mask = radix - 1u;
     const ulong lo = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b, n);
     const ulong hi = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b + 1, n);
-    CLSCAN_T bins[CLSCAN_SORT_RADIX];
-    int from_tmp = 1; /* where the keys are: the temporary, after the scatter */
-    for (int digit = 0; digit * CLSCAN_SORT_BITS < from; ++digit) {
-        if (((diff >> ((uint)digit * CLSCAN_SORT_BITS)) & (CLSCAN_SORT_RADIX - 1)) == 0) continue;
+    CLSCAN_T bins[1 << CLSCAN_BK_MAX_BITS];
+    /* Where the keys are: where the scatter put them. */
+    int from_tmp = !clscan_sort_bk_scatter_to_out(state, out_free);
+    for (uint shift = 0; shift < (uint)from; shift += width) {
+        if (((diff >> shift) & mask) == 0) continue;
         __global const CLSCAN_SORT_K *kf = from_tmp ? tmp : out;
         __global CLSCAN_SORT_K *kt = from_tmp ? out : tmp;
         __global const CLSCAN_SORT_V *vf = from_tmp ? vtmp : vout;
         __global CLSCAN_SORT_V *vt = from_tmp ? vout : vtmp;
         (void)vf;
         (void)vt;
-        const uint shift = (uint)digit * CLSCAN_SORT_BITS;
-        for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) bins[d] = 0;
-        for (ulong i = lo; i < hi; ++i) ++bins[clscan_sort_digit(kf[i], shift)];
+        for (uint d = 0; d < radix; ++d) bins[d] = 0;
+        for (ulong i = lo; i < hi; ++i)
+            ++bins[(uint)(clscan_sort_ordered(kf[i]) >> shift) & mask];
         CLSCAN_T at = 0;
-        for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) {
+        for (uint d = 0; d < radix; ++d) {
             const CLSCAN_T c = bins[d];
             bins[d] = at;
             at += c;
         }
         for (ulong i = lo; i < hi; ++i) {
             const CLSCAN_SORT_K k = kf[i];
-            const ulong to = lo + bins[clscan_sort_digit(k, shift)]++;
+            const ulong to = lo + bins[(uint)(clscan_sort_ordered(k) >> shift) & mask]++;
             kt[to] = k;
 #if CLSCAN_SORT_VALUE_BYTES
             vt[to] = vf[i];

@@ -1448,7 +1448,7 @@ void clscan_verify_sort_fill(const clscan_verify_sort_case *c, void *keys)
         case CLSCAN_VERIFY_KEYS_NARROW: v = r & 0xffffffu; break;
         case CLSCAN_VERIFY_KEYS_SKEWED: v = (r & 15) ? few[0] : clscan_verify_rng_next(&rng); break;
         case CLSCAN_VERIFY_KEYS_GAPPED: v = (r & ~(uint64_t)0xff00) | 0x5a00; break;
-        case CLSCAN_VERIFY_KEYS_LOW: v = r & 0xfffffu; break;
+        case CLSCAN_VERIFY_KEYS_LOW: v = r & (es == 4 ? 0xfffffu : 0x1fffffffu); break;
         default: v = r; break;
         }
         clscan_sort_store(keys, i, es, v & mask);

@@ -258,7 +258,8 @@ const char *clscan_verify_sort_kind_name(clscan_verify_sort_kind kind);
  * varies: an even count of bytes below it), keys of which 15 in 16 are one value,
  * the others random (one bucket holding most keys), and random keys whose second byte is
  * always 0x5a ("gapped": a byte below the highest that no pass needs), and random bits
- * below 2^20 ("low": the highest bit that varies is not a byte's highest). */
+ * below 2^20, or 2^29 for 8-byte keys ("low": the highest bit that varies is not a
+ * byte's highest). */
 enum {
     CLSCAN_VERIFY_KEYS_RANDOM,
     CLSCAN_VERIFY_KEYS_FEW,

@@ -334,19 +334,21 @@ typedef struct three_step_plan {
 } three_step_plan;
 
 /* The bucket form: tried where the passes over the whole range would not stay in cache
- * (their keys and values, and the temporary, more than the profile's global memory
+ * (their keys and values, and the temporary, at least the profile's global memory
  * cache: at least 32 MiB, device/probe.c), and taken where no bucket then holds more
  * than half a compute unit's share of the keys, nor more than 1 MiB of keys and values
  * (so that a bucket's passes stay in cache). On the 2-core development machine, both
- * stacks: 2^22 keys were up to 1.3x as slow through the buckets, 2^22 pairs 0.62x, 2^23
- * keys 0.5x, 2^24 keys and pairs 0.46-0.51x (docs/PERFORMANCE.md). */
+ * stacks, with up to 12 bits a bucket pass (eighteenth session): 2^22 keys 0.65-0.93x
+ * the passes' time, 2^21 keys 0.8x on PoCL but 1.1-1.3x on Intel's runtime; with byte
+ * passes 2^22 pairs 0.62x, 2^23 keys 0.5x, 2^24 keys and pairs 0.46-0.51x
+ * (docs/PERFORMANCE.md). */
 static cl_ulong bucket_bytes(const sort_call *c)
 {
     return clscan_type_size(c->key_type) + (c->pairs ? clscan_type_size(c->value_type) : 0);
 }
 static int bucket_tried(const clscan__profile *p, const sort_call *c)
 {
-    return 2 * (cl_ulong)c->n * bucket_bytes(c) > p->global_cache_size;
+    return 2 * (cl_ulong)c->n * bucket_bytes(c) >= p->global_cache_size;
 }
 static cl_ulong bucket_limit(const clscan__profile *p, const sort_call *c)
 {
@@ -396,6 +398,11 @@ static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
     const cl_uint enabled = bucket_tried(&l->ctx->target.profile, c);
     const sort_pass_sides ps = pass_sides(c, scratch, tp->tmp_keys, tp->tmp_values,
                                           cfg->value_bytes, 1); /* (to: output; from: temporary) */
+    /* Whether the scatter may put the keys in the output: no input is sorted in place
+     * (clscan_sort_bk_scatter_to_out). */
+    const cl_uint out_free =
+        !(c->keys == c->keys_out && c->keys_offset == c->keys_out_offset) &&
+        !(c->pairs && c->values == c->values_out && c->values_offset == c->values_out_offset);
     clscan_status s = CLSCAN_SUCCESS;
     clscan__kernel_args a;
     cl_kernel k;
@@ -444,6 +451,7 @@ static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
     CLSCAN__ARG(a, n);
     CLSCAN__ARG(a, per_group);
     set_decision_args(&a, scratch, state);
+    CLSCAN__ARG(a, out_free);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_scatter)");
     if ((s = clscan__enqueue(l, k, (size_t)groups, 1, "enqueue sort_bk_scatter")) != CLSCAN_SUCCESS)
         return s;
@@ -453,6 +461,7 @@ static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
     CLSCAN__ARG(a, n);
     CLSCAN__ARG(a, groups);
     set_decision_args(&a, scratch, state);
+    CLSCAN__ARG(a, out_free);
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_buckets)");
     return clscan__enqueue(l, k, SORT_RADIX, 1, "enqueue sort_bk_buckets");
 }
