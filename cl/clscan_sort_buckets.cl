@@ -179,8 +179,12 @@ void clscan_sort_bk_plan(int from, CLSCAN_SORT_K diff, uint *width, uint *passes
     const uint bits = from > 0 ? (uint)from : 0u;
     const uint narrow = (bits + CLSCAN_SORT_BITS - 1) / CLSCAN_SORT_BITS;
     const uint wide = (bits + CLSCAN_BK_MAX_BITS - 1) / CLSCAN_BK_MAX_BITS;
-    uint w = CLSCAN_SORT_BITS;
-    if (wide < narrow && (!CLSCAN_SORT_VALUE_BYTES || wide == 1)) w = (bits + wide - 1) / wide;
+#if CLSCAN_SORT_VALUE_BYTES
+    const int fewer = wide < narrow && wide == 1;
+#else
+    const int fewer = wide < narrow;
+#endif
+    const uint w = fewer ? (bits + wide - 1) / wide : CLSCAN_SORT_BITS;
     uint p = 0;
     for (uint at = 0; at < bits; at += w) p += ((diff >> at) & ((1u << w) - 1u)) != 0;
     *width = w;

@@ -385,7 +385,9 @@ stage_asan() {
     CLSCAN_TEST_CYCLES=2 warm_pocl_cache "${tests[@]}"
     # Full unwinding on malloc, through PoCL and LLVM, which lack frame pointers: lsan.supp
     # names the PoCL function a leak comes from, not the whole library.
-    local -x ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:fast_unwind_on_malloc=0
+    # (intercept_tls_get_addr=0: LeakSanitizer's own record of dynamic TLS went stale over
+    # PoCL's dlopen'ed kernels and its tracer crashed at exit, docs/IMPLEMENTATION-ISSUES.md.)
+    local -x ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:fast_unwind_on_malloc=0:intercept_tls_get_addr=0
     local -x LSAN_OPTIONS=suppressions=$san_dir/lsan.supp:print_suppressions=0
     local -x UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     local -x CLSCAN_TEST_CYCLES=100
