@@ -3,9 +3,9 @@
  * differ puts them in 256 buckets, then each bucket is sorted on its own by the bytes
  * below, in cache, by one work-item; the passes over the whole range
  * (cl/clscan_sort.cl) run instead where one bucket would hold too many keys for the
- * work to spread. Both forms are enqueued; a
- * word the decision kernel writes tells each kernel of the form not taken to return at
- * once. Built into sort programs with CLSCAN_SORT_BUCKETS 1 (and CLSCAN_WG_SIZE 1). */
+ * work to spread. Both forms are enqueued; a word the decision kernel writes tells each
+ * kernel of the form not taken to return at once. Built into sort programs with
+ * CLSCAN_SORT_BUCKETS 1 (and CLSCAN_WG_SIZE 1). */
 /* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_SORT_BUCKETS_CL
 #define CLSCAN_SORT_BUCKETS_CL
@@ -138,8 +138,8 @@ CLSCAN_T clscan_sort_bk_start(__global const CLSCAN_T *counts, ulong groups, uin
 }
 
 /* The decision's first word 1 where the buckets sort the keys: enabled, the keys differ
- * in a bit above their lowest eight, and no bucket (from the scanned counts) holds more than
- * `limit` keys; else 0, and the passes over the whole range sort them; then the bits in
+ * in a bit above their lowest eight, and no bucket (from the scanned counts) holds more
+ * than `limit` keys; else 0, and the passes over the whole range sort them; then the bits in
  * which the keys differ (clscan_sort_bk_state_diff). One work-item. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_decide(CLSCAN_BK_RANGES_PARAMS, ulong groups,
@@ -192,14 +192,11 @@ void clscan_sort_bk_plan(int from, CLSCAN_SORT_K diff, uint *width, uint *passes
 }
 
 /* Whether the scatter puts the keys (and values) in the output rather than the
- * temporary: where the buckets' passes are even in number, so that they end in the
- * output, and the output is not the input (out_free, from the host: neither the keys
- * nor the values sorted in place). */
-int clscan_sort_bk_scatter_to_out(__global const uint *state, uint out_free)
+ * temporary: where the buckets' passes (clscan_sort_bk_plan) are even in number, so that
+ * they end in the output, and the output is not the input (out_free, from the host:
+ * neither the keys nor the values sorted in place). */
+int clscan_sort_bk_scatter_to_out(uint passes, uint out_free)
 {
-    const CLSCAN_SORT_K diff = clscan_sort_bk_state_diff(state);
-    uint width, passes;
-    clscan_sort_bk_plan(clscan_sort_bk_shift(diff), diff, &width, &passes);
     return out_free && (passes & 1u) == 0;
 }
 
@@ -217,8 +214,12 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
     if (!state[0]) return;
     CLSCAN_BK_SIDES();
     const ulong g = get_group_id(0), groups = get_num_groups(0);
-    const uint shift = (uint)clscan_sort_bk_shift(clscan_sort_bk_state_diff(state));
-    const int to_out = clscan_sort_bk_scatter_to_out(state, out_free);
+    const CLSCAN_SORT_K diff = clscan_sort_bk_state_diff(state);
+    const int from = clscan_sort_bk_shift(diff);
+    uint width, passes;
+    clscan_sort_bk_plan(from, diff, &width, &passes);
+    const uint shift = (uint)from;
+    const int to_out = clscan_sort_bk_scatter_to_out(passes, out_free);
     __global CLSCAN_SORT_K *to = to_out ? out : tmp;
     __global CLSCAN_SORT_V *vto = to_out ? vout : vtmp;
     __global const CLSCAN_SORT_K *in = src + src_off;
@@ -264,7 +265,7 @@ void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
     const ulong hi = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b + 1, n);
     CLSCAN_T bins[1 << CLSCAN_BK_MAX_BITS];
     /* Where the keys are: where the scatter put them. */
-    int from_tmp = !clscan_sort_bk_scatter_to_out(state, out_free);
+    int from_tmp = !clscan_sort_bk_scatter_to_out(passes, out_free);
     for (uint shift = 0; shift < (uint)from; shift += width) {
         if (((diff >> shift) & mask) == 0) continue;
         __global const CLSCAN_SORT_K *kf = from_tmp ? tmp : out;

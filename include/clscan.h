@@ -1255,7 +1255,7 @@ CLSCAN_API clscan_status clscan_compact(clscan_context *ctx, cl_command_queue qu
  * CLSCAN_SORT_MAX_REGISTERS registers, the options' sort_max_registers). Three-step, the default elsewhere: per pass a
  * histogram of every work-group's digits, a scan of those counts (the library's
  * multi-level scan) and a stable scatter, 3 to 5 kernels; on CPUs (groups of one
- * work-item), where the keys and values outgrow the cache (CLSCAN_GLOBAL_MEM_CACHE_SIZE),
+ * work-item), where the keys and values fill the cache (CLSCAN_GLOBAL_MEM_CACHE_SIZE),
  * a pass by the eight bits that end at the highest bit in which the keys differ first
  * puts them in 256 buckets,
  * each then sorted on its own, and the passes return at once (the device decides, from

@@ -823,8 +823,9 @@ static char *read_file(const char *path)
 }
 
 /* Each cl/ file builds alone with only -I cl/ (every knob has a default; the one-sweep
- * sort's kernels are asked for, and the bucket form's with groups of one, and the histogram's as well for 64-bit samples between
- * levels), on the first device of each platform. */
+ * sort's kernels are asked for, the bucket form's with groups of one, and the
+ * histogram's as well for 64-bit samples between levels), on the first device of each
+ * platform. */
 START_TEST(test_cl_files_compile_alone)
 {
     static const struct {
