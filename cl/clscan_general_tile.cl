@@ -613,23 +613,36 @@ CLSCAN_T clscan_gen_vec_local(const clscan_gen_source s, ulong base, uint count,
                               __global CLSCAN_GEN_OUT *dst, uint *first)
 {
     CLSCAN_GEN_OUT c = clscan_user_value_identity();
-    uint heads = 0, f = count;
+    uint f = count, heads = 0;
     uint j = 0;
+    /* By keys the heads are counted lane by lane (each lane's count negated) and summed
+     * across the lanes once after the loop; by flags once a vector (each form the faster
+     * for its segments on PoCL, by 10-20%; docs/PERFORMANCE.md, nineteenth session). */
+    CLSCAN_GEN_MT lanes = (CLSCAN_GEN_MT)(0);
     for (; j + 8 <= count; j += 8) {
         CLSCAN_GEN_VT v;
         CLSCAN_GEN_MT h;
         clscan_gen_vec_load(s, base + j, &v, &h);
+#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_KEYS
+        lanes += h;
+#else
         heads -= (uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
+#endif
         clscan_gen_vec_scan(&v, &h);
         if (dst) {
-            /* (After the scan the lanes from the first head on are set.) */
-            const uint after = -(uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
-            if (f == count && after) f = j + 8 - after;
+            /* (After the scan the lanes from the first head on are set; the tile's first
+             * head is looked for only until it is found.) */
+            if (f == count) {
+                const uint after = -(uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
+                if (after) f = j + 8 - after;
+            }
             const CLSCAN_GEN_VT r = h ? v : CLSCAN_GEN_VEC_OP((CLSCAN_GEN_VT)(c), v);
             vstore8(r, 0, dst + base + j);
         }
         c = h.s7 ? v.s7 : clscan_user_value_op(c, v.s7);
     }
+    heads -= (uint)(lanes.s0 + lanes.s1 + lanes.s2 + lanes.s3 + lanes.s4 + lanes.s5 + lanes.s6 +
+                    lanes.s7);
     CLSCAN_T acc = clscan_seg_make(c, heads);
     for (; j < count; ++j) {
         const CLSCAN_T x = clscan_gen_load(s, base + j);
