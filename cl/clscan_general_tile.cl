@@ -93,7 +93,7 @@ typedef struct clscan_gen_outputs {
 #endif
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
 void clscan_user_output(const CLSCAN_GEN_OUT y, const CLSCAN_GEN_IN x, const ulong i,
-                        const ulong n, const ulong s, __global const CLSCAN_GEN_SEG *segments,
+                        const ulong p, const ulong n, const ulong s, __global const CLSCAN_GEN_SEG *segments,
                         __global CLSCAN_GEN_O0 *out0, __global CLSCAN_GEN_O1 *out1,
                         __global CLSCAN_GEN_O2 *out2, __global CLSCAN_GEN_O3 *out3);
 #endif
@@ -107,7 +107,7 @@ void clscan_gen_emit(__global CLSCAN_GEN_OUT *dst, const clscan_gen_source s, ul
     if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) dst[i] = y;
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
     const CLSCAN_GEN_IN x = s.src[i];
-    clscan_user_output(y, x, s.index_base + i, o.n, heads, s.seg, (__global CLSCAN_GEN_O0 *)o.o0 + o.off0,
+    clscan_user_output(y, x, s.index_base + i, i, o.n, heads, s.seg, (__global CLSCAN_GEN_O0 *)o.o0 + o.off0,
                        (__global CLSCAN_GEN_O1 *)o.o1 + o.off1,
                        (__global CLSCAN_GEN_O2 *)o.o2 + o.off2,
                        (__global CLSCAN_GEN_O3 *)o.o3 + o.off3);

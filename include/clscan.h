@@ -683,8 +683,9 @@ CLSCAN_API clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue
  *          segmented scan's value type)
  *   x      the element as read from src (const, of the input type: before any
  *          transform)
- *   i      its index in the range (const ulong, plus desc->index_base), and n, the
- *          range's length (const ulong)
+ *   i      its index in the range (const ulong, plus desc->index_base), p its
+ *          position in the range (const ulong: i without desc->index_base), and n,
+ *          the range's length (const ulong)
  *   s      with segments: how many segments began at or before element i within the
  *          range (const ulong; 1 for the first segment's elements when element 0 starts
  *          one, 0 for elements that continue a carry-in's segment; it stops counting at

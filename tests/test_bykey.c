@@ -45,6 +45,18 @@ START_TEST(test_by_key)
                     d->ctx, d->cl_ctx, d->queue, &c, sizes[z], with_keys, seed, msg, sizeof msg);
                 ck_assert_msg(r == CLSCAN_VERIFY_PASS, "%s: %s: %s", d->name, c.name, msg);
             }
+        /* With desc->index_base: the transform's index moves (a multiple of 5 leaves the
+         * one case that reads it, x * (i % 5), as the host computes it), the segments
+         * stay where the positions put them. */
+        clscan_verify_gen_case based = c;
+        based.desc.index_base = 1000000;
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes && sizes[z] <= max_size(); z += 3) {
+            char msg[1024];
+            const clscan_verify_result r = clscan_verify_run_general_by_key(
+                d->ctx, d->cl_ctx, d->queue, &based, sizes[z], 1, seed, msg, sizeof msg);
+            ck_assert_msg(r == CLSCAN_VERIFY_PASS, "%s: %s, index_base %zu: %s", d->name, c.name,
+                          based.desc.index_base, msg);
+        }
     }
 }
 END_TEST

@@ -12,17 +12,19 @@
 
 /* The statements: segment j's result at out1[j] from its last element (where the range
  * ends or the next element starts a segment), its key at out0[j] from its first (keys
- * equal by != may differ in bits: -0.0 and +0.0), the count at out2[0]. */
+ * equal by != may differ in bits: -0.0 and +0.0), the count at out2[0]. They go by the
+ * element's position p, not its index i, which counts from desc->index_base (for the
+ * user's transform). */
 static const char keys_output[] =
-    "if (i == 0 || segments[i] != segments[i - 1]) out0[s - 1] = segments[i];\n"
-    "if (i + 1 == n || segments[i + 1] != segments[i]) out1[s - 1] = y;\n"
-    "if (i + 1 == n) out2[0] = s;\n";
+    "if (p == 0 || segments[p] != segments[p - 1]) out0[s - 1] = segments[p];\n"
+    "if (p + 1 == n || segments[p + 1] != segments[p]) out1[s - 1] = y;\n"
+    "if (p + 1 == n) out2[0] = s;\n";
 static const char keys_output_no_keys[] =
-    "if (i + 1 == n || segments[i + 1] != segments[i]) out1[s - 1] = y;\n"
-    "if (i + 1 == n) out2[0] = s;\n";
+    "if (p + 1 == n || segments[p + 1] != segments[p]) out1[s - 1] = y;\n"
+    "if (p + 1 == n) out2[0] = s;\n";
 static const char flags_output[] =
-    "if (i + 1 == n || segments[i + 1] != 0) out1[s - 1] = y;\n"
-    "if (i + 1 == n) out2[0] = s;\n";
+    "if (p + 1 == n || segments[p + 1] != 0) out1[s - 1] = y;\n"
+    "if (p + 1 == n) out2[0] = s;\n";
 
 /* Checks the output ranges (n elements each, count 8 bytes) against one another and the
  * inputs' byte ranges. */
