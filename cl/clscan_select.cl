@@ -51,6 +51,7 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
 {
     __local CLSCAN_T tile[CLSCAN_SEL_LOCAL];
     __local CLSCAN_E edges[CLSCAN_SEL_EDGE_SLOTS];
+    __local CLSCAN_E stash[CLSCAN_SEL_STASH_SLOTS];
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     CLSCAN_E x[CLSCAN_SEL_HELD];
     uint keep = 0;
@@ -64,11 +65,13 @@ void clscan_sel_write_tiles(__global const CLSCAN_E *src, ulong src_off,
         /* (No barrier between tiles: with flags in local memory each work-item reads in
          * clscan_sel_write only the slots it writes first in the next clscan_sel_rank;
          * the ballot ranks start with a barrier of their own.) */
-        const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch, edges);
+        const CLSCAN_T total =
+            clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch, edges, stash);
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
-        clscan_sel_write_runs(s, dst + dst_off, lengths, base, in_tile, x, keep, tile, carry);
+        clscan_sel_write_runs(s, dst + dst_off, lengths, base, in_tile, x, keep, tile, stash,
+                              carry);
 #else
-        clscan_sel_write(s, dst + dst_off, n, base, in_tile, x, keep, tile, carry);
+        clscan_sel_write(s, dst + dst_off, n, base, in_tile, x, keep, tile, stash, carry);
 #endif
         carry = CLSCAN_OP(carry, total);
     }
@@ -114,16 +117,18 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
 #if CLSCAN_WG_SIZE > 1
     __local CLSCAN_T tile[CLSCAN_SEL_LOCAL];
     __local CLSCAN_E edges[CLSCAN_SEL_EDGE_SLOTS];
+    __local CLSCAN_E stash[CLSCAN_SEL_STASH_SLOTS];
     CLSCAN_E x[CLSCAN_SEL_HELD];
     uint keep = 0;
-    const CLSCAN_T total = clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch, edges);
+    const CLSCAN_T total =
+        clscan_sel_rank(s, base, in_tile, x, &keep, tile, scratch, edges, stash);
     const CLSCAN_T carry =
         clscan_lb_tile_prefix(status, t, epoch, spin_limit, total, 0, total, s, &lb,
                               scratch, stats);
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_RUNS
-    clscan_sel_write_runs(s, out, lengths, base, in_tile, x, keep, tile, carry);
+    clscan_sel_write_runs(s, out, lengths, base, in_tile, x, keep, tile, stash, carry);
 #else
-    clscan_sel_write(s, out, n, base, in_tile, x, keep, tile, carry);
+    clscan_sel_write(s, out, n, base, in_tile, x, keep, tile, stash, carry);
 #endif
 #else
     /* One work-item per group (CPU devices): one walk over the tile stages its kept

@@ -80,6 +80,20 @@ int clscan_sel_predicate(const CLSCAN_E x, const ulong i)
 #define CLSCAN_SEL_LOCAL CLSCAN_WG_TILE_LOCAL
 #endif
 
+/* With ballots, CLSCAN_SEL_STASH puts each work-item's elements in local memory (its
+ * own slots, CLSCAN_TILE of them a group) after phase one decides them, and phase two
+ * reads them back from there, so that they do not hold registers across the look-back. */
+#ifndef CLSCAN_SEL_STASH
+#define CLSCAN_SEL_STASH 0
+#endif
+#if CLSCAN_SEL_STASH && CLSCAN_SEL_BALLOT
+#define CLSCAN_SEL_STASH_SLOTS CLSCAN_TILE
+#else
+#undef CLSCAN_SEL_STASH
+#define CLSCAN_SEL_STASH 0
+#define CLSCAN_SEL_STASH_SLOTS 1
+#endif
+
 /* Unique and run-length encoding with ballots: in a full tile the element before each
  * one comes from the lane below (a shuffle) or, for a sub-group's lane 0, from the last
  * lane of the sub-group before it in element order, through local memory (one element
@@ -205,7 +219,8 @@ CLSCAN_T clscan_lb_tile_part(clscan_sel_source s, ulong base)
  * round trip each), then decides; the last tile checks each index. */
 CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
                          CLSCAN_E x[CLSCAN_SEL_HELD], uint *keep, __local CLSCAN_T *tile,
-                         __local CLSCAN_T *scratch, __local CLSCAN_E *edges)
+                         __local CLSCAN_T *scratch, __local CLSCAN_E *edges,
+                         __local CLSCAN_E *stash)
 {
     const uint lid = get_local_id(0);
 #if CLSCAN_SEL_PRIVATE
@@ -259,6 +274,12 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
         }
     }
     *keep = bits;
+#if CLSCAN_SEL_STASH
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) stash[j * CLSCAN_WG_SIZE + lid] = x[j];
+#else
+    (void)stash;
+#endif
 #if CLSCAN_SEL_BALLOT
     /* Lane j of sub-group g counts row j's kept elements of g's lanes; the counts,
      * in element order (row, then sub-group), are scanned to each row's start. */
@@ -290,6 +311,7 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
     (void)x;
     (void)keep;
     (void)edges;
+    (void)stash;
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = j * CLSCAN_WG_SIZE + lid;
         CLSCAN_E v;
@@ -300,6 +322,13 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
 #endif
 }
 
+/* Element j of this work-item's elements in phase two (k: its place in the tile). */
+#if CLSCAN_SEL_STASH
+#define CLSCAN_SEL_HELD_AT(j, k) stash[k]
+#else
+#define CLSCAN_SEL_HELD_AT(j, k) x[j]
+#endif
+
 #if CLSCAN_SEL_MODE != CLSCAN_SEL_RUNS
 /* Phase two: writes the tile's elements, `carry` being the count kept before the tile.
  * A kept element goes to dst[carry + rank]; in PARTITION mode a rejected one (the r-th
@@ -307,9 +336,11 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
  * consecutive work-items the kept elements land on consecutive addresses. */
 void clscan_sel_write(clscan_sel_source s, __global CLSCAN_E *dst, ulong n, ulong base,
                       uint count, const CLSCAN_E x[CLSCAN_SEL_HELD], uint keep,
-                      __local const CLSCAN_T *tile, CLSCAN_T carry)
+                      __local const CLSCAN_T *tile, __local const CLSCAN_E *stash,
+                      CLSCAN_T carry)
 {
     const uint lid = get_local_id(0);
+    (void)stash;
 #if CLSCAN_SEL_PRIVATE
     (void)s;
 #if CLSCAN_SEL_BALLOT
@@ -328,9 +359,9 @@ void clscan_sel_write(clscan_sel_source s, __global CLSCAN_E *dst, ulong n, ulon
         if (k < count) {
             const ulong i = base + k;
             const ulong pos = (ulong)carry + (ulong)rank;
-            if ((keep >> j) & 1u) dst[pos] = x[j];
+            if ((keep >> j) & 1u) dst[pos] = CLSCAN_SEL_HELD_AT(j, k);
 #if CLSCAN_SEL_MODE == CLSCAN_SEL_PARTITION
-            else dst[n - 1 - (i - pos)] = x[j];
+            else dst[n - 1 - (i - pos)] = CLSCAN_SEL_HELD_AT(j, k);
 #endif
             (void)i;
         }
@@ -391,9 +422,11 @@ void clscan_sel_last_run(__global CLSCAN_SEL_LENGTH *lengths, ulong n, CLSCAN_T 
 void clscan_sel_write_runs(clscan_sel_source s, __global CLSCAN_E *dst,
                            __global CLSCAN_SEL_LENGTH *lengths, ulong base, uint count,
                            const CLSCAN_E x[CLSCAN_SEL_HELD], uint keep,
-                           __local const CLSCAN_T *tile, CLSCAN_T carry)
+                           __local const CLSCAN_T *tile, __local const CLSCAN_E *stash,
+                           CLSCAN_T carry)
 {
     const uint lid = get_local_id(0);
+    (void)stash;
     const uint heads0 = (uint)carry, after0 = (uint)(carry >> 32);
 #if CLSCAN_SEL_PRIVATE
     (void)s;
@@ -412,7 +445,7 @@ void clscan_sel_write_runs(clscan_sel_source s, __global CLSCAN_E *dst,
             const CLSCAN_T row = tile[j * CLSCAN_SG_COUNT + sg];
             const uint in_row = first + j * CLSCAN_WG_SIZE + (32u - clz(below));
             const uint before_row = max((uint)(row >> 32), after0);
-            clscan_sel_run_head(dst, lengths, (uint)base + k, x[j],
+            clscan_sel_run_head(dst, lengths, (uint)base + k, CLSCAN_SEL_HELD_AT(j, k),
                                 heads0 + (uint)row + (uint)popcount(below),
                                 below ? in_row : before_row);
         }

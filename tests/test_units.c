@@ -357,6 +357,30 @@ START_TEST(test_scan_defines)
     ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_PTX);
     ck_assert(clscan__kernel_defines(&w, &p, CLSCAN__DEFINES_BLOCK, sp, sizeof sp) < sizeof sp);
     ck_assert(strstr(sp, "#define CLSCAN_LB_ATOMICS 2\n"));
+    ck_assert(!strstr(sp, "CLSCAN_SEL_STASH"));
+    /* Compactions ranked by warps' ballots keep their elements in local memory between
+     * the phases (counted in the local bytes, which still fit, on small local memories
+     * too) but for unique and run-length encoding (which shuffle them). */
+    for (int e = 0; e < 4; ++e) {
+        clscan__profile q = p; /* (a copy of the fields, freed with p) */
+        if (e >= 2) q.local_mem_size = 4096;
+        const clscan_type et = e % 2 ? CLSCAN_DOUBLE : CLSCAN_INT32;
+        ck_assert_int_eq(clscan__select_config_choose(NULL, &q, q.scan_algo,
+                                                      CLSCAN__SELECT_FLAGGED, et, CLSCAN_UINT32,
+                                                      NULL, &w),
+                         CLSCAN_SUCCESS);
+        ck_assert_uint_eq(w.sel_stash, 1);
+        ck_assert_uint_ge(clscan__scan_local_bytes(&w, &q),
+                          (size_t)w.wg_size * w.items * clscan_type_size(et));
+        ck_assert_uint_le(clscan__scan_local_bytes(&w, &q), q.local_mem_size - 256);
+        ck_assert(clscan__kernel_defines(&w, &q, CLSCAN__DEFINES_BLOCK, sp, sizeof sp) <
+                  sizeof sp);
+        ck_assert(strstr(sp, "#define CLSCAN_SEL_STASH 1\n"));
+    }
+    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_UNIQUE,
+                                                  CLSCAN_INT32, CLSCAN_UINT32, NULL, &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(w.sel_stash, 0);
     /* A forced mode holds for every value. */
     {
         const char *env[] = {"CLSCAN_LOOKBACK_ATOMICS", "cl12", NULL};

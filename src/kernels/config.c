@@ -51,6 +51,14 @@ bool clscan__lookback_ordered(const clscan__scan_config *cfg)
     return cfg->kind == CLSCAN__PROGRAM_GENERAL || clscan__type_is_float(cfg->type);
 }
 
+/* Whether a compaction program of cfg ranks its elements by ballots of NVIDIA's warps
+ * (CLSCAN_SEL_BALLOT of cl/clscan_select_tile.cl). */
+static bool select_ballots(const clscan__scan_config *cfg)
+{
+    return cfg->select && cfg->sg_impl == CLSCAN__SG_NVIDIA && cfg->sg_width == 32 &&
+           cfg->wg_size >= 32 && cfg->items <= 32;
+}
+
 size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p)
 {
     size_t tile = cfg->wg_size * cfg->items, scratch = cfg->wg_size;
@@ -66,12 +74,13 @@ size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__pr
     /* A compaction whose ranks come from ballots keeps one count per (row, warp) instead
      * of the tile (CLSCAN_SEL_BALLOT of cl/clscan_select_tile.cl). */
     size_t edges = 0;
-    if (cfg->select && cfg->sg_impl == CLSCAN__SG_NVIDIA && cfg->sg_width == 32 &&
-        cfg->wg_size >= 32 && cfg->items <= 32) {
+    if (select_ballots(cfg)) {
         tile = cfg->items * (cfg->wg_size / 32);
         /* unique and run-length encoding: an element per row and warp (CLSCAN_SEL_EDGES) */
         if (cfg->select == CLSCAN__SELECT_UNIQUE || cfg->select == CLSCAN__SELECT_RUNS)
             edges = tile * clscan_type_size(cfg->elem_type);
+        /* the tile's elements (CLSCAN_SEL_STASH) */
+        if (cfg->sel_stash) edges += cfg->wg_size * cfg->items * clscan_type_size(cfg->elem_type);
     }
     const size_t elem = clscan__config_elem_bytes(cfg);
     size_t bytes = (tile + scratch) * elem + edges;
@@ -120,13 +129,19 @@ static void config_subgroups(clscan__scan_config *c, const clscan__profile *p)
     clscan__config_subgroups_fit(c);
 }
 
+/* The local memory a program's declarations may take: room is left for what the
+ * implementation itself keeps there. */
+static cl_ulong local_budget(const clscan__profile *p)
+{
+    return p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
+}
+
 /* Shrinks c's tile (items first, then the work-group) until it fits the device's local
  * memory and loop budget. */
 static clscan_status config_fit(const clscan_context *ctx, const clscan__profile *p,
                                 clscan__scan_config *c)
 {
-    /* Leave room for what the implementation itself keeps in local memory. */
-    cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
+    const cl_ulong budget = local_budget(p);
     /* Where loops are limited, a tile must leave room for many tiles per work-item. */
     while (p->max_loop_iterations && c->items > 1 &&
            clscan__scan_tile_iterations(c) * 8 > p->max_loop_iterations)
@@ -206,7 +221,19 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
     if (clscan_type_size(elem_type) == 8 && (runs || clscan_type_size(count_type) == 4) &&
         out->items > 1)
         out->items /= 2;
-    return config_fit(ctx, p, out); /* with what compaction adds to local memory */
+    if ((s = config_fit(ctx, p, out)) != CLSCAN_SUCCESS) /* with what compaction adds */
+        return s;
+    /* Elements in local memory between the phases where ballots rank them and the fitted
+     * tile leaves room (held in registers, they kept the select kernel at 64 registers on
+     * the H200, four work-groups a multiprocessor; stashed, 48: select-if 7-9% faster at
+     * 2^24 and 2^28, select-flagged 13-15%; docs/PERFORMANCE.md, twentieth session).
+     * Unique and run-length encoding shuffle the elements across lanes and keep them in
+     * registers (stashed, they were 3% slower there). */
+    if (select_ballots(out) && mode != CLSCAN__SELECT_UNIQUE && !runs) {
+        out->sel_stash = 1;
+        if (clscan__scan_local_bytes(out, p) > local_budget(p)) out->sel_stash = 0;
+    }
+    return CLSCAN_SUCCESS;
 }
 
 clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
@@ -279,6 +306,7 @@ void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_con
     out->sort_buckets = cfg->sort_buckets;
     out->sort_place_early = cfg->sort_place_early;
     out->ptx_maxnreg = cfg->ptx_maxnreg;
+    out->sel_stash = cfg->sel_stash;
     out->hist_mode = cfg->hist_mode;
     out->hist_local_bins = cfg->hist_local_bins;
 }

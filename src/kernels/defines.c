@@ -48,6 +48,7 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
         {"CLSCAN_SEL_MODE", (unsigned long)(cfg->select - 1), sel},
         {"CLSCAN_SEL_TYPE_ID", (unsigned long)cfg->elem_type, sel},
         {"CLSCAN_SEL_PREDICATE_GIVEN", 1, sel && cfg->predicate},
+        {"CLSCAN_SEL_STASH", 1, sel && cfg->sel_stash},
         {"CLSCAN_SEL_LENGTH_BYTES", (unsigned long)cfg->value_bytes,
          cfg->select == CLSCAN__SELECT_RUNS},
         /* The look-back knobs mean nothing to a multi-level program. */

@@ -97,6 +97,10 @@ typedef struct clscan__scan_config {
     /* NVIDIA's OpenCL: a cap on every kernel's registers, written into the built PTX as
      * .maxnreg (its compiler does not take -cl-nv-maxrregcount); 0: none. */
     cl_uint ptx_maxnreg;
+    /* Compactions ranked by ballots (not unique, not run-length encoding): 1 puts each
+     * work-item's elements in local memory between the tile's two phases
+     * (CLSCAN_SEL_STASH) instead of holding them in registers across the look-back. */
+    cl_uint sel_stash;
     /* Histograms: samples of elem_type; mode 1 even bins, 2 levels; bins in local memory. */
     cl_uint hist_mode;
     cl_uint hist_local_bins;
