@@ -79,8 +79,7 @@ static clscan_status sort_config_choose(const clscan_context *ctx, clscan_type k
     /* Each work-item holds its keys and values in registers: 8-byte ones halve the
      * items, as for compaction. */
     if (clscan_type_size(key_type) + value_bytes > 8 && out->items > 1) out->items /= 2;
-    const cl_ulong budget =
-        p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
+    const cl_ulong budget = clscan__local_budget(p);
     while (p->max_loop_iterations && out->items > 1 &&
            (sort_tile_iterations(out) + sort_kernel_iterations) * 8 > p->max_loop_iterations)
         out->items /= 2;
@@ -159,7 +158,7 @@ static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_co
     }
     const size_t item_bytes = clscan_type_size(os.elem_type) + os.value_bytes;
     os.items = item_bytes <= 4 ? 24 : item_bytes <= 8 ? 16 : 8; /* measured: PERFORMANCE.md */
-    const cl_ulong budget = p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
+    const cl_ulong budget = clscan__local_budget(p);
     if (os.sg_impl == CLSCAN__SG_NVIDIA && !os.value_bytes) {
         os.sort_place_early = 1;
         if (onesweep_local_bytes(&os, p) > budget) os.sort_place_early = 0;

@@ -129,9 +129,7 @@ static void config_subgroups(clscan__scan_config *c, const clscan__profile *p)
     clscan__config_subgroups_fit(c);
 }
 
-/* The local memory a program's declarations may take: room is left for what the
- * implementation itself keeps there. */
-static cl_ulong local_budget(const clscan__profile *p)
+cl_ulong clscan__local_budget(const clscan__profile *p)
 {
     return p->local_mem_size > 1024 ? p->local_mem_size - 256 : p->local_mem_size;
 }
@@ -141,7 +139,7 @@ static cl_ulong local_budget(const clscan__profile *p)
 static clscan_status config_fit(const clscan_context *ctx, const clscan__profile *p,
                                 clscan__scan_config *c)
 {
-    const cl_ulong budget = local_budget(p);
+    const cl_ulong budget = clscan__local_budget(p);
     /* Where loops are limited, a tile must leave room for many tiles per work-item. */
     while (p->max_loop_iterations && c->items > 1 &&
            clscan__scan_tile_iterations(c) * 8 > p->max_loop_iterations)
@@ -231,7 +229,7 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
      * registers (stashed, they were 3% slower there). */
     if (select_ballots(out) && mode != CLSCAN__SELECT_UNIQUE && !runs) {
         out->sel_stash = 1;
-        if (clscan__scan_local_bytes(out, p) > local_budget(p)) out->sel_stash = 0;
+        if (clscan__scan_local_bytes(out, p) > clscan__local_budget(p)) out->sel_stash = 0;
     }
     return CLSCAN_SUCCESS;
 }

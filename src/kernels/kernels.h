@@ -216,6 +216,9 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
 cl_ulong clscan__scan_tile_iterations(const clscan__scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */
 size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p);
+/* The local memory a program's declarations may take on p's device: room is left for
+ * what the implementation itself keeps there. */
+cl_ulong clscan__local_budget(const clscan__profile *p);
 /* Builds the program of cfg (cached under `key`, its #define block and texts) for t: from
  * the disk cache or from source, rebuilt smaller where the compiled kernels allow fewer
  * work-items, or another sub-group width, than cfg asks for (prog->config then holds the
