@@ -127,6 +127,17 @@ uint clscan_sg_shuffle_up_u32(uint x, uint delta)
 {
     return intel_sub_group_shuffle_up(x, x, delta);
 }
+/* CLSCAN_SG_KHR_BALLOT 1 (the host's, where the device has cl_khr_subgroup_ballot and
+ * the sub-groups are 32 lanes wide, as NVIDIA's warps): the same ballot, whose first
+ * word then holds every lane. (So CPUs with Intel's runtime run the ballot paths too.) */
+#if defined(CLSCAN_SG_KHR_BALLOT) && CLSCAN_SG_KHR_BALLOT && CLSCAN_SG_SIZE == 32
+#pragma OPENCL EXTENSION cl_khr_subgroup_ballot : enable
+uint clscan_sg_ballot(uint pred)
+{
+    return sub_group_ballot(pred != 0).x;
+}
+#define CLSCAN_SG_BALLOT 1
+#endif
 #endif
 
 /* CLSCAN_SG_BALLOT: 1 where clscan_sg_ballot exists (NVIDIA warps; sub-groups of at

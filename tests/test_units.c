@@ -609,6 +609,38 @@ START_TEST(test_subgroup_choice)
     ck_assert_int_eq(p.sg_impl, CLSCAN__SG_INTEL);
     ck_assert_uint_eq(p.sg_width, 16);
     clscan__profile_free(&p);
+    /* A width override among those the device offers (CL_DEVICE_SUB_GROUP_SIZES_INTEL)
+     * keeps Intel's shuffles; with cl_khr_subgroup_ballot, sub-groups of 32 then ballot
+     * (compactions rank by ballots, and stash their elements). One it does not offer
+     * falls back to local memory. */
+    for (int offered = 0; offered < 2; ++offered) {
+        fake_cpu(&p);
+        p.subgroup_width = 16;
+        p.subgroup_queried = 1;
+        p.sg_intel_widths = offered ? 8 | 16 | 32 : 8 | 16;
+        const char *intel32[] = {"CLSCAN_EXTENSIONS",
+                                 "cl_intel_subgroups cl_intel_required_subgroup_size "
+                                 "cl_khr_subgroup_ballot",
+                                 "CLSCAN_SUBGROUP_WIDTH", "32", "CLSCAN_SP_WORK_GROUP_SIZE",
+                                 "64", "CLSCAN_SP_ITEMS_PER_THREAD", "32", NULL};
+        ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, intel32),
+                         CLSCAN_SUCCESS);
+        ck_assert_int_eq(p.sg_impl, offered ? CLSCAN__SG_INTEL : CLSCAN__SG_LOCAL);
+        ck_assert_uint_eq(p.sg_width, 32);
+        clscan__scan_config c;
+        ck_assert_int_eq(clscan__select_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,
+                                                      CLSCAN__SELECT_IF, CLSCAN_INT32,
+                                                      CLSCAN_UINT32, "x > 0", &c),
+                         CLSCAN_SUCCESS);
+        ck_assert_uint_eq(c.wg_size, 64);
+        ck_assert_int_eq(clscan__sg_khr_ballot(&c, &p), offered);
+        ck_assert_uint_eq(c.sel_stash, (unsigned)offered);
+        char defs[4096];
+        ck_assert(clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_BLOCK, defs, sizeof defs) <
+                  sizeof defs);
+        ck_assert_int_eq(strstr(defs, "#define CLSCAN_SG_KHR_BALLOT 1\n") != NULL, offered);
+        clscan__profile_free(&p);
+    }
     /* Explicit choices, and bad values. */
     fake_cpu(&p);
     const char *sgwg[] = {"CLSCAN_WG_SCAN", "subgroup", "CLSCAN_SUBGROUP_IMPL", "local",

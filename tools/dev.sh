@@ -525,11 +525,13 @@ setup_intel_ocl() {
     echo "$venv/lib/libintelocl.so" >"$intel_dir/vendors/intel.icd"
 }
 
-# The quick selftest on Intel's runtime with one sub-group implementation (intel or khr),
-# the CLSCAN_* settings after it, then "--" and selftest options (none: the kinds below);
-# it fails too when the scans did not take that implementation (the "scan layers" line).
+# The quick selftest on Intel's runtime with one sub-group implementation (intel or khr,
+# or intel:32 for Intel's sub-groups of 32 lanes), the CLSCAN_* settings after it, then
+# "--" and selftest options (none: the kinds below); it fails too when the scans did not
+# take that implementation (the "scan layers" line).
 run_intel_selftest() {
-    local impl=$1 settings=()
+    local impl=${1%%:*} width= settings=()
+    [ "$1" = "$impl" ] || width=${1#*:}
     shift
     while [ "$1" != -- ]; do
         settings+=("$1")
@@ -542,12 +544,12 @@ run_intel_selftest() {
         opts=(--kinds "select_flagged,select_if,partition_if,unique,general,histogram")
     echo "== clscan-selftest --quick ${opts[*]} on Intel's runtime: $impl sub-groups," \
         "${settings[*]}"
-    local log=$build/selftest-intel-$impl.log rc=0 start=$SECONDS
+    local log=$build/selftest-intel-$impl$width.log rc=0 start=$SECONDS
     env "${settings[@]}" "$build/clscan-selftest" --quick "${opts[@]}" \
         >"$log" 2>&1 </dev/null || rc=$?
     grep -m 1 "scan layers" "$log" || true
     tail -n 1 "$log"
-    if [ "$rc" = 0 ] && grep -q "scan layers:.* $impl sub-groups of" "$log"; then
+    if [ "$rc" = 0 ] && grep -q "scan layers:.* $impl sub-groups of $width" "$log"; then
         echo "selftest ($impl sub-groups): passed ($((SECONDS - start)) s)"
         passed=$((passed + 1))
     else
@@ -564,9 +566,9 @@ $(grep -m 6 -E "FAIL|failures \(" "$log")"
 # one lane) and the layer tests (tests/test_layers.c: the khr, intel and local sub-group
 # scans at every width and shape). test: the selftest on 4- and 8-byte integers and
 # doubles, three operators (a built-in sub-group scan, shuffles), select-if, partition-if
-# and the general scans; about 4 of test's minutes on 2 cores. test-full: the whole quick
-# selftest, and more suites with the default tuning (not threads: a hang inside the
-# runtime's waits, docs/IMPLEMENTATION-ISSUES.md).
+# and the general scans, and (intel:32) the ballots' paths; about 6 of test's minutes on
+# 2 cores. test-full: the whole quick selftest, and more suites with the default tuning
+# (not threads: a hang inside the runtime's waits, docs/IMPLEMENTATION-ISSUES.md).
 stage_intel() {
     local start=$SECONDS
     echo "== Intel's OpenCL CPU runtime (${intel_ocl_packages[*]}, $intel_dir)"
@@ -592,6 +594,14 @@ stage_intel() {
     # and this is the one such stack here.)
     run_intel_selftest khr CLSCAN_SUBGROUP_IMPL=khr CLSCAN_LOOKBACK_TEST=silent "${wide[@]}" \
         -- "${narrow[@]}"
+    # (Sub-groups of 32 with cl_khr_subgroup_ballot take the paths of NVIDIA's warps that
+    # ballot: compactions ranked by ballots with their elements stashed in local memory,
+    # unique's neighbours by shuffles, segment heads by ballots in 32-item rows, the
+    # look-back walker's highest lane. 2 minutes on 2 cores.)
+    run_intel_selftest intel:32 CLSCAN_SUBGROUP_WIDTH=32 CLSCAN_WORK_GROUP_SIZE=64 \
+        CLSCAN_ITEMS_PER_THREAD=8 CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=32 \
+        -- --types "int32,double" --ops "add,max" \
+        --kinds "select_flagged,select_if,partition_if,unique,general"
     run_suite intel "$intel_dir/vendors" "${suites[@]}"
     echo "Intel's runtime: $((SECONDS - start)) s"
 }

@@ -127,6 +127,9 @@ typedef struct clscan__profile {
     int sg_khr_shuffle_relative;/* cl_khr_subgroup_shuffle_relative */
     int sg_intel;               /* cl_intel_subgroups */
     int sg_intel_required_size; /* cl_intel_required_subgroup_size */
+    /* CL_DEVICE_SUB_GROUP_SIZES_INTEL as a mask: the bit of value w set where kernels may
+     * fix a width of w lanes (a power of two; CLSCAN_SUBGROUP_WIDTH may pick any of them). */
+    cl_uint sg_intel_widths;
     int fp64;
     int int64_atomics;
     cl_ulong max_alloc;

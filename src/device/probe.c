@@ -180,9 +180,12 @@ static void probe_subgroup_width(cl_device_id d, clscan__profile *p)
             CL_SUCCESS) {
         /* 16 where offered (SIMD16 is Intel's usual width for 32-bit work), else the
          * largest size listed. */
-        for (size_t i = 0; i < bytes / sizeof sizes[0]; ++i)
+        for (size_t i = 0; i < bytes / sizeof sizes[0]; ++i) {
             if (p->subgroup_width != 16 && (sizes[i] == 16 || sizes[i] > p->subgroup_width))
                 p->subgroup_width = (cl_uint)sizes[i];
+            for (cl_uint k = 0; k < 32; ++k)
+                if (sizes[i] == (size_t)1 << k) p->sg_intel_widths |= 1u << k;
+        }
         if (p->subgroup_width) {
             p->subgroup_source = "CL_DEVICE_SUB_GROUP_SIZES_INTEL";
             p->subgroup_queried = 1;

@@ -51,12 +51,20 @@ bool clscan__lookback_ordered(const clscan__scan_config *cfg)
     return cfg->kind == CLSCAN__PROGRAM_GENERAL || clscan__type_is_float(cfg->type);
 }
 
-/* Whether a compaction program of cfg ranks its elements by ballots of NVIDIA's warps
- * (CLSCAN_SEL_BALLOT of cl/clscan_select_tile.cl). */
-static bool select_ballots(const clscan__scan_config *cfg)
+bool clscan__sg_khr_ballot(const clscan__scan_config *cfg, const clscan__profile *p)
 {
-    return cfg->select && cfg->sg_impl == CLSCAN__SG_NVIDIA && cfg->sg_width == 32 &&
-           cfg->wg_size >= 32 && cfg->items <= 32;
+    return cfg->sg_impl == CLSCAN__SG_INTEL && cfg->sg_width == 32 && cfg->wg_size >= 32 &&
+           clscan__has_token(p->extensions, "cl_khr_subgroup_ballot");
+}
+
+/* Whether a compaction program of cfg ranks its elements by ballots of sub-groups of 32
+ * (CLSCAN_SEL_BALLOT of cl/clscan_select_tile.cl): NVIDIA's warps, or Intel's sub-groups
+ * with the KHR ballot. */
+static bool select_ballots(const clscan__scan_config *cfg, const clscan__profile *p)
+{
+    return cfg->select &&
+           (cfg->sg_impl == CLSCAN__SG_NVIDIA || clscan__sg_khr_ballot(cfg, p)) &&
+           cfg->sg_width == 32 && cfg->wg_size >= 32 && cfg->items <= 32;
 }
 
 size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p)
@@ -74,7 +82,7 @@ size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__pr
     /* A compaction whose ranks come from ballots keeps one count per (row, warp) instead
      * of the tile (CLSCAN_SEL_BALLOT of cl/clscan_select_tile.cl). */
     size_t edges = 0;
-    if (select_ballots(cfg)) {
+    if (select_ballots(cfg, p)) {
         tile = cfg->items * (cfg->wg_size / 32);
         /* unique and run-length encoding: an element per row and warp (CLSCAN_SEL_EDGES) */
         if (cfg->select == CLSCAN__SELECT_UNIQUE || cfg->select == CLSCAN__SELECT_RUNS)
@@ -227,7 +235,7 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
      * 2^24 and 2^28, select-flagged 13-15%; docs/PERFORMANCE.md, twentieth session).
      * Unique and run-length encoding shuffle the elements across lanes and keep them in
      * registers (stashed, they were 3% slower there). */
-    if (select_ballots(out) && mode != CLSCAN__SELECT_UNIQUE && !runs) {
+    if (select_ballots(out, p) && mode != CLSCAN__SELECT_UNIQUE && !runs) {
         out->sel_stash = 1;
         if (clscan__scan_local_bytes(out, p) > clscan__local_budget(p)) out->sel_stash = 0;
     }

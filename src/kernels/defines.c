@@ -39,6 +39,7 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
         {"CLSCAN_SG_WIDTH", (unsigned long)cfg->sg_width, 1},
         {"CLSCAN_SG_SHUFFLE_RELATIVE",
          (unsigned long)(cfg->sg_impl == CLSCAN__SG_KHR && p->sg_khr_shuffle_relative), 1},
+        {"CLSCAN_SG_KHR_BALLOT", 1, clscan__sg_khr_ballot(cfg, p)},
         {"CLSCAN_SG_REQUIRED_SIZE",
          (unsigned long)(cfg->sg_impl == CLSCAN__SG_INTEL && p->sg_intel_required_size), 1},
         /* A compaction program's scan kernels are the multi-level ones. */

@@ -216,6 +216,9 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
 cl_ulong clscan__scan_tile_iterations(const clscan__scan_config *cfg);
 /* Bytes of local memory a scan program with this shape declares. */
 size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p);
+/* Whether cfg's Intel sub-groups ballot through cl_khr_subgroup_ballot
+ * (CLSCAN_SG_KHR_BALLOT of cl/clscan_subgroup.cl: sub-groups of 32 lanes). */
+bool clscan__sg_khr_ballot(const clscan__scan_config *cfg, const clscan__profile *p);
 /* The local memory a program's declarations may take on p's device: room is left for
  * what the implementation itself keeps there. */
 cl_ulong clscan__local_budget(const clscan__profile *p);

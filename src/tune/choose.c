@@ -26,9 +26,13 @@ static const char *sg_impl_unavailable(const clscan__profile *p, clscan__sg_impl
         return NULL;
     case CLSCAN__SG_INTEL:
         if (!p->sg_intel) return "the device lacks cl_intel_subgroups";
-        if (!p->sg_intel_required_size || !p->subgroup_queried)
+        if (!p->sg_intel_required_size)
             return "the device lacks cl_intel_required_subgroup_size, so the width cannot "
                    "be fixed";
+        /* (A width from CLSCAN_SUBGROUP_WIDTH: one the device offers.) */
+        if (!p->subgroup_queried &&
+            !(is_pow2(p->subgroup_width) && (p->sg_intel_widths & p->subgroup_width)))
+            return "the width is not one the device offers (CL_DEVICE_SUB_GROUP_SIZES_INTEL)";
         if (p->subgroup_width != 8 && p->subgroup_width != 16 && p->subgroup_width != 32)
             return "Intel shuffles are used for widths 8, 16 and 32 only";
         return NULL;
