@@ -140,8 +140,8 @@ uint clscan_sg_ballot(uint pred)
 #endif
 #endif
 
-/* CLSCAN_SG_BALLOT: 1 where clscan_sg_ballot exists (NVIDIA warps; sub-groups of at
- * most 32 lanes). */
+/* CLSCAN_SG_BALLOT: 1 where clscan_sg_ballot exists (NVIDIA's warps, and Intel's
+ * sub-groups of 32 with cl_khr_subgroup_ballot: sub-groups of at most 32 lanes). */
 #ifndef CLSCAN_SG_BALLOT
 #define CLSCAN_SG_BALLOT 0
 #endif
