@@ -183,8 +183,8 @@ static void probe_subgroup_width(cl_device_id d, clscan__profile *p)
         for (size_t i = 0; i < bytes / sizeof sizes[0]; ++i) {
             if (p->subgroup_width != 16 && (sizes[i] == 16 || sizes[i] > p->subgroup_width))
                 p->subgroup_width = (cl_uint)sizes[i];
-            for (cl_uint k = 0; k < 32; ++k)
-                if (sizes[i] == (size_t)1 << k) p->sg_intel_widths |= 1u << k;
+            if (sizes[i] && sizes[i] <= 0x80000000u && !(sizes[i] & (sizes[i] - 1)))
+                p->sg_intel_widths |= (cl_uint)sizes[i]; /* (powers of two: one bit each) */
         }
         if (p->subgroup_width) {
             p->subgroup_source = "CL_DEVICE_SUB_GROUP_SIZES_INTEL";
