@@ -116,15 +116,18 @@ void clscan_sort_os_histogram(__global const CLSCAN_SORT_K *src, ulong src_off, 
  * all warps lie in the tile's local memory for keys where it holds them (keys go there
  * after they are ranked). */
 #define CLSCAN_OS_MATCH_WORDS (CLSCAN_OS_WARPS * (CLSCAN_SORT_RADIX + 1))
-/* CLSCAN_OS_PLACE_EARLY 1 (the host's choice, keys without values only): a key goes to
- * its place in the tile's local memory as soon as it is ranked, so that no register
- * holds its rank (or the key) past the ranking; the match words then have local memory
- * of their own. */
+/* CLSCAN_OS_PLACE_EARLY 1 (the host's choice): a key goes to its place in the tile's
+ * local memory as soon as it is ranked, so that no register holds the key (nor, keys
+ * alone, its rank) past the ranking; the match words then have local memory of their
+ * own. Values (no wider than keys) follow the keys through the same local memory once
+ * the keys are written out: each work-item loads its values then, puts them at its
+ * keys' ranks, and writes them where the keys of the same places went, whose digits the
+ * match words' memory keeps meanwhile (CUB's order). */
 #ifndef CLSCAN_OS_PLACE_EARLY
 #define CLSCAN_OS_PLACE_EARLY 0
 #endif
-#if CLSCAN_OS_PLACE_EARLY && CLSCAN_SORT_VALUE_BYTES
-#error "CLSCAN_OS_PLACE_EARLY is for keys without values"
+#if CLSCAN_OS_PLACE_EARLY && CLSCAN_SORT_VALUE_BYTES > CLSCAN_SORT_KEY_BITS / 8
+#error "CLSCAN_OS_PLACE_EARLY takes values no wider than the keys"
 #endif
 #define CLSCAN_OS_MATCH_IN_KEYS                                                                    \
     (!CLSCAN_OS_PLACE_EARLY && CLSCAN_TILE * (CLSCAN_SORT_KEY_BITS / 32) >= CLSCAN_OS_MATCH_WORDS)
@@ -293,6 +296,19 @@ void clscan_os_rank_tile(const CLSCAN_SORT_K *kr, uint *rank, uint count, uint f
     clscan_os_rank(kr, rank, count, first, shift, my_counts, lane, 0 CLSCAN_OS_RANK_ARGS);
 }
 
+#if CLSCAN_SORT_VALUE_BYTES
+/* A work-item's values (item j: tile element first + j * WARP, where below count). */
+void clscan_os_load_values(__global const CLSCAN_SORT_V *vin, uint count, uint first,
+                           CLSCAN_SORT_V *vr)
+{
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
+        const uint k = first + j * CLSCAN_OS_WARP;
+        vr[j] = k < count ? vin[k] : (CLSCAN_SORT_V)0;
+    }
+}
+#endif
+
 /* One pass of the sort, by the digit at `shift`: reads the keys of src[src_off, +n)
  * (and the values of vsrc at the same indices), writes them to dst (vdst) ordered
  * stably by the digit. In `work` (32-bit words from the offsets given): the histogram
@@ -309,7 +325,7 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
                          ulong st_next_off, uint clear_next, uint spins)
 {
     __local CLSCAN_SORT_K keys[CLSCAN_TILE];
-#if CLSCAN_SORT_VALUE_BYTES
+#if CLSCAN_SORT_VALUE_BYTES && !CLSCAN_OS_PLACE_EARLY
     __local CLSCAN_SORT_V vals[CLSCAN_TILE];
 #endif
     /* Per warp and digit: the warp's keys of the digit, then (scanned over the warps,
@@ -327,6 +343,16 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
     __local uint *match_words = (__local uint *)keys;
 #else
     __local uint match_words[CLSCAN_OS_MATCH_WORDS];
+#endif
+#if CLSCAN_OS_PLACE_EARLY && CLSCAN_SORT_VALUE_BYTES
+    /* Values take the keys' memory once the keys are out; the digit of each sorted place
+     * is kept meanwhile (in the match words' memory where it holds a byte a place). */
+    __local CLSCAN_SORT_V *vals = (__local CLSCAN_SORT_V *)keys;
+#if CLSCAN_TILE <= 4 * CLSCAN_OS_MATCH_WORDS
+    __local uchar *digits = (__local uchar *)match_words;
+#else
+    __local uchar digits[CLSCAN_TILE];
+#endif
 #endif
     __global const uint *hist_pass = work + hist_off;
     __global uint *ticket = work + ticket_off;
@@ -362,10 +388,10 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = first + j * CLSCAN_OS_WARP;
         kr[j] = k < count ? in[base + k] : (CLSCAN_SORT_K)0;
-#if CLSCAN_SORT_VALUE_BYTES
-        vr[j] = k < count ? vin[base + k] : (CLSCAN_SORT_V)0;
-#endif
     }
+#if CLSCAN_SORT_VALUE_BYTES && !CLSCAN_OS_PLACE_EARLY
+    clscan_os_load_values(vin + base, count, first, vr);
+#endif
     __local uint *my_counts = warp_counts + warp * CLSCAN_SORT_RADIX;
 #if CLSCAN_OS_WARP_PTX
     __local uint *masks = match_words + warp * (CLSCAN_SORT_RADIX + 1);
@@ -433,6 +459,22 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
     for (uint d = lid; d < CLSCAN_SORT_RADIX; d += CLSCAN_WG_SIZE)
         dest[d] -= starts[CLSCAN_PAD(d)];
 
+#if CLSCAN_OS_PLACE_EARLY && CLSCAN_SORT_VALUE_BYTES
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint p = lid; p < count; p += CLSCAN_WG_SIZE) {
+        const CLSCAN_SORT_K k = keys[p];
+        const uint d = clscan_sort_digit(k, shift);
+        digits[p] = (uchar)d;
+        out[dest[d] + p] = k;
+    }
+    clscan_os_load_values(vin + base, count, first, vr);
+    barrier(CLK_LOCAL_MEM_FENCE); /* every key read before values take their memory */
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_ITEMS; ++j)
+        if (first + j * CLSCAN_OS_WARP < count) vals[rank[j]] = vr[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint p = lid; p < count; p += CLSCAN_WG_SIZE) vout[dest[digits[p]] + p] = vals[p];
+#else
 #if !CLSCAN_OS_PLACE_EARLY
     /* Keys (and values) to their sorted places in the tile. */
 #pragma unroll
@@ -475,6 +517,7 @@ void clscan_sort_os_pass(__global const CLSCAN_SORT_K *src, ulong src_off,
         vout[at] = vals[p];
 #endif
     }
+#endif
 }
 
 #endif /* CLSCAN_SORT_ONESWEEP && CLSCAN_WG_SIZE > 1 */

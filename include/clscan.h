@@ -295,8 +295,9 @@ typedef struct clscan_context_options {
                                        texts it keeps (default 32 MiB) */
     cl_ulong sort_max_registers;    /* CLSCAN_SORT_MAX_REGISTERS: up to 255 registers for
                                        the one-sweep sort's passes of 4-byte keys on
-                                       NVIDIA's platform (default 64; CLSCAN_OPTION_ZERO:
-                                       no cap) */
+                                       NVIDIA's platform, alone or with 4-byte values
+                                       (default 64 for keys alone, 72 for pairs; a value
+                                       given holds for both; CLSCAN_OPTION_ZERO: no cap) */
     cl_ulong global_mem_cache_size; /* CLSCAN_GLOBAL_MEM_CACHE_SIZE, bytes: the cache the
                                        CPUs' sort plans for (default: the device's
                                        CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, at least 32 MiB) */
@@ -1252,8 +1253,8 @@ CLSCAN_API clscan_status clscan_compact(clscan_context *ctx, cl_command_queue qu
  * sort_algorithm; docs/ALGORITHMS.md). One-sweep, the default on NVIDIA's platform for
  * fewer than 2^30 keys: one kernel clears its counters, one counts the digits of every
  * pass, then one kernel per pass whose tiles find their places by look-back (with a
- * bounded wait, as the single-pass scan; for 4-byte keys alone a pass with at most
- * CLSCAN_SORT_MAX_REGISTERS registers, the options' sort_max_registers). Three-step, the default elsewhere: per pass a
+ * bounded wait, as the single-pass scan; for 4-byte keys, alone or with 4-byte values, a
+ * pass with at most CLSCAN_SORT_MAX_REGISTERS registers, the options' sort_max_registers). Three-step, the default elsewhere: per pass a
  * histogram of every work-group's digits, a scan of those counts (the library's
  * multi-level scan) and a stable scatter, 3 to 5 kernels; on CPUs (groups of one
  * work-item), where the keys and values fill the cache (CLSCAN_GLOBAL_MEM_CACHE_SIZE),

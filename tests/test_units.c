@@ -745,6 +745,72 @@ END_TEST
 /* The register cap put into NVIDIA's PTX (kernels/ptx.c): before the body of each
  * entry, nowhere else, the bytes after the text kept; nothing for what is not PTX with
  * entries, or already carries a register or occupancy directive. */
+/* The one-sweep sort's shape on an H100's profile: keys, and pairs whose values are no
+ * wider than the keys, placed in local memory as they are ranked (pairs with the items of
+ * keys alone) with their register caps, which CLSCAN_SORT_MAX_REGISTERS sets together;
+ * wider values, and pairs that would not fit, the form with values beside the keys. */
+static void onesweep_case(const clscan__profile *q, clscan_type key, cl_uint value_bytes,
+                          clscan__scan_config *c)
+{
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, q, CLSCAN__SCAN_MULTI_LEVEL, CLSCAN_UINT32,
+                                                CLSCAN_OP_ADD, c),
+                     CLSCAN_SUCCESS);
+    c->kind = CLSCAN__PROGRAM_SORT;
+    c->elem_type = key;
+    c->value_bytes = value_bytes;
+    clscan__onesweep_shape(q, 1u << 24, c);
+    ck_assert_uint_eq(c->sort_onesweep, 1);
+    ck_assert_uint_eq(c->wg_size, 256);
+    ck_assert_uint_le(clscan__onesweep_local_bytes(c, q), q->local_mem_size);
+}
+
+START_TEST(test_onesweep_shape)
+{
+    for (int forced = 0; forced < 2; ++forced) {
+        const char *env[] = {"CLSCAN_SORT_MAX_REGISTERS", "56", NULL};
+        clscan__profile q;
+        fake_h100(&q);
+        ck_assert_int_eq(clscan__profile_finish(NULL, &q, table_getenv, forced ? (void *)env : NULL),
+                         CLSCAN_SUCCESS);
+        ck_assert_int_eq(q.sort_algo, CLSCAN__SORT_ONESWEEP);
+        clscan__scan_config c;
+        char defs[4096];
+        onesweep_case(&q, CLSCAN_UINT32, 0, &c);
+        ck_assert_uint_eq(c.sort_place_early, 1);
+        ck_assert_uint_eq(c.items, 24);
+        ck_assert_uint_eq(c.ptx_maxnreg, forced ? 56 : 64);
+        onesweep_case(&q, CLSCAN_FLOAT, 4, &c);
+        ck_assert_uint_eq(c.sort_place_early, 1);
+        ck_assert_uint_eq(c.items, 24);
+        ck_assert_uint_eq(c.ptx_maxnreg, forced ? 56 : 72);
+        /* (values share the keys' memory: no more than keys alone with their match words) */
+        clscan__scan_config k = c;
+        k.value_bytes = 0;
+        ck_assert_uint_eq(clscan__onesweep_local_bytes(&c, &q), clscan__onesweep_local_bytes(&k, &q));
+        ck_assert(clscan__kernel_defines(&c, &q, CLSCAN__DEFINES_BLOCK, defs, sizeof defs) < sizeof defs);
+        ck_assert(strstr(defs, "#define CLSCAN_OS_PLACE_EARLY 1\n"));
+        ck_assert(strstr(defs, "#define CLSCAN_SORT_VALUE_BYTES 4\n"));
+        /* 8-byte values of 4-byte keys: beside the keys, 8 items, no cap. */
+        onesweep_case(&q, CLSCAN_UINT32, 8, &c);
+        ck_assert_uint_eq(c.sort_place_early, 0);
+        ck_assert_uint_eq(c.items, 8);
+        ck_assert_uint_eq(c.ptx_maxnreg, 0);
+        ck_assert(clscan__kernel_defines(&c, &q, CLSCAN__DEFINES_BLOCK, defs, sizeof defs) < sizeof defs);
+        ck_assert(!strstr(defs, "CLSCAN_OS_PLACE_EARLY"));
+        /* 8-byte keys: 16 of them a work-item do not fit beside their own match words in
+         * 48 KiB, alone or with values: the match words in the keys' memory. */
+        onesweep_case(&q, CLSCAN_INT64, 0, &c);
+        ck_assert_uint_eq(c.sort_place_early, 0);
+        ck_assert_uint_eq(c.items, 16);
+        ck_assert_uint_eq(c.ptx_maxnreg, 0);
+        onesweep_case(&q, CLSCAN_INT64, 8, &c);
+        ck_assert_uint_eq(c.sort_place_early, 0);
+        ck_assert_uint_eq(c.items, 8);
+        clscan__profile_free(&q);
+    }
+}
+END_TEST
+
 START_TEST(test_ptx_maxnreg)
 {
     static const char head[] = "//\n// Generated\n//\n\n.version 8.5\n.target sm_90\n"
@@ -963,6 +1029,7 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_config_fits_local_memory);
     tcase_add_test(tc, test_embedded_sources);
     tcase_add_test(tc, test_ptx_maxnreg);
+    tcase_add_test(tc, test_onesweep_shape);
     tcase_add_test(tc, test_status_strings);
     tcase_add_test(tc, test_last_error);
     suite_add_tcase(s, tc);

@@ -96,4 +96,10 @@ size_t clscan__lookback_bytes(const clscan__scan_config *cfg, cl_ulong n);
 clscan_status clscan__lookback_begin(clscan__launch *l, clscan__program *prog,
                                      clscan__lookback_args *out);
 
+/* The one-sweep sort's shape (sort.c): cfg, a sort program's shape for n keys, turned
+ * into the one-sweep one where the profile and n allow; and the local memory its pass
+ * kernel declares. */
+void clscan__onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_config *cfg);
+size_t clscan__onesweep_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p);
+
 #endif /* CLSCAN_ALGO_H */

@@ -114,7 +114,7 @@ static clscan_status sort_config_choose(const clscan_context *ctx, clscan_type k
  * ticket, the work-group scan's scratch, and the local-memory match's two slots per
  * work-item, or with NVIDIA's warps their match words (one per warp and digit, and one
  * for none) where the tile's keys cannot hold them. */
-static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p)
+size_t clscan__onesweep_local_bytes(const clscan__scan_config *cfg, const clscan__profile *p)
 {
     size_t bins = cfg->wg_size > SORT_RADIX ? cfg->wg_size : SORT_RADIX;
     if (cfg->log_banks) bins += bins >> cfg->log_banks;
@@ -126,21 +126,28 @@ static size_t onesweep_local_bytes(const clscan__scan_config *cfg, const clscan_
     const size_t match_bytes = warps * (SORT_RADIX + 1) * 4;
     /* The local-memory match's two words a work-item; NVIDIA's match words (in the keys'
      * memory where they fit, their own where keys are placed as they are ranked). */
-    const size_t extra = cfg->sg_impl != CLSCAN__SG_NVIDIA || cfg->wg_size < 32 ? 2 * cfg->wg_size * 4
-                         : cfg->sort_place_early || match_bytes > key_bytes     ? match_bytes
-                                                                               : 0;
-    return key_bytes + cfg->wg_size * cfg->items * cfg->value_bytes + warps * SORT_RADIX * 4 +
-           bins * 4 + SORT_RADIX * 4 + 16 + clscan__scan_local_bytes(&one, p) + extra;
+    const size_t tile = cfg->wg_size * cfg->items;
+    size_t extra = cfg->sg_impl != CLSCAN__SG_NVIDIA || cfg->wg_size < 32 ? 2 * cfg->wg_size * 4
+                   : cfg->sort_place_early || match_bytes > key_bytes     ? match_bytes
+                                                                         : 0;
+    /* Placed as ranked, values follow the keys through their memory, and each place's
+     * digit (a byte) stays in the match words' memory or, where that is too small, its
+     * own. */
+    const size_t value_bytes = cfg->sort_place_early ? 0 : tile * cfg->value_bytes;
+    if (cfg->sort_place_early && cfg->value_bytes && tile > match_bytes) extra += tile;
+    return key_bytes + value_bytes + warps * SORT_RADIX * 4 + bins * 4 + SORT_RADIX * 4 + 16 +
+           clscan__scan_local_bytes(&one, p) + extra;
 }
 
 /* Turns the sort shape in *cfg into the one-sweep one where the device's choice and n
  * allow: work-groups of 256 (or the device's largest power of two below), 24 keys per
  * work-item (16 where a key and its value take 8 bytes, 8 above), halved until local
- * memory holds them. With NVIDIA's warps and keys alone, keys go to local memory as
- * they are ranked where local memory holds their match words beside them; 4-byte keys
- * then run with the profile's register cap (sort_max_registers, tune/choose.c). Leaves
- * *cfg alone otherwise. */
-static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_config *cfg)
+ * memory holds them. With NVIDIA's warps, keys go to local memory as they are ranked
+ * where local memory holds their match words beside them, values no wider than the
+ * keys following them through the same memory (the items then by the key's bytes
+ * alone); 4-byte keys then run with the profile's register caps (sort_max_registers,
+ * sort_pair_max_registers: tune/choose.c). Leaves *cfg alone otherwise. */
+void clscan__onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_config *cfg)
 {
     if (p->sort_algo != CLSCAN__SORT_ONESWEEP || n >= ONESWEEP_MAX_N) return;
     clscan__scan_config os = *cfg;
@@ -156,17 +163,23 @@ static void onesweep_shape(const clscan__profile *p, cl_ulong n, clscan__scan_co
         os.wg_algo = CLSCAN__WG_BLELLOCH;
         os.sg_width = (cl_uint)os.wg_size;
     }
-    const size_t item_bytes = clscan_type_size(os.elem_type) + os.value_bytes;
-    os.items = item_bytes <= 4 ? 24 : item_bytes <= 8 ? 16 : 8; /* measured: PERFORMANCE.md */
+    const size_t key_bytes = clscan_type_size(os.elem_type);
     const cl_ulong budget = clscan__local_budget(p);
-    if (os.sg_impl == CLSCAN__SG_NVIDIA && !os.value_bytes) {
+    /* Items by the bytes a work-item holds through the ranking (measured:
+     * PERFORMANCE.md): placed as ranked, values come after the keys' ranking. */
+    if (os.sg_impl == CLSCAN__SG_NVIDIA && os.value_bytes <= key_bytes) {
         os.sort_place_early = 1;
-        if (onesweep_local_bytes(&os, p) > budget) os.sort_place_early = 0;
-        if (os.sort_place_early && item_bytes == 4 && os.wg_size == 256)
-            os.ptx_maxnreg = p->sort_max_registers;
+        os.items = key_bytes <= 4 ? 24 : 16;
+        if (clscan__onesweep_local_bytes(&os, p) > budget) os.sort_place_early = 0;
+        else if (key_bytes == 4 && os.wg_size == 256)
+            os.ptx_maxnreg = os.value_bytes ? p->sort_pair_max_registers : p->sort_max_registers;
     }
-    while (onesweep_local_bytes(&os, p) > budget && os.items > 1) os.items /= 2;
-    if (onesweep_local_bytes(&os, p) > budget) return;
+    if (!os.sort_place_early) {
+        const size_t item_bytes = key_bytes + os.value_bytes;
+        os.items = item_bytes <= 4 ? 24 : item_bytes <= 8 ? 16 : 8;
+    }
+    while (clscan__onesweep_local_bytes(&os, p) > budget && os.items > 1) os.items /= 2;
+    if (clscan__onesweep_local_bytes(&os, p) > budget) return;
     *cfg = os;
 }
 
@@ -621,7 +634,7 @@ static clscan_status sort_held(clscan_context *ctx, cl_command_queue queue, cons
     clscan__program *prog, *scan_prog;
     if ((s = sort_config_choose(ctx, c->key_type, vb, count_type, &cfg)) != CLSCAN_SUCCESS)
         return s;
-    onesweep_shape(&ctx->target.profile, c->n, &cfg);
+    clscan__onesweep_shape(&ctx->target.profile, c->n, &cfg);
     if (cfg.sort_onesweep) {
         if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
         held[0] = prog;

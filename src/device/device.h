@@ -175,9 +175,10 @@ typedef struct clscan__profile {
     clscan__lb_test lb_test;    /* a test mode of cl/clscan_lookback.cl, or off */
     clscan__sort_algo sort_algo; /* the radix sort's */
     const char *sort_algo_source;
-    /* NVIDIA's one-sweep pass for 4-byte keys alone: registers a work-item may use,
-     * through .maxnreg in its PTX (CLSCAN_SORT_MAX_REGISTERS; 0: no cap). */
-    cl_uint sort_max_registers;
+    /* NVIDIA's one-sweep pass for 4-byte keys: registers a work-item may use, through
+     * .maxnreg in its PTX, for keys alone and for pairs (CLSCAN_SORT_MAX_REGISTERS sets
+     * both; 0: no cap). */
+    cl_uint sort_max_registers, sort_pair_max_registers;
     const char *sort_max_registers_source;
     /* Histograms of one-work-item groups counting without a branch on "no bin"
      * (CLSCAN_HIST_BRANCH_FREE): bit t for samples of clscan_type t. */

@@ -153,11 +153,14 @@ static void choose_device_scan(clscan__profile *p)
                                   ? "a work-item's loop iterations are limited"
                                   : "default off NVIDIA";
     }
-    /* Four work-groups of 256 a multiprocessor rather than two at the 98 registers the
-     * compiler takes (H200: sorts of 2^24 uint32 keys 488 -> 403 us, docs/PERFORMANCE.md,
-     * seventeenth session). */
+    /* Keys alone: four work-groups of 256 a multiprocessor rather than two at the 98
+     * registers the compiler takes (H200: sorts of 2^24 uint32 keys 488 -> 403 us,
+     * docs/PERFORMANCE.md, seventeenth session). Pairs: 72 rather than the compiler's
+     * 80, three work-groups either way (H200: 2^24 uint32 pairs 610 -> 583 us,
+     * twenty-first session). */
     p->sort_max_registers = p->nvidia_platform ? 64 : 0;
-    p->sort_max_registers_source = p->nvidia_platform ? "NVIDIA: four work-groups of 256 a multiprocessor"
+    p->sort_pair_max_registers = p->nvidia_platform ? 72 : 0;
+    p->sort_max_registers_source = p->nvidia_platform ? "NVIDIA: as measured on the H200"
                                                       : "no cap off NVIDIA";
     /* Where it measured faster (docs/PERFORMANCE.md, sixteenth session): PoCL 0.5-0.8 of
      * the time; Intel's CPU runtime 0.8 for float samples, while its double ones took 1.04x
@@ -293,8 +296,10 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile 
     if (getenv_fn && getenv_fn("CLSCAN_WG_SCAN", user)) p->wg_algo_source = "CLSCAN_WG_SCAN";
     if (getenv_fn && getenv_fn("CLSCAN_SCAN_ALGO", user)) p->scan_algo_source = "CLSCAN_SCAN_ALGO";
     if (getenv_fn && getenv_fn("CLSCAN_SORT_ALGO", user)) p->sort_algo_source = "CLSCAN_SORT_ALGO";
-    if (getenv_fn && getenv_fn("CLSCAN_SORT_MAX_REGISTERS", user))
+    if (getenv_fn && getenv_fn("CLSCAN_SORT_MAX_REGISTERS", user)) {
         p->sort_max_registers_source = "CLSCAN_SORT_MAX_REGISTERS";
+        p->sort_pair_max_registers = p->sort_max_registers;
+    }
     /* The one-sweep look-back waits in loops: never where a work-item's loop iterations
      * are limited, asked for or not (the sort then takes the three-step kernels, and
      * describe says so). */

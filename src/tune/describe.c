@@ -67,9 +67,10 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
            p->sp_items, p->sp_items_8, p->lb_word_bits, clscan__lb_atomics_name(p->lb_atomics),
            p->lb_atomics_source, pair, p->lb_spins, p->lb_test ? ", TEST MODE " : "",
            p->lb_test ? clscan__lb_test_name(p->lb_test) : "");
-    char cap[48] = "no register cap"; /* (one-sweep passes of 4-byte keys on NVIDIA) */
-    if (p->sort_max_registers)
-        snprintf(cap, sizeof cap, "at most %u registers", p->sort_max_registers);
+    char cap[80] = "no register cap"; /* (one-sweep passes of 4-byte keys on NVIDIA) */
+    if (p->sort_max_registers || p->sort_pair_max_registers)
+        snprintf(cap, sizeof cap, "at most %u registers (keys alone), %u (pairs)",
+                 p->sort_max_registers, p->sort_pair_max_registers);
     clscan__append(buf, size, &len, "radix sort:    %s (%s); one-sweep passes of 4-byte keys "
                    "with NVIDIA's warps: %s (%s)\n",
                    clscan__sort_algo_name(p->sort_algo), p->sort_algo_source, cap,
