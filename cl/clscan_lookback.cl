@@ -194,12 +194,14 @@ ulong clscan_lb_cas_(__global ulong *p, ulong cmp, ulong v)
 #define CLSCAN_LB_STORE(p, v) clscan_lb_store_((p), (v))
 #define CLSCAN_LB_CAS(p, cmp, v) clscan_lb_cas_((p), (cmp), (v))
 /* A value of two words (8 bytes: int64, double, a segmented scan's pair) has them read
- * or written by one instruction of 16 bytes (a tile's words start on a 16-byte boundary:
- * the buffer's start, then a header of 128 bytes, then two words a tile). PTX makes
- * each word of the vector a relaxed access of its own, not the pair one access; nothing
- * needs more, since every word carries its tag and readers check both, as when they
- * are read one at a time. (H200, against the 1.2 atomics: int64 scans 8% and int32
- * scans by key 6-8% faster this way; docs/PERFORMANCE.md, tenth session.) */
+ * or written by one instruction of 16 bytes, a value of 4, 6, ... words by one for each
+ * pair (a tile's words start on a 16-byte boundary: the buffer's start, then a header of
+ * 128 bytes, then an even number of words a tile). PTX makes each word of the vector a
+ * relaxed access of its own, not the pair one access; nothing needs more, since every
+ * word carries its tag and readers check them all, as when they are read one at a time.
+ * (H200, against the 1.2 atomics: int64 scans 8% and int32 scans by key 6-8% faster this
+ * way, tenth session; a 16-byte user struct's scan 38-39%, twenty-second;
+ * docs/PERFORMANCE.md.) */
 #define CLSCAN_LB_PAIRED 1
 void clscan_lb_load2_(__global ulong *p, ulong *w0, ulong *w1)
 {
@@ -236,14 +238,20 @@ uint clscan_lb_read(__global clscan_lb_word *st, uint epoch, CLSCAN_T *value)
 {
     clscan_lb_bits bits = CLSCAN_LB_BITS_ZERO;
 #ifdef CLSCAN_LB_PAIRED
-    if (CLSCAN_LB_PARTS == 2) {
-        clscan_lb_word w0, w1;
-        clscan_lb_load2_(st, &w0, &w1);
-        const uint k0 = clscan_lb_kind_(w0, epoch), k1 = clscan_lb_kind_(w1, epoch);
-        CLSCAN_LB_SET_HALF(bits, 0, w0 & CLSCAN_LB_HALF_MASK);
-        CLSCAN_LB_SET_HALF(bits, 1, w1 & CLSCAN_LB_HALF_MASK);
+    if (CLSCAN_LB_PARTS % 2 == 0) {
+        uint kind = 0;
+#pragma unroll
+        for (uint p = 0; p < CLSCAN_LB_PARTS; p += 2) {
+            clscan_lb_word w0, w1;
+            clscan_lb_load2_(st + p, &w0, &w1);
+            const uint k0 = clscan_lb_kind_(w0, epoch), k1 = clscan_lb_kind_(w1, epoch);
+            const uint k = k0 == k1 ? k0 : 0u;
+            kind = p == 0 ? k : (k == kind ? kind : 0u);
+            CLSCAN_LB_SET_HALF(bits, p, w0 & CLSCAN_LB_HALF_MASK);
+            CLSCAN_LB_SET_HALF(bits, p + 1, w1 & CLSCAN_LB_HALF_MASK);
+        }
         *value = CLSCAN_LB_FROM_BITS(bits);
-        return k0 == k1 ? k0 : 0u;
+        return kind;
     }
 #endif
     uint kind = 0;
@@ -266,9 +274,11 @@ void clscan_lb_publish(__global clscan_lb_word *st, uint epoch, uint kind,
 {
     const clscan_lb_bits bits = CLSCAN_LB_TO_BITS(value);
 #ifdef CLSCAN_LB_PAIRED
-    if (CLSCAN_LB_PARTS == 2) {
-        clscan_lb_store2_(st, clscan_lb_word_(bits, 0, epoch, kind),
-                          clscan_lb_word_(bits, 1, epoch, kind));
+    if (CLSCAN_LB_PARTS % 2 == 0) {
+#pragma unroll
+        for (uint p = 0; p < CLSCAN_LB_PARTS; p += 2)
+            clscan_lb_store2_(st + p, clscan_lb_word_(bits, p, epoch, kind),
+                              clscan_lb_word_(bits, p + 1, epoch, kind));
         return;
     }
 #endif

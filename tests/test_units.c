@@ -267,7 +267,7 @@ START_TEST(test_profile_describe)
     size_t need = clscan__profile_describe(&p, big, sizeof big);
     ck_assert_uint_eq(need, strlen(big));
     ck_assert(strstr(big, "NVIDIA H100") && strstr(big, "banks 32 x 4 B"));
-    ck_assert(strstr(big, "cl12 atomics (OpenCL 1.2 atomics), ptx for values of two words,"));
+    ck_assert(strstr(big, "cl12 atomics (OpenCL 1.2 atomics), ptx for values of word pairs,"));
     ck_assert_uint_eq(clscan__profile_describe(&p, small, sizeof small), need);
     ck_assert_uint_eq(strlen(small), sizeof small - 1);
     ck_assert_uint_eq(clscan__profile_describe(&p, NULL, 0), need);
@@ -296,9 +296,9 @@ START_TEST(test_scan_defines)
     ck_assert(strstr(sp, "#define CLSCAN_LB_ATOMICS 0\n")); /* NVIDIA: OpenCL 1.2 atomics */
     ck_assert(strstr(sp, "#define CLSCAN_LB_WORD_BITS 64\n"));
     ck_assert(strstr(sp, "#define CLSCAN_LB_TEST 0\n"));
-    /* Values of two words take the PTX words on NVIDIA's platform: 8-byte scans, general
-     * scans of 8-byte elements and compactions' 8-byte counts (run-length encoding's);
-     * values of one word keep the 1.2 atomics. */
+    /* Values of whole pairs of words take the PTX words on NVIDIA's platform: 8-byte
+     * scans, general scans of 8- and 16-byte elements and compactions' 8-byte counts
+     * (run-length encoding's); values of one word, or three, keep the 1.2 atomics. */
     ck_assert_int_eq(p.lb_atomics_pair, CLSCAN__LB_PTX);
     clscan__scan_config w;
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, p.scan_algo, CLSCAN_DOUBLE, CLSCAN_OP_ADD,
@@ -312,6 +312,10 @@ START_TEST(test_scan_defines)
                      CLSCAN_SUCCESS);
     ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_PTX);
     ck_assert_int_eq(clscan__general_config_choose(NULL, &p, p.scan_algo, CLSCAN__TYPE_ID_CUSTOM, 16,
+                                                   0, "", &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_PTX);
+    ck_assert_int_eq(clscan__general_config_choose(NULL, &p, p.scan_algo, CLSCAN__TYPE_ID_CUSTOM, 12,
                                                    0, "", &w),
                      CLSCAN_SUCCESS);
     ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_CL12);

@@ -600,7 +600,20 @@ static char *make_prelude(const general_plan *g)
     } else if (d->segments == CLSCAN_SEGMENTS_NONE) {
         put(&t, "#define clscan_user_op clscan_user_value_op\n"
                 "#define clscan_user_identity clscan_user_value_identity\n");
-        if (d->type_name) put(&t, "#define CLSCAN_T %s\n", V);
+        /* A user's type of 8 or 16 bytes is scanned as an alias of it aligned to its size:
+         * a struct of four uints is aligned to 4 bytes, so the compiler would move it as
+         * four words, and at 16 bytes apart the lanes of a warp reading one word each
+         * meet four to a bank of local memory; aligned, the tile, the scratch and the
+         * look-back's values move an element in one access. (Only the scan's own values,
+         * in local and private memory: src and dst keep the user's type, since a buffer
+         * over host memory, CL_MEM_USE_HOST_PTR, may start anywhere on a CPU device:
+         * PoCL takes the pointer as it is, and a 16-byte vector load from it faulted.)
+         * docs/PERFORMANCE.md, twenty-second session. */
+        if (d->type_name && (g->out_size == 8 || g->out_size == 16))
+            put(&t, "typedef %s __attribute__((__aligned__(%zu))) clscan_gen_scan_t;\n"
+                    "#define CLSCAN_T clscan_gen_scan_t\n", V, g->out_size);
+        else if (d->type_name)
+            put(&t, "#define CLSCAN_T %s\n", V);
     } else {
         put(&t, "#define CLSCAN_GEN_SEGMENTS %d\n#define CLSCAN_GEN_SEG %s\n", (int)d->segments,
             d->segments == CLSCAN_SEGMENTS_FLAGS ? "uchar" : clscan__type_cl_name(d->key_type));

@@ -168,8 +168,9 @@ typedef struct clscan__profile {
     clscan__lb_atomics lb_atomics;
     const char *lb_atomics_source;
     cl_uint lb_word_bits;       /* 64 with 64-bit atomics, else 32 */
-    /* The mode for values of two words (8 bytes in 64-bit words) in the scans without an
-     * output stage: PTX on NVIDIA unless a mode is forced, else lb_atomics. */
+    /* The mode for values of whole pairs of words (8, 16, ... bytes in 64-bit words) in
+     * the scans without an output stage: PTX on NVIDIA unless a mode is forced, else
+     * lb_atomics. */
     clscan__lb_atomics lb_atomics_pair;
     cl_uint lb_spins;           /* fruitless look-back reads before the fallback */
     clscan__lb_test lb_test;    /* a test mode of cl/clscan_lookback.cl, or off */

@@ -166,11 +166,12 @@ static clscan_status config_fit(const clscan_context *ctx, const clscan__profile
 }
 
 /* The look-back's atomics mode for a single-pass program whose status values are
- * value_bytes each: the profile's mode for values of two words (lb_atomics_pair) where
- * a value is 8 bytes in 64-bit words, else the one for the rest. */
+ * value_bytes each: the profile's mode for values of whole pairs of words
+ * (lb_atomics_pair) where a value is a multiple of 8 bytes in 64-bit words, else the
+ * one for the rest. */
 static clscan__lb_atomics lb_atomics_for(const clscan__profile *p, size_t value_bytes)
 {
-    return value_bytes == 8 && p->lb_word_bits == 64 ? p->lb_atomics_pair : p->lb_atomics;
+    return value_bytes % 8 == 0 && p->lb_word_bits == 64 ? p->lb_atomics_pair : p->lb_atomics;
 }
 
 clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan__profile *p,

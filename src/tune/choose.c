@@ -115,8 +115,8 @@ static const char *lb_atomics_unavailable(const clscan__profile *p, clscan__lb_a
  * through the OpenCL 2.0/3.0 acquire/release atomics where the device has them, else
  * OpenCL 1.2 atomics. NVIDIA's OpenCL has no acquire/release, and its PTX loads were
  * measured slower than the 1.2 read-modify-writes for values of one word
- * (docs/PERFORMANCE.md), so there PTX is an override; values of two words take it
- * (finish_lookback). */
+ * (docs/PERFORMANCE.md), so there PTX is an override; values of whole pairs of words
+ * take it (finish_lookback). */
 static void choose_device_scan(clscan__profile *p)
 {
     p->scan_algo = p->max_loop_iterations ? CLSCAN__SCAN_MULTI_LEVEL : CLSCAN__SCAN_SINGLE_PASS;
@@ -197,10 +197,11 @@ static clscan_status finish_lookback(const clscan_context *ctx, clscan__profile 
     if (p->lb_atomics == CLSCAN__LB_C11 &&
         !clscan__has_token(p->extensions, "cl_khr_int64_extended_atomics"))
         p->lb_word_bits = 32;
-    /* Values of two words: on the H200, PTX words (the pair in one 16-byte access) made
-     * int64 scans 8% and int32 scans by key 6-8% faster than the 1.2 atomics, which
-     * stay for the rest (PTX: int32 scans 17%, reduce by key 7% slower;
-     * docs/PERFORMANCE.md, tenth session). */
+    /* Values of whole pairs of words: on the H200, PTX words (each pair in one 16-byte
+     * access) made int64 scans 8% and int32 scans by key 6-8% faster than the 1.2
+     * atomics (tenth session), a user's 16-byte struct (the 2x2 matrix product) 38-39%
+     * (twenty-second); the 1.2 atomics stay for the rest (PTX: int32 scans 17%, reduce
+     * by key 7% slower; docs/PERFORMANCE.md). */
     p->lb_atomics_pair = p->lb_atomics;
     if (!forced && p->lb_word_bits == 64 && !lb_atomics_unavailable(p, CLSCAN__LB_PTX))
         p->lb_atomics_pair = CLSCAN__LB_PTX;

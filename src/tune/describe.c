@@ -57,9 +57,9 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
     clscan__append(buf, size, &len, "scan layers:   %s work-group scan (%s), %s sub-groups of %u (%s)\n",
            clscan__wg_algo_name(p->wg_algo), p->wg_algo_source,
            clscan__sg_impl_name(p->sg_impl), p->sg_width, p->sg_source);
-    char pair[64] = ""; /* (where values of two words take another mode) */
+    char pair[64] = ""; /* (where values of whole pairs of words take another mode) */
     if (p->lb_atomics_pair != p->lb_atomics)
-        snprintf(pair, sizeof pair, ", %s for values of two words",
+        snprintf(pair, sizeof pair, ", %s for values of word pairs",
                  clscan__lb_atomics_name(p->lb_atomics_pair));
     clscan__append(buf, size, &len, "device scan:   %s (%s); single-pass tiles %zu x %u (x %u for 8-byte types), %u-bit "
            "status words, %s atomics (%s)%s, fallback after %u reads%s%s\n",
