@@ -660,14 +660,20 @@ START_TEST(test_memo)
 END_TEST
 
 /* A user's 16-byte struct scanned between buffers made with CL_MEM_USE_HOST_PTR over host
- * memory 4 bytes off any 16-byte boundary: the library moves such elements as 16-byte
- * vectors (src/algo/general.c), which relies on OpenCL giving a buffer a device address
- * aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN (copying host memory that is not). Checked
- * against a host reference, with the memory past the range untouched. */
+ * memory 4 bytes off any 16-byte boundary. PoCL runs kernels on such a pointer as given,
+ * so src and dst must not be read or written as 16-byte vectors (which the scan's own
+ * values are, through an aligned alias: src/algo/general.c; a form that aliased src and
+ * dst too faulted here). Checked against a host reference, with the memory past the range
+ * untouched. */
 static void host_ptr(void)
 {
-    enum { N = 3001, PAD = 8 };
-    unsigned char *in_raw = malloc(16 * (N + 2 * PAD) + 16), *out_raw = malloc(16 * (N + 2 * PAD) + 16);
+    /* (3001 elements, fewer under $CLSCAN_TEST_MAX_SIZE: Oclgrind runs.) */
+    enum { PAD = 8 };
+    const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE");
+    const size_t cap = cap_text && *cap_text ? (size_t)strtoull(cap_text, NULL, 0) : SIZE_MAX;
+    const size_t N = cap < 3001 ? cap + 1 : 3001;
+    unsigned char *in_raw = malloc(16 * (N + 2 * PAD) + 16);
+    unsigned char *out_raw = malloc(16 * (N + 2 * PAD) + 16);
     ck_assert(in_raw && out_raw);
     /* 4 bytes past a 16-byte boundary (malloc's blocks start on one on these hosts or
      * on 8: either way this is not one). */
@@ -676,17 +682,30 @@ static void host_ptr(void)
     ck_assert_uint_ne((uintptr_t)in % 16, 0);
     const uint64_t seed = clscan_test_seed(20261130u);
     uint64_t x = seed;
-    for (size_t i = 0; i < 4 * (size_t)N; ++i) {
+    for (size_t i = 0; i < 4 * N; ++i) {
         x = x * 6364136223846793005u + 1442695040888963407u;
         in[i] = (cl_uint)(x >> 61); /* 0..7 */
     }
-    for (size_t i = 0; i < 4 * (size_t)(N + PAD); ++i) out[i] = 0xabababab;
+    for (size_t i = 0; i < 4 * (N + PAD); ++i) out[i] = 0xabababab;
     cl_int err;
     cl_mem src = clCreateBuffer(gd->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, 16 * N, in, &err);
     ck_assert_int_eq(err, CL_SUCCESS);
     cl_mem dst = clCreateBuffer(gd->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, 16 * (N + PAD),
                                 out, &err);
     ck_assert_int_eq(err, CL_SUCCESS);
+    /* The same bytes once more through the API, into the same host memory: Oclgrind
+     * 21.10 takes a host pointer's contents as uninitialised (docs/IMPLEMENTATION-
+     * ISSUES.md) but counts a write at offset 0. */
+    cl_uint *again = malloc(16 * (N + PAD));
+    ck_assert(again != NULL);
+    memcpy(again, in, 16 * N);
+    ck_assert_int_eq(clEnqueueWriteBuffer(gd->queue, src, CL_TRUE, 0, 16 * N, again, 0, NULL, NULL),
+                     CL_SUCCESS);
+    memcpy(again, out, 16 * (N + PAD));
+    ck_assert_int_eq(clEnqueueWriteBuffer(gd->queue, dst, CL_TRUE, 0, 16 * (N + PAD), again, 0, NULL,
+                                          NULL),
+                     CL_SUCCESS);
+    free(again);
     clscan_scan_desc d = {0};
     d.type_name = "mat2u";
     d.type_size = 16;
