@@ -667,6 +667,11 @@ END_TEST
  * untouched. */
 static void host_ptr(void)
 {
+    /* The table's matrix case (tools/verify_general.c), unsegmented: its description,
+     * inputs and host reference. */
+    const clscan_verify_gen_case c = clscan_verify_gen_case_get(1);
+    ck_assert(c.desc.type_name && c.out_size == 16 && c.in_size == 16 &&
+              c.desc.segments == CLSCAN_SEGMENTS_NONE);
     /* (3001 elements, fewer under $CLSCAN_TEST_MAX_SIZE: Oclgrind runs.) */
     enum { PAD = 8 };
     const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE");
@@ -674,19 +679,17 @@ static void host_ptr(void)
     const size_t N = cap < 3001 ? cap + 1 : 3001;
     unsigned char *in_raw = malloc(16 * (N + 2 * PAD) + 16);
     unsigned char *out_raw = malloc(16 * (N + 2 * PAD) + 16);
-    ck_assert(in_raw && out_raw);
-    /* 4 bytes past a 16-byte boundary (malloc's blocks start on one on these hosts or
-     * on 8: either way this is not one). */
-    cl_uint *in = (cl_uint *)(in_raw + (16 - (uintptr_t)in_raw % 16) % 16 + 4);
-    cl_uint *out = (cl_uint *)(out_raw + (16 - (uintptr_t)out_raw % 16) % 16 + 4);
-    ck_assert_uint_ne((uintptr_t)in % 16, 0);
+    unsigned char *again = malloc(16 * (N + PAD)), *want = malloc(16 * N);
+    ck_assert(in_raw && out_raw && again && want);
+    /* 4 bytes past a 16-byte boundary. */
+    unsigned char *in = in_raw + (16 - (uintptr_t)in_raw % 16) % 16 + 4;
+    unsigned char *out = out_raw + (16 - (uintptr_t)out_raw % 16) % 16 + 4;
     const uint64_t seed = clscan_test_seed(20261130u);
-    uint64_t x = seed;
-    for (size_t i = 0; i < 4 * N; ++i) {
-        x = x * 6364136223846793005u + 1442695040888963407u;
-        in[i] = (cl_uint)(x >> 61); /* 0..7 */
-    }
-    for (size_t i = 0; i < 4 * (N + PAD); ++i) out[i] = 0xabababab;
+    clscan_verify_rng rng = {seed};
+    c.fill(in, N, &rng);
+    memset(out, 0xab, 16 * (N + PAD));
+    /* dst[1, N) gets the inclusive scan of src[0, N - 1). */
+    clscan_verify_gen_reference(&c, 1, in, NULL, N - 1, want);
     cl_int err;
     cl_mem src = clCreateBuffer(gd->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, 16 * N, in, &err);
     ck_assert_int_eq(err, CL_SUCCESS);
@@ -696,8 +699,6 @@ static void host_ptr(void)
     /* The same bytes once more through the API, into the same host memory: Oclgrind
      * 21.10 takes a host pointer's contents as uninitialised (docs/IMPLEMENTATION-
      * ISSUES.md) but counts a write at offset 0. */
-    cl_uint *again = malloc(16 * (N + PAD));
-    ck_assert(again != NULL);
     memcpy(again, in, 16 * N);
     ck_assert_int_eq(clEnqueueWriteBuffer(gd->queue, src, CL_TRUE, 0, 16 * N, again, 0, NULL, NULL),
                      CL_SUCCESS);
@@ -705,43 +706,30 @@ static void host_ptr(void)
     ck_assert_int_eq(clEnqueueWriteBuffer(gd->queue, dst, CL_TRUE, 0, 16 * (N + PAD), again, 0, NULL,
                                           NULL),
                      CL_SUCCESS);
-    free(again);
-    clscan_scan_desc d = {0};
-    d.type_name = "mat2u";
-    d.type_size = 16;
-    d.source = "typedef struct { uint a, b, c, d; } mat2u;\n"
-               "mat2u mul(mat2u x, mat2u y) { mat2u r; r.a = x.a * y.a + x.b * y.c;\n"
-               "  r.b = x.a * y.b + x.b * y.d; r.c = x.c * y.a + x.d * y.c;\n"
-               "  r.d = x.c * y.b + x.d * y.d; return r; }\n";
-    d.combine = "mul(a, b)";
-    d.identity = "(mat2u){1u, 0u, 0u, 1u}";
-    ck_assert_msg(clscan_scan(gd->ctx, gd->queue, &d, 1, src, 0, NULL, 0, dst, 1, N - 1, 0, NULL,
-                              NULL) == CLSCAN_SUCCESS,
+    ck_assert_msg(clscan_scan(gd->ctx, gd->queue, &c.desc, 1, src, 0, NULL, 0, dst, 1, N - 1, 0,
+                              NULL, NULL) == CLSCAN_SUCCESS,
                   "%s", clscan_context_last_error(gd->ctx));
-    cl_uint *got = clEnqueueMapBuffer(gd->queue, dst, CL_TRUE, CL_MAP_READ, 0, 16 * (N + PAD), 0,
-                                      NULL, NULL, &err);
+    const unsigned char *got = clEnqueueMapBuffer(gd->queue, dst, CL_TRUE, CL_MAP_READ, 0,
+                                                  16 * (N + PAD), 0, NULL, NULL, &err);
     ck_assert_int_eq(err, CL_SUCCESS);
-    cl_uint acc[4] = {1, 0, 0, 1};
     for (size_t i = 0; i < N + PAD; ++i) {
-        const cl_uint *g = got + 4 * i;
         if (i == 0 || i >= N) { /* outside dst's range [1, N) */
-            for (int w = 0; w < 4; ++w)
-                ck_assert_msg(g[w] == 0xabababab, "seed %" PRIu64 ": element %zu written", seed, i);
-            continue;
+            for (int b = 0; b < 16; ++b)
+                ck_assert_msg(got[16 * i + b] == 0xab, "%s: seed %" PRIu64 ": element %zu written",
+                              gd->name, seed, i);
+        } else {
+            ck_assert_msg(memcmp(got + 16 * i, want + 16 * (i - 1), 16) == 0,
+                          "%s: seed %" PRIu64 ": element %zu differs", gd->name, seed, i);
         }
-        const cl_uint *e = in + 4 * (i - 1);
-        const cl_uint r[4] = {acc[0] * e[0] + acc[1] * e[2], acc[0] * e[1] + acc[1] * e[3],
-                              acc[2] * e[0] + acc[3] * e[2], acc[2] * e[1] + acc[3] * e[3]};
-        memcpy(acc, r, sizeof acc);
-        ck_assert_msg(memcmp(g, acc, 16) == 0, "%s: seed %" PRIu64 ": element %zu differs",
-                      gd->name, seed, i);
     }
-    clEnqueueUnmapMemObject(gd->queue, dst, got, 0, NULL, NULL);
+    clEnqueueUnmapMemObject(gd->queue, dst, (void *)got, 0, NULL, NULL);
     clFinish(gd->queue);
     clReleaseMemObject(src);
     clReleaseMemObject(dst);
     free(in_raw);
     free(out_raw);
+    free(again);
+    free(want);
 }
 
 START_TEST(test_host_ptr)
