@@ -61,6 +61,34 @@ typedef struct clscan_gen_source {
     ulong index_base; /* the index the user's texts see for element 0 (desc->index_base) */
 } clscan_gen_source;
 
+/* src[i] and dst[i] = y. Where the prelude scans a user's type of 8 or 16 bytes as an
+ * alias aligned to its size (CLSCAN_GEN_ALIGNED_OUT, and CLSCAN_GEN_ALIGNED_IN when src
+ * holds that type too), a pointer that is so aligned is read and written through the
+ * alias, one access an element instead of one a word; the test is the same for every
+ * work-item, so the branch does not diverge. A buffer over host memory
+ * (CL_MEM_USE_HOST_PTR) may start anywhere on a CPU device, which takes the other side
+ * (PoCL faulted on a 16-byte vector load from such a pointer). */
+#define CLSCAN_GEN_IS_ALIGNED(p, T) (((size_t)(p) & (sizeof(T) - 1)) == 0)
+CLSCAN_GEN_IN clscan_gen_read(__global const CLSCAN_GEN_IN *src, ulong i)
+{
+#ifdef CLSCAN_GEN_ALIGNED_IN
+    if (CLSCAN_GEN_IS_ALIGNED(src, CLSCAN_GEN_ALIGNED_IN))
+        return ((__global const CLSCAN_GEN_ALIGNED_IN *)src)[i];
+#endif
+    return src[i];
+}
+
+void clscan_gen_write(__global CLSCAN_GEN_OUT *dst, ulong i, const CLSCAN_GEN_OUT y)
+{
+#ifdef CLSCAN_GEN_ALIGNED_OUT
+    if (CLSCAN_GEN_IS_ALIGNED(dst, CLSCAN_GEN_ALIGNED_OUT)) {
+        ((__global CLSCAN_GEN_ALIGNED_OUT *)dst)[i] = y;
+        return;
+    }
+#endif
+    dst[i] = y;
+}
+
 /* The output stage (include/clscan.h: clscan_scan_output): the prelude defines
  * CLSCAN_GEN_OUTPUT_GIVEN, the element types CLSCAN_GEN_O0 to CLSCAN_GEN_O3 of the
  * output buffers, and clscan_user_output, which runs the user's statement for one
@@ -104,9 +132,9 @@ void clscan_user_output(const CLSCAN_GEN_OUT y, const CLSCAN_GEN_IN x, const ulo
 void clscan_gen_emit(__global CLSCAN_GEN_OUT *dst, const clscan_gen_source s, ulong i,
                      const CLSCAN_GEN_OUT y, const uint heads, const clscan_gen_outputs o)
 {
-    if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) dst[i] = y;
+    if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) clscan_gen_write(dst, i, y);
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
-    const CLSCAN_GEN_IN x = s.src[i];
+    const CLSCAN_GEN_IN x = clscan_gen_read(s.src, i);
     clscan_user_output(y, x, s.index_base + i, i, o.n, heads, s.seg, (__global CLSCAN_GEN_O0 *)o.o0 + o.off0,
                        (__global CLSCAN_GEN_O1 *)o.o1 + o.off1,
                        (__global CLSCAN_GEN_O2 *)o.o2 + o.off2,
@@ -173,7 +201,7 @@ uint clscan_gen_head(clscan_gen_source s, ulong i, ulong prev)
 CLSCAN_T clscan_gen_load(clscan_gen_source s, ulong i)
 {
 #if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
-    const CLSCAN_GEN_IN x = s.src[i];
+    const CLSCAN_GEN_IN x = clscan_gen_read(s.src, i);
 #if CLSCAN_GEN_WRAP
     return clscan_gen_wrap(CLSCAN_GEN_TRANSFORM(s, x, i));
 #else
@@ -184,18 +212,18 @@ CLSCAN_T clscan_gen_load(clscan_gen_source s, ulong i)
     const uint head = clscan_gen_head(s, i, prev);
 #if CLSCAN_GEN_LOAD_BRANCHLESS
     const ulong at = s.exclusive ? prev : i;
-    const CLSCAN_GEN_IN x = s.src[at];
+    const CLSCAN_GEN_IN x = clscan_gen_read(s.src, at);
     const CLSCAN_GEN_OUT v = CLSCAN_GEN_TRANSFORM(s, x, at);
     /* (An exclusive call's element 0 without a head is the carried segment's start.) */
     const int blank = s.exclusive && (head || i == 0);
     return clscan_seg_make(blank ? clscan_user_value_identity() : v, head);
 #else
     if (!s.exclusive) {
-        const CLSCAN_GEN_IN x = s.src[i];
+        const CLSCAN_GEN_IN x = clscan_gen_read(s.src, i);
         return clscan_seg_make(CLSCAN_GEN_TRANSFORM(s, x, i), head);
     }
     /* (Selected, not branched on: where heads fall is the data's, not predictable.) */
-    const CLSCAN_GEN_IN x = s.src[prev];
+    const CLSCAN_GEN_IN x = clscan_gen_read(s.src, prev);
     const CLSCAN_GEN_OUT v = CLSCAN_GEN_TRANSFORM(s, x, prev);
     return clscan_seg_make(head || i == 0 ? clscan_user_value_identity() : v, head);
 #endif
@@ -255,7 +283,7 @@ CLSCAN_GEN_OUT clscan_gen_total(clscan_gen_source s, ulong n, CLSCAN_T v)
 {
 #if CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
     if (s.exclusive && n > 0) {
-        const CLSCAN_GEN_IN x = s.src[n - 1];
+        const CLSCAN_GEN_IN x = clscan_gen_read(s.src, n - 1);
         const CLSCAN_T last = clscan_seg_make(CLSCAN_GEN_TRANSFORM(s, x, n - 1), 0u);
         v = CLSCAN_OP(v, last);
     }

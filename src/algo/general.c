@@ -604,15 +604,19 @@ static char *make_prelude(const general_plan *g)
          * a struct of four uints is aligned to 4 bytes, so the compiler would move it as
          * four words, and at 16 bytes apart the lanes of a warp reading one word each
          * meet four to a bank of local memory; aligned, the tile, the scratch and the
-         * look-back's values move an element in one access. (Only the scan's own values,
-         * in local and private memory: src and dst keep the user's type, since a buffer
-         * over host memory, CL_MEM_USE_HOST_PTR, may start anywhere on a CPU device:
-         * PoCL takes the pointer as it is, and a 16-byte vector load from it faulted.)
-         * docs/PERFORMANCE.md, twenty-second session. */
-        if (d->type_name && (g->out_size == 8 || g->out_size == 16))
+         * look-back's values move an element in one access. src and dst keep the user's
+         * type, since a buffer over host memory, CL_MEM_USE_HOST_PTR, may start anywhere
+         * on a CPU device (PoCL takes the pointer as it is, and a 16-byte vector load from
+         * it faulted): the kernels read and write them through the alias where the pointer
+         * is aligned (clscan_gen_read, cl/clscan_general_tile.cl). docs/PERFORMANCE.md,
+         * twenty-second and twenty-third sessions. */
+        if (d->type_name && (g->out_size == 8 || g->out_size == 16)) {
             put(&t, "typedef %s __attribute__((__aligned__(%zu))) clscan_gen_scan_t;\n"
-                    "#define CLSCAN_T clscan_gen_scan_t\n", V, g->out_size);
-        else if (d->type_name)
+                    "#define CLSCAN_T clscan_gen_scan_t\n"
+                    "#define CLSCAN_GEN_ALIGNED_OUT clscan_gen_scan_t\n", V, g->out_size);
+            if (!d->transform && !g->widens && strcmp(g->in_name, V) == 0)
+                put(&t, "#define CLSCAN_GEN_ALIGNED_IN clscan_gen_scan_t\n");
+        } else if (d->type_name)
             put(&t, "#define CLSCAN_T %s\n", V);
     } else {
         put(&t, "#define CLSCAN_GEN_SEGMENTS %d\n#define CLSCAN_GEN_SEG %s\n", (int)d->segments,
