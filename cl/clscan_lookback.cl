@@ -420,6 +420,26 @@ uint clscan_lb_fallback_(__global clscan_lb_word *status, long tile, uint epoch,
     return kind;
 }
 
+/* CLSCAN_LB_BY_SUBGROUP: the walk down the predecessors is done by sub-group 0 alone,
+ * one predecessor a lane, with no work-group barrier until it ends (or gives up on a
+ * tile), where native sub-groups have shuffles (cl/clscan_subgroup.cl). The work-group
+ * versions spend two barriers of the whole group on every window they read. Only for the
+ * general kernels' own types (a segmented scan's pairs, a user's struct): on the H100 the
+ * unordered walk made int32 scans by key 14-17% faster and reduce by key 13-17%, but the
+ * plain scans' and compaction's kernels, for the library's types, 3-7% slower at
+ * 2^24-2^28 (more registers: 40 -> 60 for int64 scans, 64 -> 124 for select-if); the
+ * ordered walk, docs/PERFORMANCE.md, twenty-third session. */
+#ifndef CLSCAN_LB_BY_SUBGROUP
+#if CLSCAN_SG_IMPL != CLSCAN_SG_IMPL_LOCAL && !CLSCAN_SG_SHUFFLE_IN_LOCAL && \
+    CLSCAN_SG_SIZE >= 8 && CLSCAN_SG_SIZE <= CLSCAN_WG_SIZE && \
+    (!CLSCAN_LB_ORDERED || CLSCAN_SG_SIZE <= CLSCAN_LB_WINDOW) && \
+    CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM
+#define CLSCAN_LB_BY_SUBGROUP 1
+#else
+#define CLSCAN_LB_BY_SUBGROUP 0
+#endif
+#endif
+
 /* (CLSCAN_LB_ORDERED, whether totals are combined in a fixed order: cl/clscan_common.cl.) */
 
 /* Predecessors whose totals the look-back keeps in local memory while it walks down, by
@@ -444,6 +464,24 @@ typedef struct clscan_lb_local {
 #define CLSCAN_LB_STEP_READ 0u
 #define CLSCAN_LB_STEP_FALLBACK 1u
 #define CLSCAN_LB_STEP_DONE 2u
+
+/* lb->step as sub-group 0 or work-item 0 left it, read by the whole group, which then
+ * lets them write it again. */
+uint clscan_lb_shared_step_(__local const clscan_lb_local *lb)
+{
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint step = lb->step;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return step;
+}
+
+/* lb->acc, written before a barrier, read by the whole group; ends with a barrier. */
+CLSCAN_T clscan_lb_shared_acc_(__local const clscan_lb_local *lb)
+{
+    const CLSCAN_T result = lb->acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return result;
+}
 
 /* The parameters of clscan_lb_exclusive_prefix, whichever version below is built. */
 #define CLSCAN_LB_PREFIX_PARAMS                                                            \
@@ -480,6 +518,27 @@ void clscan_lb_fold_near_(__local const clscan_lb_local *lb, ulong t, long from,
 #endif
 }
 
+/* The ordered walk past tile *cursor, whose total the group has just computed (a
+ * fallback): going up, the total is folded in and the walk goes on above it (at far_end
+ * it ends with the kept totals); going down, it is kept (where `store`) and the walk goes
+ * on below it. Returns the next step. */
+uint clscan_lb_ordered_skip_(__local clscan_lb_local *lb, ulong t, long far_end, int up,
+                             int store, CLSCAN_T total, long *cursor, CLSCAN_T *acc, int *have)
+{
+    if (up) {
+        clscan_lb_fold_(acc, have, total);
+        if (++*cursor >= far_end) {
+            clscan_lb_fold_near_(lb, t, far_end, acc, have);
+            return CLSCAN_LB_STEP_DONE;
+        }
+    } else {
+        const long d = (long)t - 1 - *cursor;
+        if (store && d < CLSCAN_LB_NEAR) lb->near[d] = total;
+        *cursor -= 1; /* (below tile 0, the next window finds the start) */
+    }
+    return CLSCAN_LB_STEP_READ;
+}
+
 /* CLSCAN_LB_ORDERED 1 (floats): the combination of every element before tile t,
  * returned to every work-item, starting from `start` when has_start is set (the
  * carry-in of the call: the value before tile 0; for t == 0 that start, or the identity).
@@ -502,6 +561,117 @@ void clscan_lb_fold_near_(__local const clscan_lb_local *lb, ulong t, long from,
  * owner combines it, so the total has the owner's bits) and goes on. stats[0] counts
  * those reductions, stats[1] the ones whose result this group published. Called by the
  * whole work-group; ends with a barrier. */
+#if CLSCAN_LB_BY_SUBGROUP
+/* The same contract and the same bits, walked by sub-group 0 alone: it reads the
+ * CLSCAN_SG_SIZE tiles at and below `cursor`, the nearest in its last lane, keeps the
+ * totals of those above the highest lane that shows nothing yet (in lb->near, by
+ * distance), and ends the walk down at the highest lane that shows an inclusive prefix
+ * where no lane above it waits. Every lane then folds forward from that anchor, as
+ * work-item 0 does in the version below (its up phase a window of tiles a lane, folded
+ * in order through lb->value). The group joins in only for a fallback. */
+CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
+{
+    const int walker = clscan_sg_id() == 0, lane = (int)clscan_sg_lane();
+    const int last = CLSCAN_SG_SIZE - 1;
+    const long far_end = (long)t - CLSCAN_LB_NEAR;
+    /* Sub-group 0's state, the same in each of its lanes. */
+    CLSCAN_T acc = CLSCAN_IDENTITY;
+    int have = 0, up = 0;
+    long cursor = (long)t - 1;
+    uint spins = 0;
+    for (;;) {
+        if (walker) {
+            uint step = CLSCAN_LB_STEP_READ;
+            for (;;) {
+                if (!up) {
+                    const long j = cursor - (long)(last - lane);
+                    CLSCAN_T v = CLSCAN_IDENTITY;
+                    uint k = CLSCAN_LB_PREFIX; /* before tile 0: the start, final */
+                    if (j >= 0) k = clscan_lb_read(status + (ulong)j * CLSCAN_LB_PARTS, epoch, &v);
+                    const int waiting = clscan_sg_highest(k == 0u);
+                    const int anchor = clscan_sg_highest(k == CLSCAN_LB_PREFIX);
+                    const int found = anchor > waiting;
+                    const int low = found ? anchor + 1 : waiting + 1;
+                    const long d = (long)t - 1 - j;
+                    if (lane >= low && d < CLSCAN_LB_NEAR) lb->near[d] = v;
+                    if (found && lane == anchor) lb->value[0] = v;
+                    clscan_sg_sync_local();
+                    if (!found) {
+                        cursor -= (long)(CLSCAN_SG_SIZE - low);
+                        spins = low < CLSCAN_SG_SIZE ? 0u : spins + 1u;
+                    } else {
+                        const long at = cursor - (long)(last - anchor);
+                        if (at >= 0) clscan_lb_fold_(&acc, &have, lb->value[0]);
+                        else if (has_start) clscan_lb_fold_(&acc, &have, start);
+                        up = 1;
+                        spins = 0;
+                        cursor = at + 1;
+                        if (cursor >= far_end) {
+                            clscan_lb_fold_near_(lb, t, cursor, &acc, &have);
+                            step = CLSCAN_LB_STEP_DONE;
+                            break;
+                        }
+                        clscan_sg_sync_local(); /* lb->value[0] read before it is written */
+                        continue;
+                    }
+                } else {
+                    const long j = cursor + (long)lane;
+                    CLSCAN_T v = CLSCAN_IDENTITY;
+                    uint k = 0;
+                    if (j < far_end) k = clscan_lb_read(status + (ulong)j * CLSCAN_LB_PARTS, epoch, &v);
+                    lb->kind[lane] = k;
+                    lb->value[lane] = v;
+                    clscan_sg_sync_local();
+                    int used = 0;
+                    for (; used < CLSCAN_SG_SIZE && cursor < far_end; ++used, ++cursor) {
+                        const uint ku = lb->kind[used];
+                        if (ku == 0) break;
+                        if (ku == CLSCAN_LB_PREFIX) { /* the same bits as combining on */
+                            acc = lb->value[used];
+                            have = 1;
+                        } else {
+                            clscan_lb_fold_(&acc, &have, lb->value[used]);
+                        }
+                    }
+                    spins = used ? 0u : spins + 1u;
+                    if (cursor >= far_end) {
+                        clscan_lb_fold_near_(lb, t, far_end, &acc, &have);
+                        step = CLSCAN_LB_STEP_DONE;
+                        break;
+                    }
+                    clscan_sg_sync_local(); /* lb->kind, lb->value read before rewritten */
+                }
+                if (spins > spin_limit) {
+                    step = CLSCAN_LB_STEP_FALLBACK;
+                    break;
+                }
+            }
+            if (lane == 0) {
+                lb->acc = have ? acc : CLSCAN_IDENTITY;
+                lb->cursor = cursor;
+                lb->step = step;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lb->step == CLSCAN_LB_STEP_DONE) break;
+        /* Tile `cursor` has shown nothing usable for too long: the group reduces its
+         * input, and sub-group 0 takes the total as the tile's. */
+        CLSCAN_T total;
+        (void)clscan_lb_fallback_(status, lb->cursor, epoch, 0, src, scratch, stats, &total);
+        if (walker) {
+            const uint next =
+                clscan_lb_ordered_skip_(lb, t, far_end, up, lane == 0, total, &cursor, &acc, &have);
+            spins = 0;
+            if (lane == 0) {
+                lb->acc = have ? acc : CLSCAN_IDENTITY;
+                lb->step = next;
+            }
+        }
+        if (clscan_lb_shared_step_(lb) == CLSCAN_LB_STEP_DONE) break;
+    }
+    return clscan_lb_shared_acc_(lb);
+}
+#else
 CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
 {
     const uint lid = get_local_id(0);
@@ -588,18 +758,8 @@ CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
             (void)clscan_lb_fallback_(status, lb->cursor, epoch, 0, src, scratch, stats,
                                       &total);
             if (lid == 0) {
-                uint next = CLSCAN_LB_STEP_READ;
-                if (up) {
-                    clscan_lb_fold_(&acc, &have, total);
-                    if (++cursor >= far_end) {
-                        clscan_lb_fold_near_(lb, t, far_end, &acc, &have);
-                        next = CLSCAN_LB_STEP_DONE;
-                    }
-                } else {
-                    const long d = (long)t - 1 - cursor;
-                    if (d < CLSCAN_LB_NEAR) lb->near[d] = total;
-                    cursor -= 1; /* (below tile 0, the next window finds the start) */
-                }
+                const uint next =
+                    clscan_lb_ordered_skip_(lb, t, far_end, (int)up, 1, total, &cursor, &acc, &have);
                 spins = 0;
                 lb->cursor = cursor;
                 lb->step = next;
@@ -610,30 +770,13 @@ CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
     }
     if (lid == 0) lb->acc = have ? acc : CLSCAN_IDENTITY;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const CLSCAN_T result = lb->acc;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return result;
+    return clscan_lb_shared_acc_(lb);
 }
+
+#endif /* CLSCAN_LB_BY_SUBGROUP */
 
 #else /* !CLSCAN_LB_ORDERED */
 
-/* CLSCAN_LB_BY_SUBGROUP: the unordered walk below is done by sub-group 0 alone, one
- * predecessor a lane, with no work-group barrier until it ends (or gives up on a tile),
- * where native sub-groups have shuffles (cl/clscan_subgroup.cl). The work-group version
- * after it spends two barriers of the whole group on every window it reads. Only for the
- * general kernels' own types (a segmented scan's pairs, a user's struct): on the H100 it
- * made int32 scans by key 14-17% faster and reduce by key 13-17%, but the plain scans'
- * and compaction's kernels, for the library's types, 3-7% slower at 2^24-2^28 (more
- * registers: 40 -> 60 for int64 scans, 64 -> 124 for select-if; docs/PERFORMANCE.md). */
-#ifndef CLSCAN_LB_BY_SUBGROUP
-#if CLSCAN_SG_IMPL != CLSCAN_SG_IMPL_LOCAL && !CLSCAN_SG_SHUFFLE_IN_LOCAL && \
-    CLSCAN_SG_SIZE >= 8 && CLSCAN_SG_SIZE <= CLSCAN_WG_SIZE && \
-    CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM
-#define CLSCAN_LB_BY_SUBGROUP 1
-#else
-#define CLSCAN_LB_BY_SUBGROUP 0
-#endif
-#endif
 
 /* CLSCAN_LB_ORDERED 0 (integers): the combination of every element before tile t,
  * returned to every work-item, starting from `start` when has_start is set (for t == 0
@@ -721,14 +864,9 @@ CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
                 lb->step = done ? CLSCAN_LB_STEP_DONE : CLSCAN_LB_STEP_READ;
             }
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const uint step = lb->step;
-        barrier(CLK_LOCAL_MEM_FENCE); /* read by all before sub-group 0 writes it again */
-        if (step == CLSCAN_LB_STEP_DONE) break;
+        if (clscan_lb_shared_step_(lb) == CLSCAN_LB_STEP_DONE) break;
     }
-    const CLSCAN_T result = lb->acc;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return result;
+    return clscan_lb_shared_acc_(lb);
 }
 #else
 CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
@@ -800,9 +938,7 @@ CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
     }
     if (lid == 0) lb->acc = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const CLSCAN_T result = lb->acc;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return result;
+    return clscan_lb_shared_acc_(lb);
 }
 #endif /* CLSCAN_LB_BY_SUBGROUP */
 #endif /* CLSCAN_LB_ORDERED */

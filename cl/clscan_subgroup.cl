@@ -158,6 +158,18 @@ int clscan_sg_highest(uint pred)
     return sub_group_reduce_max(pred ? (int)clscan_sg_lane() : -1);
 #endif
 }
+
+/* Waits for the lanes of this sub-group, and orders their local memory accesses before
+ * it against those after it (one sub-group may call it alone, all its lanes together:
+ * NVIDIA's warps need not run in step). */
+void clscan_sg_sync_local(void)
+{
+#if CLSCAN_SG_IMPL == CLSCAN_SG_IMPL_NVIDIA
+    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+#else
+    sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+}
 #endif
 
 /* Returns x of lane (lane - delta) of this sub-group; what lanes below delta get is
