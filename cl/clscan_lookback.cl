@@ -439,6 +439,12 @@ uint clscan_lb_fallback_(__global clscan_lb_word *status, long tile, uint epoch,
 #define CLSCAN_LB_BY_SUBGROUP 0
 #endif
 #endif
+/* CLSCAN_LB_BLOCKS 1 (the host's, where the profile asks): the ordered look-back in
+ * blocks (clscan_lb_blocked_prefix) where sub-group 0 walks. */
+#ifndef CLSCAN_LB_BLOCKS
+#define CLSCAN_LB_BLOCKS 0
+#endif
+#define CLSCAN_LB_BLOCKED (CLSCAN_LB_ORDERED && CLSCAN_LB_BY_SUBGROUP && CLSCAN_LB_BLOCKS)
 
 /* (CLSCAN_LB_ORDERED, whether totals are combined in a fixed order: cl/clscan_common.cl.) */
 
@@ -456,6 +462,9 @@ typedef struct clscan_lb_local {
     CLSCAN_T near[CLSCAN_LB_NEAR]; /* [d]: the total of tile t - 1 - d */
 #endif
     CLSCAN_T acc;  /* work-item 0's combination, handed to all at the end */
+#if CLSCAN_LB_BLOCKED
+    CLSCAN_T block_prefix; /* P(b + 1), what a block's last tile publishes */
+#endif
     long cursor;   /* the tile the next window starts at */
     uint up;       /* ordered: 0 walking down to an anchor, 1 combining from it up */
     uint step;     /* what the group does next */
@@ -561,7 +570,145 @@ uint clscan_lb_ordered_skip_(__local clscan_lb_local *lb, ulong t, long far_end,
  * owner combines it, so the total has the owner's bits) and goes on. stats[0] counts
  * those reductions, stats[1] the ones whose result this group published. Called by the
  * whole work-group; ends with a barrier. */
-#if CLSCAN_LB_BY_SUBGROUP
+#if CLSCAN_LB_BLOCKED
+/* CLSCAN_LB_BLOCKED (the ordered look-back where sub-group 0 walks: CLSCAN_LB_BY_SUBGROUP):
+ * a fixed combination that does not chain each tile on the one before. Tiles fall in
+ * blocks of CLSCAN_LB_BLOCK, the sub-group's width; Q(c, i) is the sub-group scan
+ * (clscan_sg_scan_inclusive) of the totals of block c's tiles 0 to i, tile cB + j in lane
+ * j, so its bracketing is fixed by the lanes; S(c) = Q(c, B - 1) is the block's total, and
+ * P(c) the combination before block c: P(0) the start (or nothing), P(c + 1) = P(c) op
+ * S(c). Tile t = bB + k starts from P(b) op Q(b, k - 1) (P(b) alone for k = 0); only a
+ * block's last tile publishes an inclusive prefix, P(b + 1), the others their totals
+ * alone. The same value, bit for bit, whatever the timing, with one operation a block in
+ * the chain from tile to tile where the fold of clscan_lb_exclusive_prefix below has one
+ * a tile (a float max under a custom operator took 1.4x the time of folding as found on
+ * the H200, docs/PERFORMANCE.md, twenty-third session).
+ * Sub-group 0 walks alone: it reads its own block's tiles below t (lane k holds t's
+ * total, `total`), then whole blocks down, the next one's statuses read with the
+ * current one's, until a block whose last tile shows its prefix, or block 0; each block
+ * on the way must show every total (kept in lb->near by distance, S(c)). It then folds
+ * P forward block by block (reading again, a block a step, those farther than
+ * CLSCAN_LB_NEAR blocks down). Where a tile has shown nothing for more than spin_limit
+ * reads, the group reduces its input (clscan_lb_fallback_) and the walk goes on. Returns
+ * t's starting value to every work-item and leaves P(b + 1) in lb->block_prefix; ends
+ * with a barrier. */
+#define CLSCAN_LB_BLOCK CLSCAN_SG_SIZE
+CLSCAN_T clscan_lb_blocked_prefix(__global clscan_lb_word *status, ulong t, uint epoch,
+                                  uint spin_limit, int has_start, CLSCAN_T start,
+                                  CLSCAN_T total, CLSCAN_LB_SOURCE src,
+                                  __local clscan_lb_local *lb, __local CLSCAN_T *scratch,
+                                  __global uint *stats)
+{
+    const int walker = clscan_sg_id() == 0, lane = (int)clscan_sg_lane();
+    const long b = (long)(t / CLSCAN_LB_BLOCK);
+    const int k = (int)(t % CLSCAN_LB_BLOCK);
+    const long far_end = b - CLSCAN_LB_NEAR; /* blocks below it are not kept in lb->near */
+    /* Sub-group 0's state, the same in each lane: acc the fold from P(anchor) up to
+     * block c (have: it holds anything), before = Q(b, k - 1), through = Q(b, k). */
+    CLSCAN_T acc = CLSCAN_IDENTITY, before = CLSCAN_IDENTITY, through = CLSCAN_IDENTITY;
+    int have = 0, up = 0;
+    long c = b; /* the block read: c == b t's own, lanes 0 to k */
+    uint spins = 0;
+    /* Each lane's status of its tile in block c, and going down, in block c - 1. */
+    CLSCAN_T cv = CLSCAN_IDENTITY, nv = CLSCAN_IDENTITY;
+    uint ck = 0, nk = 0;
+    for (;;) {
+        if (walker) {
+            uint step = CLSCAN_LB_STEP_READ;
+            for (;;) {
+                const int count = c == b ? k + 1 : CLSCAN_LB_BLOCK;
+                if (c == b && lane == k) {
+                    cv = total;
+                    ck = CLSCAN_LB_AGGREGATE;
+                } else if (lane < count && ck == 0u) {
+                    ck = clscan_lb_read(status + (ulong)(c * CLSCAN_LB_BLOCK + lane) * CLSCAN_LB_PARTS,
+                                        epoch, &cv);
+                }
+                if (!up && c > 0 && nk == 0u)
+                    nk = clscan_lb_read(
+                        status + (ulong)((c - 1) * CLSCAN_LB_BLOCK + lane) * CLSCAN_LB_PARTS,
+                        epoch, &nv);
+                const int missing = clscan_sg_highest(lane < count && ck == 0u);
+                const int anchored =
+                    c != b &&
+                    clscan_sg_highest(lane == CLSCAN_LB_BLOCK - 1 && ck == CLSCAN_LB_PREFIX) >= 0;
+                if (!anchored && missing >= 0) {
+                    if (++spins > spin_limit) {
+                        if (lane == 0) lb->cursor = c * CLSCAN_LB_BLOCK + missing;
+                        step = CLSCAN_LB_STEP_FALLBACK;
+                        break;
+                    }
+                    continue;
+                }
+                spins = 0;
+                /* s: P(c + 1) where block c's last tile shows it, else Q(c, count - 1). */
+                CLSCAN_T s;
+                if (anchored) {
+                    if (lane == CLSCAN_LB_BLOCK - 1) lb->value[0] = cv;
+                    clscan_sg_sync_local();
+                    s = lb->value[0];
+                } else {
+                    lb->value[lane] = clscan_sg_scan_inclusive(lane < count ? cv : CLSCAN_IDENTITY,
+                                                               scratch);
+                    clscan_sg_sync_local();
+                    s = lb->value[count - 1];
+                    if (c == b && k > 0) before = lb->value[k - 1];
+                }
+                clscan_sg_sync_local(); /* lb->value read before it is written again */
+                ck = 0;
+                cv = CLSCAN_IDENTITY;
+                if (c == b) {
+                    through = s;
+                } else if (anchored) {
+                    acc = s; /* (going up: the same bits as folding on) */
+                    have = 1;
+                    up = 1;
+                } else if (up) {
+                    clscan_lb_fold_(&acc, &have, s);
+                } else if (c >= far_end) {
+                    lb->near[b - 1 - c] = s;
+                }
+                if (up) {
+                    ++c;
+                } else if (c > 0) { /* on down, what was read of block c - 1 with it */
+                    --c;
+                    cv = nv;
+                    ck = nk;
+                    nv = CLSCAN_IDENTITY;
+                    nk = 0;
+                    continue;
+                } else { /* below block 0: the start */
+                    if (has_start) clscan_lb_fold_(&acc, &have, start);
+                    up = 1;
+                    c = 0;
+                }
+                if (c >= far_end) { /* the kept blocks from c up to b */
+                    clscan_lb_fold_near_(lb, (ulong)b, c, &acc, &have);
+                    step = CLSCAN_LB_STEP_DONE;
+                    break;
+                }
+            }
+            if (lane == 0) {
+                const CLSCAN_T e = k == 0 ? acc : have ? CLSCAN_OP(acc, before) : before;
+                lb->acc = have || k > 0 ? e : CLSCAN_IDENTITY;
+                lb->block_prefix = have ? CLSCAN_OP(acc, through) : through;
+                lb->step = step;
+            }
+        }
+        if (clscan_lb_shared_step_(lb) == CLSCAN_LB_STEP_DONE) break;
+        /* Tile lb->cursor has shown nothing for too long: the group reduces its input. */
+        CLSCAN_T got;
+        (void)clscan_lb_fallback_(status, lb->cursor, epoch, 0, src, scratch, stats, &got);
+        if (walker && lane == (int)(lb->cursor % CLSCAN_LB_BLOCK)) {
+            cv = got;
+            ck = CLSCAN_LB_FALLBACK;
+        }
+        spins = 0;
+        barrier(CLK_LOCAL_MEM_FENCE); /* lb->cursor read before it is written again */
+    }
+    return clscan_lb_shared_acc_(lb);
+}
+#elif CLSCAN_LB_BY_SUBGROUP
 /* The same contract and the same bits, walked by sub-group 0 alone: it reads the
  * CLSCAN_SG_SIZE tiles at and below `cursor`, the nearest in its last lane, keeps the
  * totals of those above the highest lane that shows nothing yet (in lb->near, by
@@ -773,7 +920,7 @@ CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
     return clscan_lb_shared_acc_(lb);
 }
 
-#endif /* CLSCAN_LB_BY_SUBGROUP */
+#endif /* CLSCAN_LB_BLOCKED, CLSCAN_LB_BY_SUBGROUP */
 
 #else /* !CLSCAN_LB_ORDERED */
 
@@ -951,7 +1098,9 @@ CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
  * its last use of local memory is behind a barrier. stats: see
  * clscan_lb_exclusive_prefix; stats[2] is the delay
  * test's busy-wait target. (The look-back runs for tile 0 too: PoCL 3.1's compiler
- * fails on a call of it under a branch in this function, docs/IMPLEMENTATION-ISSUES.md.) */
+ * fails on a call of it under a branch in this function, docs/IMPLEMENTATION-ISSUES.md.)
+ * CLSCAN_LB_BLOCKED: every tile publishes its total, only a block's last tile a prefix
+ * (see clscan_lb_blocked_prefix). */
 CLSCAN_T clscan_lb_tile_prefix(__global clscan_lb_word *status, ulong t, uint epoch,
                                uint spin_limit, CLSCAN_T total, int has_start,
                                CLSCAN_T start, CLSCAN_LB_SOURCE src,
@@ -976,15 +1125,27 @@ CLSCAN_T clscan_lb_tile_prefix(__global clscan_lb_word *status, ulong t, uint ep
             for (uint i = 0; i < CLSCAN_LB_TEST_DELAY; ++i)
                 if (atomic_add(stats + 2, 0u) == 0xffffffffu) break;
 #endif
+#if CLSCAN_LB_BLOCKED
+        clscan_lb_publish(mine, epoch, CLSCAN_LB_AGGREGATE, total);
+#else
         if (t != 0) clscan_lb_publish(mine, epoch, CLSCAN_LB_AGGREGATE, total);
         else clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, has_start ? CLSCAN_OP(start, total) : total);
+#endif
     }
+#if CLSCAN_LB_BLOCKED
+    /* (Only a block's last tile publishes its prefix, P(b + 1).) */
+    const CLSCAN_T carry = clscan_lb_blocked_prefix(status, t, epoch, spin_limit, has_start,
+                                                    start, total, src, lb, scratch, stats);
+    if (CLSCAN_LB_SPEAKS_(lid, t) && t % CLSCAN_LB_BLOCK == CLSCAN_LB_BLOCK - 1)
+        clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, lb->block_prefix);
+#else
     const CLSCAN_T carry = clscan_lb_exclusive_prefix(status, t, epoch, spin_limit, has_start,
                                                       start, src, lb, scratch, stats);
     if (CLSCAN_LB_SPEAKS_(lid, t) && t != 0) {
         const CLSCAN_T prefix = CLSCAN_OP(carry, total);
         clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, prefix);
     }
+#endif
     return carry;
 }
 

@@ -259,33 +259,89 @@ START_TEST(test_segmented_builtins)
 }
 END_TEST
 
-/* A float operator whose result depends on the order of combination (a sum of random
- * floats): two runs give the same bits. */
-static void reproducible(void)
+/* A second context on gd's device with the look-back test mode `mode` (CLSCAN_LOOKBACK_TEST),
+ * and with the ordered look-back in blocks where `blocks` is set (the profile's lb_blocks,
+ * off by default until it has been timed on a GPU: cl/clscan_lookback.cl,
+ * clscan_lb_blocked_prefix; it runs where sub-group 0 walks, native sub-groups in groups
+ * of several work-items). */
+static clscan_context *test_context(clscan_lookback_test mode, int blocks)
 {
-    clscan_scan_desc d = {0};
-    d.type = CLSCAN_FLOAT;
-    d.combine = "a + b";
-    d.identity = "0.0f";
-    d.segments = CLSCAN_SEGMENTS_FLAGS;
-    const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE");
-    const size_t n = cap_text && *cap_text ? (size_t)strtoull(cap_text, NULL, 0) : 300007;
-    clscan_verify_rng rng = {clscan_test_seed(20261124u)};
+    clscan_context_options o;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    o.lookback_test = mode;
+    clscan_context *ctx = NULL;
+    ck_assert_msg(clscan_context_create_with_options(gd->cl_ctx, gd->dev, &o, &ctx) == CLSCAN_SUCCESS,
+                  "%s: a context with look-back test mode %d: %s", gd->name, (int)mode,
+                  clscan_context_last_error(NULL));
+    ctx->target.profile.lb_blocks = blocks;
+    return ctx;
+}
+
+/* One general scan of n elements from src (and seg, where d has segments) into dst under ctx, read into out. */
+static void scan_read(clscan_context *ctx, const clscan_scan_desc *d, cl_mem src, cl_mem seg,
+                      cl_mem dst, size_t n, float *out)
+{
+    ck_assert_msg(clscan_scan(ctx, gd->queue, d, 1, src, 0, d->segments ? seg : NULL, 0, dst, 0,
+                              n, 0, NULL, NULL) ==
+                      CLSCAN_SUCCESS,
+                  "%s", clscan_context_last_error(ctx));
+    ck_assert_int_eq(clEnqueueReadBuffer(gd->queue, dst, CL_TRUE, 0, n * 4, out, 0, NULL, NULL),
+                     CL_SUCCESS);
+}
+
+/* A float operator whose result depends on the order of combination (a sum of floats of
+ * widely varied magnitude, with segments and without): two runs give the same bits, and
+ * so do contexts whose look-back is delayed or silent (CLSCAN_LOOKBACK_TEST), where tiles
+ * find their predecessors ready in other orders and successors reduce silent tiles
+ * themselves. (The combination is fixed by the tiles, not by the timing: a look-back that
+ * folded totals as it found them failed this on the GPU.) CLSCAN_TEST_REPRO_N sets n (a
+ * GPU's many tiles in flight), else 300007, either under CLSCAN_TEST_MAX_SIZE. */
+static void reproducible(int blocks)
+{
+    const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE"), *n_text = getenv("CLSCAN_TEST_REPRO_N");
+    size_t n = n_text && *n_text ? (size_t)strtoull(n_text, NULL, 0) : 300007;
+    if (cap_text && *cap_text && (size_t)strtoull(cap_text, NULL, 0) < n)
+        n = (size_t)strtoull(cap_text, NULL, 0);
+    const uint32_t seed = clscan_test_seed(20261124u);
+    clscan_verify_rng rng = {seed};
     float *in = malloc(n * 4), *a = malloc(n * 4), *b = malloc(n * 4);
     unsigned char *flags = calloc(n, 1);
     ck_assert(in && a && b && flags);
-    clscan_verify_gen_fill_float(in, n, &rng);
-    for (size_t i = 0; i < n; ++i) flags[i] = clscan_verify_gen_below(&rng, 5000) == 0;
-    cl_mem src = clscan_test_buffer(gd, n * 4, in), seg = clscan_test_buffer(gd, n, flags), dst = clscan_test_buffer(gd, n * 4, NULL);
-    for (int run = 0; run < 2; ++run) {
-        ck_assert_int_eq(clscan_scan(gd->ctx, gd->queue, &d, 1, src, 0, seg, 0, dst, 0, n, 0,
-                                     NULL, NULL),
-                         CLSCAN_SUCCESS);
-        ck_assert_int_eq(clEnqueueReadBuffer(gd->queue, dst, CL_TRUE, 0, n * 4, run ? b : a, 0,
-                                             NULL, NULL),
-                         CL_SUCCESS);
+    for (size_t i = 0; i < n; ++i) { /* sign, mantissa in [1, 2), exponent in [-20, 20) */
+        const float m = 1.0f + (float)clscan_verify_gen_below(&rng, 1u << 20) / 1048576.0f;
+        const int e = (int)clscan_verify_gen_below(&rng, 40) - 20;
+        in[i] = (clscan_verify_gen_below(&rng, 2) ? -1.0f : 1.0f) * ldexpf(m, e);
+        flags[i] = clscan_verify_gen_below(&rng, 5000) == 0;
     }
-    ck_assert_msg(memcmp(a, b, n * 4) == 0, "two runs of a float sum differ in their bits");
+    cl_mem src = clscan_test_buffer(gd, n * 4, in), seg = clscan_test_buffer(gd, n, flags),
+           dst = clscan_test_buffer(gd, n * 4, NULL);
+    const clscan_lookback_test modes[] = {CLSCAN_LOOKBACK_TEST_DELAY, CLSCAN_LOOKBACK_TEST_SILENT};
+    const char *mode_names[] = {"delayed", "silent"};
+    clscan_context *other[2], *base = blocks ? test_context(CLSCAN_LOOKBACK_TEST_OFF, 1) : gd->ctx;
+    for (int m = 0; m < 2; ++m) other[m] = test_context(modes[m], blocks);
+    for (int sg = 0; sg < 2; ++sg) {
+        clscan_scan_desc d = {0};
+        d.type = CLSCAN_FLOAT;
+        d.combine = "a + b";
+        d.identity = "0.0f";
+        d.segments = sg ? CLSCAN_SEGMENTS_FLAGS : CLSCAN_SEGMENTS_NONE;
+        const char *what = sg ? "segmented float sum" : "float sum";
+        scan_read(base, &d, src, seg, dst, n, a);
+        scan_read(base, &d, src, seg, dst, n, b);
+        ck_assert_msg(memcmp(a, b, n * 4) == 0, "%s, n %zu, seed %u: two runs of a %s differ in "
+                      "their bits", gd->name, n, seed, what);
+        for (int m = 0; m < 2; ++m) {
+            scan_read(other[m], &d, src, seg, dst, n, b);
+            size_t i = 0;
+            while (i < n && memcmp(a + i, b + i, 4) == 0) ++i;
+            ck_assert_msg(i == n, "%s, n %zu, seed %u: a %s differs in its bits under a %s "
+                          "look-back, first at element %zu (%a, %a)", gd->name, n, seed, what,
+                          mode_names[m], i, (double)a[i < n ? i : 0], (double)b[i < n ? i : 0]);
+        }
+    }
+    for (int m = 0; m < 2; ++m) clscan_context_release(other[m]);
+    if (blocks) clscan_context_release(base);
     clReleaseMemObject(src);
     clReleaseMemObject(seg);
     clReleaseMemObject(dst);
@@ -299,7 +355,58 @@ START_TEST(test_reproducible)
 {
     for (int d = 0; d < clscan_test_ndevs; ++d) {
         gd = &clscan_test_devs[d];
-        reproducible();
+        reproducible(0);
+    }
+}
+END_TEST
+
+/* Whether the device's general kernels may walk the look-back by sub-group 0 (native
+ * sub-groups, single-pass groups of several work-items); the kernels decide the rest. */
+static int walks_by_subgroup(void)
+{
+    const clscan__profile *p = &gd->ctx->target.profile;
+    return p->sg_impl != CLSCAN__SG_LOCAL && p->sp_wg_size >= 8 &&
+           p->scan_algo == CLSCAN__SCAN_SINGLE_PASS;
+}
+
+/* The ordered look-back in blocks (off by default; see test_context): the table's general
+ * cases against the host at sizes from one element to hundreds of tiles, inclusive and
+ * exclusive, in contexts whose look-back is plain, delayed or silent; then the float sums
+ * of reproducible, the same bits in all three. Only where sub-group 0 walks (on the
+ * stacks here, Intel's runtime in groups of several work-items: tools/dev.sh's Intel
+ * stage). */
+START_TEST(test_lookback_blocks)
+{
+    for (int d = 0; d < clscan_test_ndevs; ++d) {
+        gd = &clscan_test_devs[d];
+        if (!walks_by_subgroup()) continue;
+        const clscan_lookback_test modes[] = {CLSCAN_LOOKBACK_TEST_OFF, CLSCAN_LOOKBACK_TEST_DELAY,
+                                              CLSCAN_LOOKBACK_TEST_SILENT};
+        const clscan__profile *p = &gd->ctx->target.profile;
+        const size_t tile = p->sp_wg_size * p->sp_items;
+        const size_t sizes[] = {1, tile - 1, 37 * tile + 5, 300 * tile + 11};
+        const uint64_t seed = clscan_test_seed(20261130u);
+        for (int m = 0; m < 3; ++m) {
+            clscan_context *ctx = test_context(modes[m], 1);
+            for (int k = 0; k < CLSCAN_VERIFY_GEN_CASES; ++k) {
+                const clscan_verify_gen_case c = clscan_verify_gen_case_get(k);
+                for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si) {
+                    for (int incl = 0; incl < 2; ++incl) {
+                        char msg[512];
+                        const clscan_verify_result r = clscan_verify_run_general(
+                            ctx, gd->cl_ctx, gd->queue, &c, sizes[si], incl, 0, seed + si, msg,
+                            sizeof msg);
+                        ck_assert_msg(r == CLSCAN_VERIFY_PASS || (r == CLSCAN_VERIFY_SKIP && !p->fp64),
+                                      "%s, look-back mode %d, case %d "
+                                      "(%s), n %zu, %s, seed %" PRIu64 ": %s", gd->name, m, k,
+                                      c.name, sizes[si], incl ? "inclusive" : "exclusive",
+                                      seed + si, msg);
+                    }
+                }
+            }
+            clscan_context_release(ctx);
+        }
+        reproducible(1);
     }
 }
 END_TEST
@@ -755,6 +862,13 @@ static Suite *gen_suite(void)
     tcase_add_test(dev, test_memo);
     tcase_add_test(dev, test_host_ptr);
     suite_add_tcase(s, dev);
+    /* (A case of its own, so that tools/dev.sh's Intel stage can run it alone:
+     * CK_RUN_CASE=blocks.) */
+    TCase *blocks = tcase_create("blocks");
+    tcase_add_checked_fixture(blocks, clscan_test_setup, clscan_test_teardown);
+    tcase_set_timeout(blocks, 850);
+    tcase_add_test(blocks, test_lookback_blocks);
+    suite_add_tcase(s, blocks);
     return s;
 }
 

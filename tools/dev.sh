@@ -584,10 +584,10 @@ stage_intel() {
                 CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=4)
     local narrow=(--types "int32,double" --ops "add,mul,max"
                   --kinds "select_if,partition_if,general")
-    local suites=(layers)
+    local suites=(layers general-blocks)
     if [ "$cmd" = test-full ]; then
         narrow=()
-        suites=(layers units scan select general sort carry stream options)
+        suites=(layers general-blocks units scan select general sort carry stream options)
     fi
     run_intel_selftest intel "${wide[@]}" -- "${narrow[@]}"
     # (The khr run under the silent look-back test, every fourth tile publishing nothing:
