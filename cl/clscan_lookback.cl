@@ -527,6 +527,26 @@ void clscan_lb_fold_near_(__local const clscan_lb_local *lb, ulong t, long from,
 #endif
 }
 
+/* The ordered walk up: folds the window's tiles lb->kind/value[used, limit), tile *cursor
+ * first, into *acc in order, up to the first that shows nothing or far_end (a tile that
+ * shows its prefix gives exactly the fold so far, and is taken as is); *cursor moves past
+ * them. Returns `used` plus how many it took. */
+uint clscan_lb_fold_up_(__local const clscan_lb_local *lb, uint used, uint limit, long far_end,
+                        long *cursor, CLSCAN_T *acc, int *have)
+{
+    for (; used < limit && *cursor < far_end; ++used, ++*cursor) {
+        const uint k = lb->kind[used];
+        if (k == 0) break;
+        if (k == CLSCAN_LB_PREFIX) {
+            *acc = lb->value[used];
+            *have = 1;
+        } else {
+            clscan_lb_fold_(acc, have, lb->value[used]);
+        }
+    }
+    return used;
+}
+
 /* The ordered walk past tile *cursor, whose total the group has just computed (a
  * fallback): going up, the total is folded in and the walk goes on above it (at far_end
  * it ends with the kept totals); going down, it is kept (where `store`) and the walk goes
@@ -769,17 +789,8 @@ CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
                     lb->kind[lane] = k;
                     lb->value[lane] = v;
                     clscan_sg_sync_local();
-                    int used = 0;
-                    for (; used < CLSCAN_SG_SIZE && cursor < far_end; ++used, ++cursor) {
-                        const uint ku = lb->kind[used];
-                        if (ku == 0) break;
-                        if (ku == CLSCAN_LB_PREFIX) { /* the same bits as combining on */
-                            acc = lb->value[used];
-                            have = 1;
-                        } else {
-                            clscan_lb_fold_(&acc, &have, lb->value[used]);
-                        }
-                    }
+                    const uint used =
+                        clscan_lb_fold_up_(lb, 0, CLSCAN_SG_SIZE, far_end, &cursor, &acc, &have);
                     spins = used ? 0u : spins + 1u;
                     if (cursor >= far_end) {
                         clscan_lb_fold_near_(lb, t, far_end, &acc, &have);
@@ -873,16 +884,7 @@ CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
                 progress = up || used;
                 if (!up) cursor -= (long)used;
             } else {
-                for (; used < CLSCAN_LB_WINDOW && cursor < far_end; ++used, ++cursor) {
-                    const uint k = lb->kind[used];
-                    if (k == 0) break;
-                    if (k == CLSCAN_LB_PREFIX) { /* the same bits as combining on */
-                        acc = lb->value[used];
-                        have = 1;
-                    } else {
-                        clscan_lb_fold_(&acc, &have, lb->value[used]);
-                    }
-                }
+                used = clscan_lb_fold_up_(lb, used, CLSCAN_LB_WINDOW, far_end, &cursor, &acc, &have);
                 progress = used != 0;
                 if (cursor >= far_end) {
                     clscan_lb_fold_near_(lb, t, far_end, &acc, &have);
