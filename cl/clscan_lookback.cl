@@ -441,12 +441,9 @@ uint clscan_lb_fallback_(__global clscan_lb_word *status, long tile, uint epoch,
 #define CLSCAN_LB_BY_SUBGROUP 0
 #endif
 #endif
-/* CLSCAN_LB_BLOCKS 1 (the host's, where the profile asks): the ordered look-back in
- * blocks (clscan_lb_blocked_prefix) where sub-group 0 walks. */
-#ifndef CLSCAN_LB_BLOCKS
-#define CLSCAN_LB_BLOCKS 0
-#endif
-#define CLSCAN_LB_BLOCKED (CLSCAN_LB_ORDERED && CLSCAN_LB_BY_SUBGROUP && CLSCAN_LB_BLOCKS)
+/* The ordered look-back where sub-group 0 walks goes in blocks of a sub-group's tiles
+ * (clscan_lb_blocked_prefix). */
+#define CLSCAN_LB_BLOCKED (CLSCAN_LB_ORDERED && CLSCAN_LB_BY_SUBGROUP)
 
 /* (CLSCAN_LB_ORDERED, whether totals are combined in a fixed order: cl/clscan_common.cl.) */
 
@@ -508,8 +505,8 @@ void clscan_lb_fold_(CLSCAN_T *acc, int *have, CLSCAN_T v)
     *have = 1;
 }
 
-/* Work-item 0, once the fold has reached tile `from`: the kept totals of tiles from,
- * ..., t - 1, in order. */
+/* The walker, once the fold has reached tile `from`: the kept totals of tiles from, ...,
+ * t - 1, in order (tiles, or blocks in clscan_lb_blocked_prefix). */
 void clscan_lb_fold_near_(__local const clscan_lb_local *lb, ulong t, long from,
                           CLSCAN_T *acc, int *have)
 {
@@ -551,10 +548,10 @@ uint clscan_lb_fold_up_(__local const clscan_lb_local *lb, uint used, uint limit
 
 /* The ordered walk past tile *cursor, whose total the group has just computed (a
  * fallback): going up, the total is folded in and the walk goes on above it (at far_end
- * it ends with the kept totals); going down, it is kept (where `store`) and the walk goes
- * on below it. Returns the next step. */
+ * it ends with the kept totals); going down, it is kept and the walk goes on below it.
+ * Returns the next step. */
 uint clscan_lb_ordered_skip_(__local clscan_lb_local *lb, ulong t, long far_end, int up,
-                             int store, CLSCAN_T total, long *cursor, CLSCAN_T *acc, int *have)
+                             CLSCAN_T total, long *cursor, CLSCAN_T *acc, int *have)
 {
     if (up) {
         clscan_lb_fold_(acc, have, total);
@@ -564,7 +561,7 @@ uint clscan_lb_ordered_skip_(__local clscan_lb_local *lb, ulong t, long far_end,
         }
     } else {
         const long d = (long)t - 1 - *cursor;
-        if (store && d < CLSCAN_LB_NEAR) lb->near[d] = total;
+        if (d < CLSCAN_LB_NEAR) lb->near[d] = total;
         *cursor -= 1; /* (below tile 0, the next window finds the start) */
     }
     return CLSCAN_LB_STEP_READ;
@@ -730,107 +727,6 @@ CLSCAN_T clscan_lb_blocked_prefix(__global clscan_lb_word *status, ulong t, uint
     }
     return clscan_lb_shared_acc_(lb);
 }
-#elif CLSCAN_LB_BY_SUBGROUP
-/* The same contract and the same bits, walked by sub-group 0 alone: it reads the
- * CLSCAN_SG_SIZE tiles at and below `cursor`, the nearest in its last lane, keeps the
- * totals of those above the highest lane that shows nothing yet (in lb->near, by
- * distance), and ends the walk down at the highest lane that shows an inclusive prefix
- * where no lane above it waits. Every lane then folds forward from that anchor, as
- * work-item 0 does in the version below (its up phase a window of tiles a lane, folded
- * in order through lb->value). The group joins in only for a fallback. */
-CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
-{
-    const int walker = clscan_sg_id() == 0, lane = (int)clscan_sg_lane();
-    const int last = CLSCAN_SG_SIZE - 1;
-    const long far_end = (long)t - CLSCAN_LB_NEAR;
-    /* Sub-group 0's state, the same in each of its lanes. */
-    CLSCAN_T acc = CLSCAN_IDENTITY;
-    int have = 0, up = 0;
-    long cursor = (long)t - 1;
-    uint spins = 0;
-    for (;;) {
-        if (walker) {
-            uint step = CLSCAN_LB_STEP_READ;
-            for (;;) {
-                if (!up) {
-                    const long j = cursor - (long)(last - lane);
-                    CLSCAN_T v = CLSCAN_IDENTITY;
-                    uint k = CLSCAN_LB_PREFIX; /* before tile 0: the start, final */
-                    if (j >= 0) k = clscan_lb_read(status + (ulong)j * CLSCAN_LB_PARTS, epoch, &v);
-                    const int waiting = clscan_sg_highest(k == 0u);
-                    const int anchor = clscan_sg_highest(k == CLSCAN_LB_PREFIX);
-                    const int found = anchor > waiting;
-                    const int low = found ? anchor + 1 : waiting + 1;
-                    const long d = (long)t - 1 - j;
-                    if (lane >= low && d < CLSCAN_LB_NEAR) lb->near[d] = v;
-                    if (found && lane == anchor) lb->value[0] = v;
-                    clscan_sg_sync_local();
-                    if (!found) {
-                        cursor -= (long)(CLSCAN_SG_SIZE - low);
-                        spins = low < CLSCAN_SG_SIZE ? 0u : spins + 1u;
-                    } else {
-                        const long at = cursor - (long)(last - anchor);
-                        if (at >= 0) clscan_lb_fold_(&acc, &have, lb->value[0]);
-                        else if (has_start) clscan_lb_fold_(&acc, &have, start);
-                        up = 1;
-                        spins = 0;
-                        cursor = at + 1;
-                        if (cursor >= far_end) {
-                            clscan_lb_fold_near_(lb, t, cursor, &acc, &have);
-                            step = CLSCAN_LB_STEP_DONE;
-                            break;
-                        }
-                        clscan_sg_sync_local(); /* lb->value[0] read before it is written */
-                        continue;
-                    }
-                } else {
-                    const long j = cursor + (long)lane;
-                    CLSCAN_T v = CLSCAN_IDENTITY;
-                    uint k = 0;
-                    if (j < far_end) k = clscan_lb_read(status + (ulong)j * CLSCAN_LB_PARTS, epoch, &v);
-                    lb->kind[lane] = k;
-                    lb->value[lane] = v;
-                    clscan_sg_sync_local();
-                    const uint used =
-                        clscan_lb_fold_up_(lb, 0, CLSCAN_SG_SIZE, far_end, &cursor, &acc, &have);
-                    spins = used ? 0u : spins + 1u;
-                    if (cursor >= far_end) {
-                        clscan_lb_fold_near_(lb, t, far_end, &acc, &have);
-                        step = CLSCAN_LB_STEP_DONE;
-                        break;
-                    }
-                    clscan_sg_sync_local(); /* lb->kind, lb->value read before rewritten */
-                }
-                if (spins > spin_limit) {
-                    step = CLSCAN_LB_STEP_FALLBACK;
-                    break;
-                }
-            }
-            if (lane == 0) {
-                lb->acc = have ? acc : CLSCAN_IDENTITY;
-                lb->cursor = cursor;
-                lb->step = step;
-            }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (lb->step == CLSCAN_LB_STEP_DONE) break;
-        /* Tile `cursor` has shown nothing usable for too long: the group reduces its
-         * input, and sub-group 0 takes the total as the tile's. */
-        CLSCAN_T total;
-        (void)clscan_lb_fallback_(status, lb->cursor, epoch, 0, src, scratch, stats, &total);
-        if (walker) {
-            const uint next =
-                clscan_lb_ordered_skip_(lb, t, far_end, up, lane == 0, total, &cursor, &acc, &have);
-            spins = 0;
-            if (lane == 0) {
-                lb->acc = have ? acc : CLSCAN_IDENTITY;
-                lb->step = next;
-            }
-        }
-        if (clscan_lb_shared_step_(lb) == CLSCAN_LB_STEP_DONE) break;
-    }
-    return clscan_lb_shared_acc_(lb);
-}
 #else
 CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
 {
@@ -910,7 +806,7 @@ CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
                                       &total);
             if (lid == 0) {
                 const uint next =
-                    clscan_lb_ordered_skip_(lb, t, far_end, (int)up, 1, total, &cursor, &acc, &have);
+                    clscan_lb_ordered_skip_(lb, t, far_end, (int)up, total, &cursor, &acc, &have);
                 spins = 0;
                 lb->cursor = cursor;
                 lb->step = next;
@@ -924,7 +820,7 @@ CLSCAN_T clscan_lb_exclusive_prefix(CLSCAN_LB_PREFIX_PARAMS)
     return clscan_lb_shared_acc_(lb);
 }
 
-#endif /* CLSCAN_LB_BLOCKED, CLSCAN_LB_BY_SUBGROUP */
+#endif /* CLSCAN_LB_BLOCKED */
 
 #else /* !CLSCAN_LB_ORDERED */
 

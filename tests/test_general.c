@@ -259,12 +259,8 @@ START_TEST(test_segmented_builtins)
 }
 END_TEST
 
-/* A second context on gd's device with the look-back test mode `mode` (CLSCAN_LOOKBACK_TEST),
- * and with the ordered look-back in blocks where `blocks` is set, else the tile-by-tile
- * fold (the profile's lb_blocks, on by default: cl/clscan_lookback.cl,
- * clscan_lb_blocked_prefix; either matters only where sub-group 0 walks, native
- * sub-groups in groups of several work-items). */
-static clscan_context *test_context(clscan_lookback_test mode, int blocks)
+/* A second context on gd's device with the look-back test mode `mode` (CLSCAN_LOOKBACK_TEST). */
+static clscan_context *test_context(clscan_lookback_test mode)
 {
     clscan_context_options o;
     memset(&o, 0, sizeof o);
@@ -274,7 +270,6 @@ static clscan_context *test_context(clscan_lookback_test mode, int blocks)
     ck_assert_msg(clscan_context_create_with_options(gd->cl_ctx, gd->dev, &o, &ctx) == CLSCAN_SUCCESS,
                   "%s: a context with look-back test mode %d: %s", gd->name, (int)mode,
                   clscan_context_last_error(NULL));
-    ctx->target.profile.lb_blocks = blocks;
     return ctx;
 }
 
@@ -297,7 +292,7 @@ static void scan_read(clscan_context *ctx, const clscan_scan_desc *d, cl_mem src
  * themselves. (The combination is fixed by the tiles, not by the timing: a look-back that
  * folded totals as it found them failed this on the GPU.) CLSCAN_TEST_REPRO_N sets n (a
  * GPU's many tiles in flight), else 300007, either under CLSCAN_TEST_MAX_SIZE. */
-static void reproducible(int blocks)
+static void reproducible(void)
 {
     const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE"), *n_text = getenv("CLSCAN_TEST_REPRO_N");
     size_t n = n_text && *n_text ? (size_t)strtoull(n_text, NULL, 0) : 300007;
@@ -318,8 +313,8 @@ static void reproducible(int blocks)
            dst = clscan_test_buffer(gd, n * 4, NULL);
     const clscan_lookback_test modes[] = {CLSCAN_LOOKBACK_TEST_DELAY, CLSCAN_LOOKBACK_TEST_SILENT};
     const char *mode_names[] = {"delayed", "silent"};
-    clscan_context *other[2], *base = test_context(CLSCAN_LOOKBACK_TEST_OFF, blocks);
-    for (int m = 0; m < 2; ++m) other[m] = test_context(modes[m], blocks);
+    clscan_context *other[2];
+    for (int m = 0; m < 2; ++m) other[m] = test_context(modes[m]);
     for (int sg = 0; sg < 2; ++sg) {
         clscan_scan_desc d = {0};
         d.type = CLSCAN_FLOAT;
@@ -327,8 +322,8 @@ static void reproducible(int blocks)
         d.identity = "0.0f";
         d.segments = sg ? CLSCAN_SEGMENTS_FLAGS : CLSCAN_SEGMENTS_NONE;
         const char *what = sg ? "segmented float sum" : "float sum";
-        scan_read(base, &d, src, seg, dst, n, a);
-        scan_read(base, &d, src, seg, dst, n, b);
+        scan_read(gd->ctx, &d, src, seg, dst, n, a);
+        scan_read(gd->ctx, &d, src, seg, dst, n, b);
         ck_assert_msg(memcmp(a, b, n * 4) == 0, "%s, n %zu, seed %u: two runs of a %s differ in "
                       "their bits", gd->name, n, seed, what);
         for (int m = 0; m < 2; ++m) {
@@ -341,7 +336,6 @@ static void reproducible(int blocks)
         }
     }
     for (int m = 0; m < 2; ++m) clscan_context_release(other[m]);
-    clscan_context_release(base);
     clReleaseMemObject(src);
     clReleaseMemObject(seg);
     clReleaseMemObject(dst);
@@ -355,7 +349,7 @@ START_TEST(test_reproducible)
 {
     for (int d = 0; d < clscan_test_ndevs; ++d) {
         gd = &clscan_test_devs[d];
-        reproducible(1);
+        reproducible();
     }
 }
 END_TEST
@@ -369,12 +363,12 @@ static int walks_by_subgroup(void)
            p->scan_algo == CLSCAN__SCAN_SINGLE_PASS;
 }
 
-/* Sub-group 0's two ordered walks, in blocks (the default) and tile by tile (see
- * test_context): the table's general cases against the host at sizes from one element to
- * hundreds of tiles, inclusive and exclusive, in contexts whose look-back is plain,
- * delayed or silent; then the float sums of reproducible, the same bits in all three.
- * Only where sub-group 0 walks (on the stacks here, Intel's runtime in groups of several
- * work-items: tools/dev.sh's Intel stage). */
+/* Sub-group 0's ordered walk, in blocks (cl/clscan_lookback.cl, clscan_lb_blocked_prefix):
+ * the table's general cases against the host at sizes from one element to hundreds of
+ * tiles, inclusive and exclusive, in contexts whose look-back is plain, delayed or silent;
+ * then the float sums of reproducible, the same bits in all three. Only where sub-group 0
+ * walks (on the stacks here, Intel's runtime in groups of several work-items:
+ * tools/dev.sh's Intel stage; the H200 in its default tuning). */
 START_TEST(test_lookback_blocks)
 {
     for (int d = 0; d < clscan_test_ndevs; ++d) {
@@ -386,31 +380,27 @@ START_TEST(test_lookback_blocks)
         const size_t tile = p->sp_wg_size * p->sp_items;
         const size_t sizes[] = {1, tile - 1, 37 * tile + 5, 300 * tile + 11};
         const uint64_t seed = clscan_test_seed(20261130u);
-        for (int blocks = 1; blocks >= 0; --blocks) {
-            for (int m = 0; m < 3; ++m) {
-                clscan_context *ctx = test_context(modes[m], blocks);
-                for (int k = 0; k < CLSCAN_VERIFY_GEN_CASES; ++k) {
-                    const clscan_verify_gen_case c = clscan_verify_gen_case_get(k);
-                    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si) {
-                        for (int incl = 0; incl < 2; ++incl) {
-                            char msg[512];
-                            const clscan_verify_result r = clscan_verify_run_general(
-                                ctx, gd->cl_ctx, gd->queue, &c, sizes[si], incl, 0, seed + si,
-                                msg, sizeof msg);
-                            ck_assert_msg(r == CLSCAN_VERIFY_PASS ||
-                                              (r == CLSCAN_VERIFY_SKIP && !p->fp64),
-                                          "%s, look-back mode %d, %s, case %d (%s), n %zu, %s, "
-                                          "seed %" PRIu64 ": %s", gd->name, m,
-                                          blocks ? "in blocks" : "tile by tile", k, c.name,
-                                          sizes[si], incl ? "inclusive" : "exclusive",
-                                          seed + si, msg);
-                        }
+        for (int m = 0; m < 3; ++m) {
+            clscan_context *ctx = test_context(modes[m]);
+            for (int k = 0; k < CLSCAN_VERIFY_GEN_CASES; ++k) {
+                const clscan_verify_gen_case c = clscan_verify_gen_case_get(k);
+                for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si) {
+                    for (int incl = 0; incl < 2; ++incl) {
+                        char msg[512];
+                        const clscan_verify_result r = clscan_verify_run_general(
+                            ctx, gd->cl_ctx, gd->queue, &c, sizes[si], incl, 0, seed + si, msg,
+                            sizeof msg);
+                        ck_assert_msg(r == CLSCAN_VERIFY_PASS || (r == CLSCAN_VERIFY_SKIP && !p->fp64),
+                                      "%s, look-back mode %d, case %d "
+                                      "(%s), n %zu, %s, seed %" PRIu64 ": %s", gd->name, m, k,
+                                      c.name, sizes[si], incl ? "inclusive" : "exclusive",
+                                      seed + si, msg);
                     }
                 }
-                clscan_context_release(ctx);
             }
-            reproducible(blocks);
+            clscan_context_release(ctx);
         }
+        reproducible();
     }
 }
 END_TEST

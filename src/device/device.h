@@ -174,10 +174,6 @@ typedef struct clscan__profile {
     clscan__lb_atomics lb_atomics_pair;
     cl_uint lb_spins;           /* fruitless look-back reads before the fallback */
     clscan__lb_test lb_test;    /* a test mode of cl/clscan_lookback.cl, or off */
-    /* The ordered look-back in blocks of a sub-group's tiles (CLSCAN_LB_BLOCKS of
-     * cl/clscan_lookback.cl, where sub-group 0 walks): on by default; 0, the tile-by-tile
-     * fold, which tests/test_general.c keeps tested. */
-    int lb_blocks;
     clscan__sort_algo sort_algo; /* the radix sort's */
     const char *sort_algo_source;
     /* NVIDIA's one-sweep pass for 4-byte keys: registers a work-item may use, through

@@ -191,7 +191,6 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
         c.lb_atomics = lb_atomics_for(p, clscan_type_size(type));
         c.lb_word_bits = p->lb_word_bits;
         c.lb_test = p->lb_test;
-        c.lb_blocks = p->lb_blocks;
     }
     c.log_banks = clscan__pad_shift(p, clscan_type_size(type));
     config_subgroups(&c, p);
@@ -306,7 +305,6 @@ void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_con
     out->lb_atomics = cfg->lb_atomics;
     out->lb_word_bits = cfg->lb_word_bits;
     out->lb_test = cfg->lb_test;
-    out->lb_blocks = cfg->lb_blocks;
     out->select = cfg->select;
     out->elem_type = cfg->elem_type;
     out->elem_bytes = cfg->elem_bytes;

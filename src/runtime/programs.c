@@ -263,7 +263,6 @@ static clscan_status kernel_options_write(clscan_context *ctx, clscan__scan_conf
     c.lb_atomics = CLSCAN__LB_CL12;
     c.lb_word_bits = 0;
     c.lb_test = CLSCAN__LB_TEST_OFF;
-    c.lb_blocks = 0;
     const char *dir = ctx->kernel_include_dir;
     if (!dir || !*dir) dir = CLSCAN_INSTALL_INCLUDEDIR;
     const char *quote = strpbrk(dir, " \t") ? "\"" : "";

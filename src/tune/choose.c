@@ -134,10 +134,6 @@ static void choose_device_scan(clscan__profile *p)
      * microsecond each) is stalled, not slow; CPUs run a started group to its end. */
     p->lb_spins = 256;
     p->lb_test = CLSCAN__LB_TEST_OFF;
-    /* The ordered look-back in blocks where sub-group 0 walks: on the H200 the matrix scan
-     * took 10-26% less time than with the tile-by-tile fold (docs/PERFORMANCE.md,
-     * twenty-fourth session). */
-    p->lb_blocks = 1;
     /* 64 KiB: far beyond any predicate or operator, and far below what overflows a
      * compiler's stack (a 2 MiB predicate did on PoCL and rusticl). */
     p->max_text_bytes = 65536;
