@@ -1452,6 +1452,7 @@ static void run_lb_direct(layer_dev *d, cl_kernel k, size_t wg, const lb_variant
  *     epoch a run: outputs, carries, totals, the status words left, the tile counter;
  *   clscan_lb_exclusive_prefix alone (layers_lb_prefix), from every tile over status
  *     words written here in each pattern of run_lb_direct.
+ * Both through the work-group walk (CLSCAN_LB_BY_SUBGROUP 0).
  * Sub-groups and work-group scan: the device's own choice, with the multi-level shape of
  * the largest group, 2 items. */
 START_TEST(test_lookback)
@@ -1478,9 +1479,15 @@ START_TEST(test_lookback)
             }
             size_t cap = v->cap == LAYER_CAP_MAX ? d->max_wg : v->cap;
             if (quick(d) && cap > 8) cap = 8; /* (the direct test: near + window + 8 tiles) */
-            char extra[160];
+            /* (The work-group walk, whose contract this test checks word by word: every
+             * tile publishes its inclusive prefix, and clscan_lb_exclusive_prefix stands
+             * alone. Where sub-group 0 walks an ordered look-back it goes in blocks,
+             * whose last tile alone publishes a prefix: test_general's
+             * test_lookback_blocks and the selftests check that walk.) */
+            char extra[200];
             snprintf(extra, sizeof extra,
-                     "-D LAYERS_LOOKBACK=1 -D CLSCAN_LB_WORD_BITS=%u -D CLSCAN_LB_TEST=%u",
+                     "-D LAYERS_LOOKBACK=1 -D CLSCAN_LB_WORD_BITS=%u -D CLSCAN_LB_TEST=%u "
+                     "-D CLSCAN_LB_BY_SUBGROUP=0",
                      v->word_bits, v->test_mode);
             built b;
             const clscan_status bs = build_kernel(d, sc, v->type, v->op, cap, extra,
