@@ -565,7 +565,8 @@ $(grep -m 6 -E "FAIL|failures \(" "$log")"
 # selftest on each sub-group path with 64-wide groups of 4 elements a work-item (on a CPU
 # device the tuning table's groups are one work-item wide, where a sub-group scan has
 # one lane) and the layer tests (tests/test_layers.c: the khr, intel and local sub-group
-# scans at every width and shape). test: the selftest on 4- and 8-byte integers and
+# scans at every width and shape), sub-group 0's ordered walk in blocks (general-blocks)
+# and carries through it (carry-subgroups). test: the selftest on 4- and 8-byte integers and
 # doubles, three operators (a built-in sub-group scan, shuffles), select-if, partition-if
 # and the general scans, and (intel:32) the compactions' ballot paths; about 5 of test's
 # minutes on 2 cores. test-full: the whole quick selftest, and more suites with the default tuning
@@ -584,10 +585,11 @@ stage_intel() {
                 CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=4)
     local narrow=(--types "int32,double" --ops "add,mul,max"
                   --kinds "select_if,partition_if,general")
-    local suites=(layers general-blocks)
+    local suites=(layers general-blocks carry-subgroups)
     if [ "$cmd" = test-full ]; then
         narrow=()
-        suites=(layers general-blocks units scan select general sort carry stream options)
+        suites=(layers general-blocks carry-subgroups units scan select general sort carry stream
+                options)
     fi
     run_intel_selftest intel "${wide[@]}" -- "${narrow[@]}"
     # (The khr run under the silent look-back test, every fourth tile publishing nothing:
