@@ -103,9 +103,9 @@ size_t clscan__scan_local_bytes(const clscan__scan_config *cfg, const clscan__pr
         const size_t window = cfg->wg_size < 32 ? cfg->wg_size : 32;
         /* the window's values and kinds, and where the order is fixed
          * (CLSCAN_LB_ORDERED: floats, general scans) CLSCAN_LB_NEAR = 8 windows of
-         * totals */
+         * totals; acc, and where the order is fixed the walk in blocks' block_prefix */
         const size_t near = clscan__lookback_ordered(cfg) ? 8 : 0;
-        bytes += window * ((1 + near) * elem + 4) + 32 + elem;
+        bytes += window * ((1 + near) * elem + 4) + 32 + (near ? 2 : 1) * elem;
     }
     return bytes;
 }
