@@ -424,18 +424,21 @@ uint clscan_lb_fallback_(__global clscan_lb_word *status, long tile, uint epoch,
  * one predecessor a lane, with no work-group barrier until it ends (or gives up on a
  * tile), where native sub-groups have shuffles (cl/clscan_subgroup.cl). The work-group
  * versions spend two barriers of the whole group on every window they read. For the
- * general kernels' own types (a segmented scan's pairs, a user's struct) and for every
- * ordered look-back (floats, custom operators): on the H100 the unordered walk made int32
- * scans by key 14-17% faster and reduce by key 13-17%, but the plain scans' and
- * compaction's kernels, for the library's integer types, 3-7% slower at 2^24-2^28 (more
- * registers: 40 -> 60 for int64 scans, 64 -> 124 for select-if); on the H200 the ordered
- * walk in blocks made a float max under a custom operator 30% faster and the plain float
- * and double scans 2-26% (docs/PERFORMANCE.md, twenty-third and twenty-fourth sessions). */
+ * general kernels' own types (a segmented scan's pairs, a user's struct), for every
+ * ordered look-back (floats, custom operators) and for compaction (a program with
+ * cl/clscan_select_tile.cl): on the H100 the unordered walk made int32 scans by key 14-17%
+ * faster and reduce by key 13-17%, but the plain integer scans 3-7% slower at 2^24-2^28
+ * (more registers: 40 -> 60 for int64 scans), and on the H200 int64 scans 6-9% slower
+ * still; on the H200 the ordered walk in blocks made a float max under a custom operator
+ * 30% faster and the plain float and double scans 2-26%, and the unordered walk made
+ * select_if, select_flagged and run-length encoding 4-10% faster at 2^24-2^28 (unique 2-3%
+ * slower at 2^28, partition unchanged) (docs/PERFORMANCE.md, twenty-third to twenty-fifth
+ * sessions). */
 #ifndef CLSCAN_LB_BY_SUBGROUP
 #if CLSCAN_SG_IMPL != CLSCAN_SG_IMPL_LOCAL && !CLSCAN_SG_SHUFFLE_IN_LOCAL && \
     CLSCAN_SG_SIZE >= 8 && CLSCAN_SG_SIZE <= CLSCAN_WG_SIZE && \
     (!CLSCAN_LB_ORDERED || CLSCAN_SG_SIZE <= CLSCAN_LB_WINDOW) && \
-    (CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM || CLSCAN_LB_ORDERED)
+    (CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM || CLSCAN_LB_ORDERED || defined(CLSCAN_SELECT_TILE_CL))
 #define CLSCAN_LB_BY_SUBGROUP 1
 #else
 #define CLSCAN_LB_BY_SUBGROUP 0
