@@ -121,27 +121,33 @@ typedef struct clscan_gen_outputs {
 #endif
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
 void clscan_user_output(const CLSCAN_GEN_OUT y, const CLSCAN_GEN_IN x, const ulong i,
-                        const ulong p, const ulong n, const ulong s, __global const CLSCAN_GEN_SEG *segments,
+                        const ulong p, const ulong n, const ulong s, const uint first,
+                        const uint last, __global const CLSCAN_GEN_SEG *segments,
                         __global CLSCAN_GEN_O0 *out0, __global CLSCAN_GEN_O1 *out1,
                         __global CLSCAN_GEN_O2 *out2, __global CLSCAN_GEN_O3 *out3);
 #endif
 
 /* Element i's output y: into dst[i] unless the call skips the store, then through the
  * user's output statement with src[i], where there is one; heads: the segments begun up
- * to element i (0 without segments). */
+ * to element i (0 without segments); first, last: whether it starts and ends its
+ * segment (clscan_gen_first, clscan_gen_last). */
 void clscan_gen_emit(__global CLSCAN_GEN_OUT *dst, const clscan_gen_source s, ulong i,
-                     const CLSCAN_GEN_OUT y, const uint heads, const clscan_gen_outputs o)
+                     const CLSCAN_GEN_OUT y, const uint heads, const uint first,
+                     const uint last, const clscan_gen_outputs o)
 {
     if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) clscan_gen_write(dst, i, y);
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
     const CLSCAN_GEN_IN x = clscan_gen_read(s.src, i);
-    clscan_user_output(y, x, s.index_base + i, i, o.n, heads, s.seg, (__global CLSCAN_GEN_O0 *)o.o0 + o.off0,
+    clscan_user_output(y, x, s.index_base + i, i, o.n, heads, first, last, s.seg,
+                       (__global CLSCAN_GEN_O0 *)o.o0 + o.off0,
                        (__global CLSCAN_GEN_O1 *)o.o1 + o.off1,
                        (__global CLSCAN_GEN_O2 *)o.o2 + o.off2,
                        (__global CLSCAN_GEN_O3 *)o.o3 + o.off3);
 #else
     (void)s;
     (void)heads;
+    (void)first;
+    (void)last;
 #endif
 }
 
@@ -193,6 +199,69 @@ uint clscan_gen_head(clscan_gen_source s, ulong i, ulong prev)
 #endif
 }
 #endif
+
+/* The output stage's first and last of element i of the range [0, n) (include/clscan.h:
+ * clscan_scan_output), read from global memory: whether it starts a segment (as counted
+ * in its heads; never without segments), and whether it is its segment's last (the
+ * range's last, or element i + 1 starts a segment); 0 without an output stage, whose
+ * emits ignore them. The tile paths take them from their local tiles where they can
+ * (clscan_gen_tile_first, clscan_gen_tile_last). */
+uint clscan_gen_first(clscan_gen_source s, ulong i)
+{
+#if defined(CLSCAN_GEN_OUTPUT_GIVEN) && CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
+    return clscan_gen_head(s, i, i - (i > 0));
+#else
+    (void)s;
+    (void)i;
+    return 0u;
+#endif
+}
+uint clscan_gen_last(clscan_gen_source s, ulong i, ulong n)
+{
+#ifndef CLSCAN_GEN_OUTPUT_GIVEN
+    (void)s;
+    (void)i;
+    (void)n;
+    return 0u;
+#elif CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
+    (void)s;
+    return i + 1 == n;
+#else
+    return i + 1 >= n ? 1u : clscan_gen_head(s, i + 1, i);
+#endif
+}
+
+/* The same for element base + k of a tile [base, base + count) of the range [0, n) whose
+ * pairs the local tile holds, scanned inclusively within the tile (scanned: each pair's
+ * count of heads is the tile's up to it) or as loaded (each pair's head flag): from the
+ * neighbours' counts or flags, global memory only for the element after the tile. */
+uint clscan_gen_tile_first(clscan_gen_source s, ulong base, uint k,
+                           __local const CLSCAN_T *tile, int scanned)
+{
+#if !defined(CLSCAN_GEN_OUTPUT_GIVEN) || CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
+    (void)tile;
+    (void)scanned;
+    return clscan_gen_first(s, base + k);
+#else
+    const uint here = tile[CLSCAN_PAD(k)].f;
+    if (!scanned) return here;
+    return here != (k > 0 ? tile[CLSCAN_PAD(k - 1)].f : 0u);
+#endif
+}
+uint clscan_gen_tile_last(clscan_gen_source s, ulong base, uint k, uint count, ulong n,
+                          __local const CLSCAN_T *tile, int scanned)
+{
+#if !defined(CLSCAN_GEN_OUTPUT_GIVEN) || CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
+    (void)tile;
+    (void)count;
+    (void)scanned;
+    return clscan_gen_last(s, base + k, n);
+#else
+    if (k + 1 >= count) return clscan_gen_last(s, base + k, n);
+    const uint next = tile[CLSCAN_PAD(k + 1)].f;
+    return scanned ? (uint)(next != tile[CLSCAN_PAD(k)].f) : next;
+#endif
+}
 
 /* The scan's element i. Without segments: the transformed src[i]. With segments: the
  * pair (value, head flag); for an exclusive call the value is the element before
@@ -327,7 +396,9 @@ void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ul
         if (k < count) {
             const CLSCAN_T x = tile[CLSCAN_PAD(k)];
             const CLSCAN_T r = CLSCAN_OP(carry, x);
-            clscan_gen_emit(dst, s, base + k, clscan_gen_output(r), clscan_gen_heads(r), o);
+            clscan_gen_emit(dst, s, base + k, clscan_gen_output(r), clscan_gen_heads(r),
+                            clscan_gen_tile_first(s, base, k, tile, 1),
+                            clscan_gen_tile_last(s, base, k, count, o.n, tile, 1), o);
         }
     }
 }
@@ -546,7 +617,9 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
         const CLSCAN_T x = from_tile ? tile[CLSCAN_PAD(k)] : clscan_gen_load(s, base + (k)); \
         const CLSCAN_T next = CLSCAN_OP(p##r, x);                         \
         clscan_gen_emit(dst, s, base + (k), clscan_gen_output(inclusive ? next : p##r),    \
-                        clscan_gen_heads(next), o);                                      \
+                        clscan_gen_heads(next),                                          \
+                        clscan_gen_tile_first(s, base, (k), tile, 0),                    \
+                        clscan_gen_tile_last(s, base, (k), count, o.n, tile, 0), o);     \
         p##r = next;                                                      \
     } while (0)
     for (uint j = 0; j < len; ++j) CLSCAN_GEN_RUNS_STEP(len, j, count, CLSCAN_GEN_OUTPUT_STEP_);
@@ -722,8 +795,12 @@ void clscan_gen_vec_emit(const clscan_gen_source s, ulong base, uint count, CLSC
         vstore8(y, 0, ys);
         const uint k[8] = {(uint)n.s0, (uint)n.s1, (uint)n.s2, (uint)n.s3,
                            (uint)n.s4, (uint)n.s5, (uint)n.s6, (uint)n.s7};
+        /* (An element's first from the vector's counts of heads: its own against its
+         * left neighbour's.) */
         for (uint l = 0; l < 8; ++l)
-            clscan_gen_emit(dst, s, base + j + l, ys[l], add_sat(carry.f, heads + k[l]), o);
+            clscan_gen_emit(dst, s, base + j + l, ys[l], add_sat(carry.f, heads + k[l]),
+                            k[l] != (l > 0 ? k[l - 1] : 0u), clscan_gen_last(s, base + j + l, o.n),
+                            o);
         c = r.s7;
         heads += k[7];
     }
@@ -731,7 +808,8 @@ void clscan_gen_vec_emit(const clscan_gen_source s, ulong base, uint count, CLSC
     for (; j < count; ++j) {
         acc = CLSCAN_OP(acc, clscan_gen_load(s, base + j));
         const CLSCAN_GEN_OUT y = acc.f ? acc.v : clscan_user_value_op(carry.v, acc.v);
-        clscan_gen_emit(dst, s, base + j, y, add_sat(carry.f, acc.f), o);
+        clscan_gen_emit(dst, s, base + j, y, add_sat(carry.f, acc.f),
+                        clscan_gen_first(s, base + j), clscan_gen_last(s, base + j, o.n), o);
     }
 }
 #endif

@@ -691,6 +691,15 @@ CLSCAN_API clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue
  *          range (const ulong; 1 for the first segment's elements when element 0 starts
  *          one, 0 for elements that continue a carry-in's segment; it stops counting at
  *          2^32 - 1); 0 without segments
+ *   first  1 where the element starts a segment (one that s counts), else 0 (const
+ *          uint; always 0 without segments)
+ *   last   1 where the element is the last of its segment in the range: the range's
+ *          last element, or the next element starts a segment; else 0 (const uint;
+ *          without segments 1 for the range's last element only). Without a
+ *          carry-in, "if (last) out0[s - 1] = y;" writes each segment's result at its
+ *          number (reduce by key). The kernel takes first and last from the head flags
+ *          it holds where it can; on GPUs that costs less than comparing keys through
+ *          segments
  *   segments  the call's segment buffer from segments_offset on (flags as uchar, or the
  *          keys), const, to compare an element's key with its neighbours'
  *   out0 .. out3   __global pointers to the element types desc->output_types[0..3]

@@ -3,7 +3,8 @@
  * exclusive offset y) with and without dst; a segmented scan by keys whose statement
  * writes y and the key at each segment's last element, numbered by `s` (reduce by key in
  * one pass), into buffers at offsets, with a carry-in and total; against host references on random inputs (seed
- * printed) at edge sizes; and the argument errors with their messages, nothing written. */
+ * printed) at edge sizes; each element's first and last (segment bounds) as the
+ * statements see them; and the argument errors with their messages, nothing written. */
 /* SPDX-License-Identifier: MIT */
 #include "test_devices.h"
 
@@ -167,6 +168,97 @@ START_TEST(test_by_key)
 }
 END_TEST
 
+/* The statements' first and last: "out0[p] = first | last << 1" for every element,
+ * without segments, by flags and by keys (runs of 1 to about 6: neighbouring heads, and
+ * heads at tile edges), with and without a carry-in (by keys element 0 then continues
+ * the carry's segment; by flags it starts one where its flag is set), inclusive and
+ * exclusive, with an identity transform (which takes the CPUs' four runs instead of
+ * their vectors) and without, and index_base 1000 (first and last go by position). */
+static void ends(clscan_test_dev *d, size_t n, clscan_segments segs, int carried,
+                 int inclusive, int transformed, uint64_t seed)
+{
+    clscan_verify_rng rng = {seed};
+    cl_int *v = malloc((n + 1) * 4), *k = malloc((n + 1) * 4);
+    cl_uchar *f = malloc(n + 1);
+    cl_uint *want = malloc((n + 1) * 4), *got = malloc((n + 1) * 4), *head = malloc((n + 2) * 4);
+    ck_assert(v && k && f && want && got && head);
+    cl_int key = -3;
+    for (size_t i = 0; i < n; i++) {
+        const int change = clscan_verify_rng_next(&rng) % 3 == 0;
+        key += change;
+        k[i] = key;
+        f[i] = (cl_uchar)(clscan_verify_rng_next(&rng) % 3 == 0 ? 1 + i % 7 : 0);
+        v[i] = (cl_int)(clscan_verify_rng_next(&rng) % 100);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (segs == CLSCAN_SEGMENTS_NONE) head[i] = 0;
+        else if (i == 0) head[i] = !carried || (segs == CLSCAN_SEGMENTS_FLAGS && f[0] != 0);
+        else head[i] = segs == CLSCAN_SEGMENTS_FLAGS ? f[i] != 0 : k[i] != k[i - 1];
+    }
+    for (size_t i = 0; i < n; i++)
+        want[i] = head[i] | (cl_uint)(i + 1 == n || (segs != CLSCAN_SEGMENTS_NONE && head[i + 1]))
+                                << 1;
+    cl_mem vb = clscan_test_buffer(d, (n + 1) * 4, v);
+    cl_mem sb = segs == CLSCAN_SEGMENTS_KEYS    ? clscan_test_buffer(d, (n + 1) * 4, k)
+                : segs == CLSCAN_SEGMENTS_FLAGS ? clscan_test_buffer(d, n + 1, f)
+                                                : NULL;
+    for (size_t i = 0; i <= n; i++) got[i] = 0xdeadbeefu;
+    cl_mem out = clscan_test_buffer(d, (n + 1) * 4, got);
+    clscan_scan_desc desc = {0};
+    desc.type = CLSCAN_INT32;
+    desc.op = CLSCAN_OP_ADD;
+    desc.segments = segs;
+    desc.key_type = CLSCAN_INT32;
+    desc.transform = transformed ? "x" : NULL;
+    desc.index_base = 1000;
+    desc.output = "out0[p] = first | last << 1;";
+    desc.output_types[0] = "uint";
+    const cl_int carry_in = 5;
+    const clscan_carry carry = {&carry_in, NULL, 0, NULL, 0};
+    cl_event ev = NULL;
+    const clscan_status s =
+        clscan_scan_output(d->ctx, d->queue, &desc, inclusive, vb, 0, sb, 0, NULL, 0, n, &out,
+                           NULL, 1, carried ? &carry : NULL, 0, NULL, &ev);
+    ck_assert_msg(s == CLSCAN_SUCCESS, "%s: ends: %s: %s", d->name, clscan_status_string(s),
+                  clscan_context_last_error(d->ctx));
+    clscan_test_wait_release(ev, "clscan_scan_output first/last");
+    clscan_test_read(d, out, (n + 1) * 4, got);
+    for (size_t i = 0; i <= n; i++) {
+        const cl_uint w = i < n ? want[i] : 0xdeadbeefu;
+        ck_assert_msg(got[i] == w,
+                      "%s: n %zu, segments %d, %s, %s%s (seed %llu): element %zu has first %u "
+                      "last %u (0x%x), expected first %u last %u",
+                      d->name, n, (int)segs, carried ? "carried" : "no carry",
+                      inclusive ? "inclusive" : "exclusive", transformed ? ", transform" : "",
+                      (unsigned long long)seed, i, got[i] & 1, got[i] >> 1 & 1, got[i], w & 1,
+                      w >> 1 & 1);
+    }
+    if (sb) clReleaseMemObject(sb);
+    clReleaseMemObject(vb);
+    clReleaseMemObject(out);
+    free(v);
+    free(k);
+    free(f);
+    free(want);
+    free(got);
+    free(head);
+}
+
+START_TEST(test_ends)
+{
+    const uint64_t seed = clscan_test_seed(20261201u);
+    const clscan_segments segs[3] = {CLSCAN_SEGMENTS_NONE, CLSCAN_SEGMENTS_FLAGS,
+                                     CLSCAN_SEGMENTS_KEYS};
+    for (int di = 0; di < clscan_test_ndevs; di++)
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes && sizes[z] <= max_size(); z++)
+            for (int m = 0; m < 3; m++)
+                for (int c = 0; c < 4; c++)
+                    for (int t = 0; t < 2; t++)
+                        ends(&clscan_test_devs[di], sizes[z], segs[m], c & 1, c >> 1, t,
+                             clscan_verify_mix(seed, sizes[z] * 24 + (uint64_t)(m * 8 + c * 2 + t)));
+}
+END_TEST
+
 /* A call that must be refused, with its words; nothing written to the buffer `check`. */
 static void refused(clscan_test_dev *d, const clscan_scan_desc *desc, cl_mem src, cl_mem dst,
                     const cl_mem *outs, cl_uint nouts, clscan_status want, const char *words,
@@ -228,6 +320,7 @@ int main(void)
     tcase_add_checked_fixture(tc, clscan_test_setup, clscan_test_teardown);
     tcase_add_test(tc, test_expand);
     tcase_add_test(tc, test_by_key);
+    tcase_add_test(tc, test_ends);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
     return clscan_test_run(s);

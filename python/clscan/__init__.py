@@ -511,9 +511,9 @@ def scan_output(ary, output, outputs=(), output_types=None, out=False, exclusive
                 flags=False, initial=None, total=None, index_base=0, queue=None,
                 wait_for=None):
     """clscan_scan_output: a scan whose OpenCL C statements ``output`` run once per
-    element with its result y (and x, i, p, n, s, segments), writing to out0..out3, the
-    arrays of ``outputs`` (their OpenCL C element types from their dtypes, or
-    output_types). out: False (default) stores no scan result, None allocates one, or an
+    element with its result y (and x, i, p, n, s, first, last, segments), writing to
+    out0..out3, the arrays of ``outputs`` (their OpenCL C element types from their
+    dtypes, or output_types). out: False (default) stores no scan result, None allocates one, or an
     array. Returns out (None when not stored); the event is on every output array."""
     call = _Call(queue, [ary, segments, initial] + list(outputs), wait_for)
     src, so, n = call.mem(ary, 'ary')

@@ -10,21 +10,40 @@
 #include <stdio.h>
 
 
-/* The statements: segment j's result at out1[j] from its last element (where the range
- * ends or the next element starts a segment), its key at out0[j] from its first (keys
- * equal by != may differ in bits: -0.0 and +0.0), the count at out2[0]. They go by the
- * element's position p, not its index i, which counts from desc->index_base (for the
- * user's transform). */
+/* The statements: segment j's result at out1[j] from its last element, its key at
+ * out0[j] from its first (keys equal by != may differ in bits: -0.0 and +0.0), the count
+ * at out2[0]. In groups of several work-items (GPUs) the kernel gives each element's
+ * first and last (include/clscan.h: clscan_scan_output) from the head counts its tile
+ * holds, where the statements would read the neighbours' keys again: the H200 took 3-11%
+ * less time. With one work-item a group (CPUs) the statements compare the keys
+ * themselves: taking last from the kernel there cost PoCL and Intel's runtime 13-47%
+ * more at 2^22 (docs/PERFORMANCE.md, twenty-fifth session). */
 static const char keys_output[] =
+    "if (first) out0[s - 1] = segments[p];\n"
+    "if (last) out1[s - 1] = y;\n"
+    "if (p + 1 == n) out2[0] = s;\n";
+static const char keys_output_no_keys[] = /* (and by flags) */
+    "if (last) out1[s - 1] = y;\n"
+    "if (p + 1 == n) out2[0] = s;\n";
+static const char keys_output_cpu[] =
     "if (p == 0 || segments[p] != segments[p - 1]) out0[s - 1] = segments[p];\n"
     "if (p + 1 == n || segments[p + 1] != segments[p]) out1[s - 1] = y;\n"
     "if (p + 1 == n) out2[0] = s;\n";
-static const char keys_output_no_keys[] =
+static const char keys_output_no_keys_cpu[] =
     "if (p + 1 == n || segments[p + 1] != segments[p]) out1[s - 1] = y;\n"
     "if (p + 1 == n) out2[0] = s;\n";
-static const char flags_output[] =
+static const char flags_output_cpu[] =
     "if (p + 1 == n || segments[p + 1] != 0) out1[s - 1] = y;\n"
     "if (p + 1 == n) out2[0] = s;\n";
+
+/* Reduce by key's statements for ctx's device (above). */
+static const char *bykey_output(const clscan_context *ctx, int by_keys, int with_keys)
+{
+    const clscan__profile *p = &ctx->target.profile;
+    if (p->wg_size > 1 && p->sp_wg_size > 1) return with_keys ? keys_output : keys_output_no_keys;
+    if (!by_keys) return flags_output_cpu;
+    return with_keys ? keys_output_cpu : keys_output_no_keys_cpu;
+}
 
 /* Checks the output ranges (n elements each, count 8 bytes) against one another and the
  * inputs' byte ranges. */
@@ -150,7 +169,7 @@ clscan_status clscan_reduce_by_key(clscan_context *ctx, cl_command_queue queue,
         return clscan__enqueue_zero_count(ctx, queue, count, num_events_in_wait_list,
                                           event_wait_list, event);
     clscan_scan_desc d = *desc;
-    d.output = !by_keys ? flags_output : unique_keys ? keys_output : keys_output_no_keys;
+    d.output = bykey_output(ctx, by_keys, unique_keys != NULL);
     d.output_types[0] = by_keys && unique_keys ? clscan__type_cl_name(desc->key_type) : NULL;
     d.output_types[1] = desc->type_name ? desc->type_name : clscan__type_cl_name(desc->type);
     d.output_types[2] = "ulong";

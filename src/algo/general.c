@@ -556,10 +556,12 @@ static char *make_prelude(const general_plan *g)
                 d->output_types[k] ? d->output_types[k] : "uchar");
         put(&t,
             "void clscan_user_output(const %s y, const %s x, const ulong i, const ulong p,\n"
-            "    const ulong n, const ulong s, __global const %s *segments,\n"
+            "    const ulong n, const ulong s, const uint first, const uint last,\n"
+            "    __global const %s *segments,\n"
             "    __global CLSCAN_GEN_O0 *out0, __global CLSCAN_GEN_O1 *out1,\n"
             "    __global CLSCAN_GEN_O2 *out2, __global CLSCAN_GEN_O3 *out3)\n{\n"
-            "    (void)y; (void)x; (void)i; (void)p; (void)n; (void)s; (void)segments;\n"
+            "    (void)y; (void)x; (void)i; (void)p; (void)n; (void)s; (void)first; (void)last;\n"
+            "    (void)segments;\n"
             "    (void)out0; (void)out1; (void)out2; (void)out3;\n"
             "{\n#line 1 \"output\"\n%s\n#line 1 \"libclscan\"\n}\n}\n",
             V, g->in_name,
