@@ -649,14 +649,16 @@ test | test-full)
     # test: every suite but 'extended', 'profiles-ci' and 'rusticl-ci' on PoCL (the two
     # CI profiles take 7 of its minutes there, and the recursive select and multi-level
     # carries 3; they run on rusticl, and the profiles under Oclgrind), and on rusticl not
-    # 'lookback-stress' nor 'once' (tests/meson.build); test-full: all of them on both.
+    # 'lookback-stress', 'once' nor 'pocl-ci' (tests/meson.build); test-full: all of them
+    # on both.
     # test runs 1,000 context cycles a platform (one takes about 60 ms on PoCL, 7-11 ms
     # on rusticl); test-full the 10,000 of test_cycles' default and of 'cycles-10k'.
     skip_pocl=() skip_rusticl=() pocl_cycles=${CLSCAN_TEST_CYCLES:-}
     rusticl_cycles=${CLSCAN_TEST_CYCLES:-}
     if [ "$cmd" = test ]; then
         skip_pocl=(--no-suite extended --no-suite profiles-ci --no-suite rusticl-ci)
-        skip_rusticl=(--no-suite extended --no-suite lookback-stress --no-suite once)
+        skip_rusticl=(--no-suite extended --no-suite lookback-stress --no-suite once
+            --no-suite pocl-ci)
         pocl_cycles=${CLSCAN_TEST_CYCLES:-1000}
         rusticl_cycles=${CLSCAN_TEST_CYCLES:-1000}
     fi
