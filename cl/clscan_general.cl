@@ -89,14 +89,13 @@ void clscan_gen_scan_tiles(__global const CLSCAN_GEN_IN *src, ulong src_off,
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile is stored */
 #if CLSCAN_GEN_VALUE_TILE
         (void)tile_inclusive;
-        (void)o;
         uint bits;
         CLSCAN_T total;
         const CLSCAN_T mine = clscan_gen_values_part(s, base, count, values, heads, &bits);
         const CLSCAN_T before = clscan_wg_scan_value(mine, 0, scratch, &total);
         if (!(carry_flags & CLSCAN_CARRY_NO_DST))
-            clscan_gen_values_store(dst + dst_off, base, count, values, bits,
-                                    CLSCAN_OP(carry, before));
+            clscan_gen_values_store(dst + dst_off, s, base, count, values, heads, bits,
+                                    CLSCAN_OP(carry, before), o);
 #else
         clscan_gen_load_tile(s, base, count, tile);
         const CLSCAN_T total = clscan_wg_scan(tile, scratch, tile_inclusive);
@@ -186,8 +185,8 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
         total_buf[total_off] = clscan_gen_total(s, n, CLSCAN_OP(carry, total));
     if (!(carry_flags & CLSCAN_CARRY_NO_DST)) {
 #if CLSCAN_GEN_VALUE_TILE
-        clscan_gen_values_store(dst + dst_off, base, count, values, bits,
-                                CLSCAN_OP(carry, before));
+        clscan_gen_values_store(dst + dst_off, s, base, count, values, heads, bits,
+                                CLSCAN_OP(carry, before), o);
 #elif CLSCAN_GEN_VEC && defined(CLSCAN_GEN_OUTPUT_GIVEN)
         (void)first;
         clscan_gen_vec_emit(s, base, count, carry, dst + dst_off, o);

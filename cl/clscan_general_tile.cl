@@ -127,15 +127,13 @@ void clscan_user_output(const CLSCAN_GEN_OUT y, const CLSCAN_GEN_IN x, const ulo
                         __global CLSCAN_GEN_O2 *out2, __global CLSCAN_GEN_O3 *out3);
 #endif
 
-/* Element i's output y: into dst[i] unless the call skips the store, then through the
- * user's output statement with src[i], where there is one; heads: the segments begun up
- * to element i (0 without segments); first, last: whether it starts and ends its
- * segment (clscan_gen_first, clscan_gen_last). */
-void clscan_gen_emit(__global CLSCAN_GEN_OUT *dst, const clscan_gen_source s, ulong i,
-                     const CLSCAN_GEN_OUT y, const uint heads, const uint first,
-                     const uint last, const clscan_gen_outputs o)
+/* The user's output statement for element i, with src[i], where there is one; y: its
+ * output; heads: the segments begun up to element i (0 without segments); first, last:
+ * whether it starts and ends its segment (clscan_gen_first, clscan_gen_last). */
+void clscan_gen_stage(const clscan_gen_source s, ulong i, const CLSCAN_GEN_OUT y,
+                      const uint heads, const uint first, const uint last,
+                      const clscan_gen_outputs o)
 {
-    if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) clscan_gen_write(dst, i, y);
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
     const CLSCAN_GEN_IN x = clscan_gen_read(s.src, i);
     clscan_user_output(y, x, s.index_base + i, i, o.n, heads, first, last, s.seg,
@@ -145,10 +143,23 @@ void clscan_gen_emit(__global CLSCAN_GEN_OUT *dst, const clscan_gen_source s, ul
                        (__global CLSCAN_GEN_O3 *)o.o3 + o.off3);
 #else
     (void)s;
+    (void)i;
+    (void)y;
     (void)heads;
     (void)first;
     (void)last;
+    (void)o;
 #endif
+}
+
+/* Element i's output y: into dst[i] unless the call skips the store, then through the
+ * output statement (clscan_gen_stage). */
+void clscan_gen_emit(__global CLSCAN_GEN_OUT *dst, const clscan_gen_source s, ulong i,
+                     const CLSCAN_GEN_OUT y, const uint heads, const uint first,
+                     const uint last, const clscan_gen_outputs o)
+{
+    if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) clscan_gen_write(dst, i, y);
+    clscan_gen_stage(s, i, y, heads, first, last, o);
 }
 
 #if CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
@@ -404,21 +415,22 @@ void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ul
 }
 
 /* The segmented tile of GPUs (CLSCAN_GEN_VALUE_TILE, where the host chose it: several
- * work-items a group, no output stage): local memory holds the values alone and a byte
- * for each element's head, so a tile of 4-byte values is as long as the plain scan's
- * (the pairs took 8 bytes an element: half the elements a tile, twice the tiles, each
- * paying its look-back). Each work-item reads its CLSCAN_ITEMS heads as the bits of one
- * word and folds its values under them into a (value, heads) pair; the pairs are scanned
- * across the group as before, and each work-item then rewrites its values as outputs.
- * The tile's total is combined as the pair tile combined it, so a look-back fallback
+ * work-items a group): local memory holds the values alone and a byte for each
+ * element's head, so a tile of 4-byte values is as long as the plain scan's (the pairs
+ * took 8 bytes an element: half the elements a tile, twice the tiles, each paying its
+ * look-back). Each work-item reads its CLSCAN_ITEMS heads as the bits of one word and
+ * folds its values under them into a (value, heads) pair; the pairs are scanned across
+ * the group as before, and each work-item then rewrites its values as outputs, running
+ * an output stage's statements for them on the way (clscan_gen_values_store). The
+ * tile's total is combined as the pair tile combined it, so a look-back fallback
  * (clscan_lb_tile_part) still gets its owner's bits. */
 #ifndef CLSCAN_GEN_VALUE_TILE
 #define CLSCAN_GEN_VALUE_TILE 0
 #endif
 #if CLSCAN_GEN_VALUE_TILE
 #if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE || CLSCAN_WG_SIZE == 1 || \
-    CLSCAN_ITEMS > 32 || CLSCAN_ITEMS % 4 != 0 || defined(CLSCAN_GEN_OUTPUT_GIVEN)
-#error "CLSCAN_GEN_VALUE_TILE needs segments, no output stage, CLSCAN_WG_SIZE > 1 and CLSCAN_ITEMS a multiple of 4 up to 32"
+    CLSCAN_ITEMS > 32 || CLSCAN_ITEMS % 4 != 0
+#error "CLSCAN_GEN_VALUE_TILE needs segments, CLSCAN_WG_SIZE > 1 and CLSCAN_ITEMS a multiple of 4 up to 32"
 #endif
 /* Where sub-groups have ballots and are as wide as a work-item's elements (NVIDIA's
  * warps of 32), sub-group g of the load's step j holds the elements of work-item
@@ -497,6 +509,16 @@ uint clscan_gen_head_bits(__local const uint *heads)
 #endif
 }
 
+/* Whether work-item w's first element starts a segment (after the same barrier). */
+uint clscan_gen_first_head(__local const uint *heads, uint w)
+{
+#if CLSCAN_GEN_HEAD_BALLOT
+    return heads[w] & 1u;
+#else
+    return ((__local const uchar *)heads)[w * (4 * CLSCAN_GEN_HEAD_ROW)];
+#endif
+}
+
 /* This work-item's elements combined left to right under its head bits: the pair of the
  * combination since its last head (or of all of them) and its count of heads. */
 CLSCAN_T clscan_gen_values_fold(__local const CLSCAN_GEN_OUT *values, uint bits)
@@ -524,19 +546,52 @@ CLSCAN_T clscan_gen_values_part(clscan_gen_source s, ulong base, uint count,
 
 /* Stores the outputs of the tile [base, base + count) to dst[base + k], given `before`,
  * the combination of everything before this work-item's first element: each work-item
- * rewrites its values as outputs, then the group stores the tile. */
-void clscan_gen_values_store(__global CLSCAN_GEN_OUT *dst, ulong base, uint count,
-                             __local CLSCAN_GEN_OUT *values, uint bits, CLSCAN_T before)
+ * rewrites its values as outputs, then the group stores the tile. With an output stage,
+ * each work-item runs the statements for its elements as it rewrites them, in order
+ * (element k's count of heads is before's and its bits' up to k; last is its next bit,
+ * the next work-item's first head, or from global memory after the tile), and the group
+ * stores the tile unless the call skips the store. The statements' stores are then a
+ * work-item's run apart, not side by side: the host takes this tile for statements that
+ * write at segments' ends alone (reduce by key: 8-14% less time than the pairs' tile on
+ * the H200 at 2^24 and 2^28), never a user's, which may write every element (one store
+ * an element took 4-6 times as long so; docs/PERFORMANCE.md, twenty-sixth session). */
+void clscan_gen_values_store(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ulong base,
+                             uint count, __local CLSCAN_GEN_OUT *values,
+                             __local const uint *heads, uint bits, CLSCAN_T before,
+                             const clscan_gen_outputs o)
 {
     const uint lid = get_local_id(0), first = lid * CLSCAN_ITEMS;
     CLSCAN_GEN_OUT run = before.v;
+#ifdef CLSCAN_GEN_OUTPUT_GIVEN
+    uint c = before.f;
+    /* (Bit CLSCAN_ITEMS: the next work-item's first head.) */
+    const ulong ext = bits | (ulong)(lid + 1 < CLSCAN_WG_SIZE ? clscan_gen_first_head(heads, lid + 1)
+                                                              : 0u) << CLSCAN_ITEMS;
+#else
+    (void)s;
+    (void)heads;
+#endif
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = CLSCAN_PAD(first + j);
         const CLSCAN_GEN_OUT x = values[k];
         run = (bits >> j & 1u) ? x : clscan_user_value_op(run, x);
         values[k] = run;
+#ifdef CLSCAN_GEN_OUTPUT_GIVEN
+        c = add_sat(c, bits >> j & 1u);
+        if (first + j < count) {
+            const ulong i = base + first + j;
+            const uint last =
+                first + j + 1 < count ? (uint)(ext >> (j + 1) & 1u) : clscan_gen_last(s, i, o.n);
+            clscan_gen_stage(s, i, run, c, bits >> j & 1u, last, o);
+        }
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef CLSCAN_GEN_OUTPUT_GIVEN
+    if (o.flags & CLSCAN_CARRY_SKIP_STORE) return;
+#else
+    (void)o;
+#endif
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = j * CLSCAN_WG_SIZE + lid;
         if (k < count) dst[base + k] = values[CLSCAN_PAD(k)];

@@ -51,6 +51,19 @@ clscan_status clscan__desc_program(clscan_context *ctx, const clscan_scan_desc *
                                    clscan__scan_algo algo, clscan__program **prog,
                                    size_t *in_size, size_t *out_size);
 
+/* clscan_scan_output without dst or carry, for statements that write only at segments'
+ * ends (reduce by key): on devices of several work-items a group the segmented tile of
+ * values runs them, each work-item for its own elements in order, where the statements
+ * of clscan_scan_output, which may write every element, keep the tile of pairs and
+ * write side by side (general.c; cl/clscan_general_tile.cl, clscan_gen_values_store). */
+clscan_status clscan__scan_output_sparse(clscan_context *ctx, cl_command_queue queue,
+                                         const clscan_scan_desc *desc, int inclusive,
+                                         cl_mem src, size_t src_offset, cl_mem segments,
+                                         size_t segments_offset, size_t n,
+                                         const cl_mem *outputs, const size_t *output_offsets,
+                                         cl_uint num_outputs, cl_uint num_events_in_wait_list,
+                                         const cl_event *event_wait_list, cl_event *event);
+
 /* The chunk clscan_scan_host takes for n > 0 elements of in_size and out_size bytes when
  * asked for `chunk` (0: its default, docs/GUIDE.md): at most n (stream.c). */
 size_t clscan__host_chunk(const clscan_context *ctx, size_t n, size_t chunk, size_t in_size,

@@ -15,7 +15,10 @@
  * at out2[0]. In groups of several work-items (GPUs) the kernel gives each element's
  * first and last (include/clscan.h: clscan_scan_output) from the head counts its tile
  * holds, where the statements would read the neighbours' keys again: the H200 took 3-11%
- * less time. With one work-item a group (CPUs) the statements compare the keys
+ * less time. The statements write at segments' ends alone, so the call runs them
+ * through clscan__scan_output_sparse: on the segmented tile of values, where each
+ * work-item runs them for its elements in order (8-14% less time at 2^24 and 2^28 on
+ * the H200). With one work-item a group (CPUs) the statements compare the keys
  * themselves: taking last from the kernel there cost PoCL and Intel's runtime 13-47%
  * more at 2^22 (docs/PERFORMANCE.md, twenty-fifth session). */
 static const char keys_output[] =
@@ -176,9 +179,9 @@ clscan_status clscan_reduce_by_key(clscan_context *ctx, cl_command_queue queue,
     d.output_types[3] = NULL;
     const cl_mem outs[3] = {unique_keys, reduced, count};
     const size_t offs[3] = {unique_keys_offset, reduced_offset, 0};
-    return clscan_scan_output(ctx, queue, &d, 1, values, values_offset, keys, keys_offset, NULL,
-                              0, n, outs, offs, 3, NULL, num_events_in_wait_list,
-                              event_wait_list, event);
+    return clscan__scan_output_sparse(ctx, queue, &d, 1, values, values_offset, keys,
+                                      keys_offset, n, outs, offs, 3, num_events_in_wait_list,
+                                      event_wait_list, event);
 }
 
 clscan_status clscan_run_length_encode(clscan_context *ctx, cl_command_queue queue, cl_mem src,

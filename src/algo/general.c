@@ -29,6 +29,8 @@ typedef struct general_plan {
     int uses_double;      /* some type is double: the prelude enables fp64 */
     int widens;           /* input_type_name without a transform: converted to the scan
                              type as it is loaded */
+    int sparse;           /* the output stage writes at segments' ends only (reduce by
+                             key: clscan__scan_output_sparse) */
     /* The description's memo key (desc_key; key_len 0: none, the texts too long for it)
      * and the scan algorithm it was made for. */
     size_t key_len;
@@ -206,7 +208,7 @@ static void desc_texts(const clscan_scan_desc *d, const char *t[DESC_TEXTS])
  * program's shape read (not index_base, a kernel argument), the scan algorithm, and each
  * text's length + 1 (0: NULL). */
 typedef struct desc_key_head {
-    int type, op, segments, key_type, compensated, algo;
+    int type, op, segments, key_type, compensated, algo, sparse;
     size_t type_size, input_type_size;
     size_t lens[DESC_TEXTS];
 } desc_key_head;
@@ -221,8 +223,10 @@ typedef struct desc_memo {
     uint64_t program_hash;   /* of cfg with the prelude (clscan__program_get_hashed) */
 } desc_memo;
 
-/* Writes d's key for algo into g (key_len 0 where it does not fit: no memo). */
-static void desc_key(const clscan_scan_desc *d, clscan__scan_algo algo, general_plan *g)
+/* Writes d's key for algo and sparse (general_plan.sparse) into g (key_len 0 where it
+ * does not fit: no memo). */
+static void desc_key(const clscan_scan_desc *d, clscan__scan_algo algo, int sparse,
+                     general_plan *g)
 {
     desc_key_head h;
     memset(&h, 0, sizeof h); /* (padding too: keys are compared as bytes) */
@@ -232,6 +236,7 @@ static void desc_key(const clscan_scan_desc *d, clscan__scan_algo algo, general_
     h.key_type = (int)d->key_type;
     h.compensated = d->compensated;
     h.algo = (int)algo;
+    h.sparse = sparse;
     h.type_size = d->type_size;
     h.input_type_size = d->input_type_size;
     const char *t[DESC_TEXTS];
@@ -264,11 +269,13 @@ static void memo_sizes(const general_plan *g, desc_memo *m)
     m->widens = g->widens;
 }
 
-/* check_desc through the memo, with the key of the device's scan algorithm. */
-static clscan_status plan_desc(clscan_context *ctx, const clscan_scan_desc *d, general_plan *g)
+/* check_desc through the memo, with the key of the device's scan algorithm; sparse:
+ * general_plan.sparse. */
+static clscan_status plan_desc(clscan_context *ctx, const clscan_scan_desc *d, int sparse,
+                               general_plan *g)
 {
     CLSCAN__RETURN_IF(ctx, d == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "desc is NULL");
-    desc_key(d, ctx->target.profile.scan_algo, g);
+    desc_key(d, ctx->target.profile.scan_algo, sparse, g);
     desc_memo m;
     if (g->key_len && clscan__memo_get(ctx, g->key, g->key_len, &m, sizeof m)) {
         memset(g, 0, offsetof(general_plan, key_len));
@@ -278,10 +285,12 @@ static clscan_status plan_desc(clscan_context *ctx, const clscan_scan_desc *d, g
         g->seg_size = m.seg_size;
         g->uses_double = m.uses_double;
         g->widens = m.widens;
+        g->sparse = sparse;
         plan_names(g);
         return CLSCAN_SUCCESS;
     }
     clscan_status s = check_desc(ctx, d, g);
+    g->sparse = sparse;
     if (s == CLSCAN_SUCCESS && g->key_len) {
         memset(&m, 0, sizeof m);
         memo_sizes(g, &m);
@@ -294,7 +303,7 @@ clscan_status clscan__desc_sizes(clscan_context *ctx, const clscan_scan_desc *de
                                  size_t *in_size, size_t *out_size)
 {
     general_plan g;
-    clscan_status s = plan_desc(ctx, desc, &g);
+    clscan_status s = plan_desc(ctx, desc, 0, &g);
     if (s != CLSCAN_SUCCESS) return s;
     *in_size = g.in_size;
     *out_size = g.out_size;
@@ -712,7 +721,7 @@ static void remember_shape(clscan_context *ctx, const general_plan *g, desc_memo
 static clscan_status general_program(clscan_context *ctx, general_plan *g,
                                      clscan__scan_algo algo, clscan__program **prog)
 {
-    if (g->key_algo != algo) desc_key(g->d, algo, g);
+    if (g->key_algo != algo) desc_key(g->d, algo, g->sparse, g);
     /* The memo's value: desc_memo, then the prelude (in buf where it fits). */
     union {
         desc_memo m;
@@ -742,7 +751,8 @@ static clscan_status general_program(clscan_context *ctx, general_plan *g,
         s = clscan__general_config_choose(
             ctx, &planned, algo,
             custom_scan_type(g->d) ? CLSCAN__TYPE_ID_CUSTOM : g->d->type, scan_elem_bytes(g),
-            g->d->segments != CLSCAN_SEGMENTS_NONE && !g->d->output ? g->out_size : 0,
+            g->d->segments != CLSCAN_SEGMENTS_NONE && (!g->d->output || g->sparse) ? g->out_size
+                                                                                   : 0,
             prelude, &m.cfg);
         if (s == CLSCAN_SUCCESS) s = clscan__program_get_hashed(ctx, &m.cfg, &m.program_hash, prog);
         if (s == CLSCAN_SUCCESS && g->key_len) remember_shape(ctx, g, &m, prelude);
@@ -757,7 +767,7 @@ clscan_status clscan__desc_program(clscan_context *ctx, const clscan_scan_desc *
                                    size_t *in_size, size_t *out_size)
 {
     general_plan g;
-    clscan_status s = plan_desc(ctx, desc, &g);
+    clscan_status s = plan_desc(ctx, desc, 0, &g);
     if (s != CLSCAN_SUCCESS) return s;
     *in_size = g.in_size;
     *out_size = g.out_size;
@@ -909,8 +919,8 @@ static clscan_status check_outputs(const clscan_context *ctx, const clscan_scan_
     return CLSCAN_SUCCESS;
 }
 
-/* clscan_scan_carry (output_call 0: a desc with output is refused) and
- * clscan_scan_output (1, with its buffers). */
+/* clscan_scan_carry (output_call 0: a desc with output is refused),
+ * clscan_scan_output (1, with its buffers) and clscan__scan_output_sparse (2). */
 static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
                                   const clscan_scan_desc *desc, int inclusive, cl_mem src,
                                   size_t src_offset, cl_mem segments, size_t segments_offset,
@@ -928,7 +938,7 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
     general_plan g;
     clscan__carry_args ca;
     cl_mem outs[4] = {NULL, NULL, NULL, NULL};
-    if ((s = plan_desc(ctx, desc, &g)) != CLSCAN_SUCCESS) return s;
+    if ((s = plan_desc(ctx, desc, output_call == 2, &g)) != CLSCAN_SUCCESS) return s;
     CLSCAN__RETURN_IF(ctx, desc->output && !output_call, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->output is given: call clscan_scan_output, which takes the output "
                      "stage's buffers");
@@ -1015,4 +1025,17 @@ clscan_status clscan_scan_output(clscan_context *ctx, cl_command_queue queue,
                         segments_offset, dst, dst_offset, n, 1, outputs, output_offsets,
                         num_outputs, carry,
                         num_events_in_wait_list, event_wait_list, event);
+}
+
+clscan_status clscan__scan_output_sparse(clscan_context *ctx, cl_command_queue queue,
+                                         const clscan_scan_desc *desc, int inclusive,
+                                         cl_mem src, size_t src_offset, cl_mem segments,
+                                         size_t segments_offset, size_t n,
+                                         const cl_mem *outputs, const size_t *output_offsets,
+                                         cl_uint num_outputs, cl_uint num_events_in_wait_list,
+                                         const cl_event *event_wait_list, cl_event *event)
+{
+    return scan_general(ctx, queue, desc, inclusive, src, src_offset, segments,
+                        segments_offset, NULL, 0, n, 2, outputs, output_offsets, num_outputs,
+                        NULL, num_events_in_wait_list, event_wait_list, event);
 }
