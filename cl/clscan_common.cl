@@ -205,6 +205,24 @@ ulong clscan_runs_op(ulong a, ulong b)
 #define CLSCAN_IN_ORDER
 #endif
 
+/* CLSCAN_STREAM_STORE(p, v): *p = v past the caches where the compiler can (clang's
+ * __builtin_nontemporal_store, which CPU compilers make a streaming store): a CPU's
+ * ordinary store first reads the line it writes. Only with one work-item a group (the
+ * CPU shapes), on library types. A loop that streams must be a function of its own
+ * beside its ordinary twin (CLSCAN_PLAIN_STORE), each called on its side of the branch:
+ * clang 14 and 15 merged the two stores of `if (stream) streamed; else plain;` into an
+ * ordinary one, in a loop and also where one function took `stream` as a constant
+ * argument at two calls (docs/PERFORMANCE.md, twenty-sixth session). */
+#if CLSCAN_WG_SIZE == 1 && defined(__clang__) && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define CLSCAN_STREAM_STORE(p, v) __builtin_nontemporal_store((v), (p))
+#endif
+#endif
+#ifndef CLSCAN_STREAM_STORE
+#define CLSCAN_STREAM_STORE(p, v) (*(p) = (v))
+#endif
+#define CLSCAN_PLAIN_STORE(p, v) (*(p) = (v))
+
 /* Bank-conflict padding: one extra slot after every 2^CLSCAN_LOG_BANKS elements, so
  * that work-items walking local memory with a power-of-two stride land in different
  * banks. 0 turns padding off (devices whose local memory is ordinary memory). */

@@ -20,6 +20,9 @@
 #define CLSCAN_CARRY_NO_DST 8u    /* reduce only: nothing written to dst */
 #define CLSCAN_CARRY_SKIP_STORE 16u /* general scans with an output stage: the outputs run,
                                        dst is not written */
+#define CLSCAN_CARRY_STREAM 32u /* single-pass scans of one work-item groups (CPUs): dst
+                                   written past the caches (the host sets it
+                                   where the call's input and output exceed the cache) */
 /* The carry-in (meaningful only with CLSCAN_CARRY_IN; the buffer is read only when the
  * flag says so). */
 #define CLSCAN_CARRY_START(flags, value, buf, off) \
@@ -232,6 +235,33 @@ void clscan_scan_tiles(__global const CLSCAN_T *src, ulong src_off, __global CLS
 #include "clscan_lookback.cl"
 #endif
 
+#if CLSCAN_WG_SIZE == 1
+/* out[base + k] for k < count: run op the scan (inclusive, or exclusive) of in[base,
+ * base + k], one element after another, stored with STORE (CLSCAN_PLAIN_STORE or
+ * CLSCAN_STREAM_STORE: twins, cl/clscan_common.cl). */
+#define CLSCAN_SCAN_SERIAL_OUT_(name, STORE)                                               \
+    void name(__global const CLSCAN_T *in, __global CLSCAN_T *out, ulong base, uint count,  \
+              CLSCAN_T run, int inclusive)                                                  \
+    {                                                                                       \
+        if (inclusive) {                                                                    \
+            for (uint k = 0; k < count; ++k) {                                              \
+                const CLSCAN_T x = in[base + k];                                            \
+                run = CLSCAN_OP(run, x);                                                    \
+                STORE(out + base + k, run);                                                 \
+            }                                                                               \
+        } else {                                                                            \
+            for (uint k = 0; k < count; ++k) {                                              \
+                const CLSCAN_T x = in[base + k];                                            \
+                STORE(out + base + k, run);                                                 \
+                run = CLSCAN_OP(run, x);                                                    \
+            }                                                                               \
+        }                                                                                   \
+    }
+CLSCAN_SCAN_SERIAL_OUT_(clscan_scan_serial_out, CLSCAN_PLAIN_STORE)
+CLSCAN_SCAN_SERIAL_OUT_(clscan_scan_serial_out_streamed, CLSCAN_STREAM_STORE)
+#undef CLSCAN_SCAN_SERIAL_OUT_
+#endif
+
 /* Single-pass scan of src[src_off, +n) into dst[dst_off, +n), which must not overlap
  * (a fallback reads other tiles' input while their owners write output; in-place calls
  * take the multi-level scan), one tile per work-group, launched with exactly
@@ -293,21 +323,10 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
 #if CLSCAN_WG_SIZE > 1
     clscan_wg_store(dst + dst_off, base, count, tile, carry);
 #else
-    __global CLSCAN_T *out = dst + dst_off;
-    CLSCAN_T run = carry;
-    if (inclusive) {
-        for (uint k = 0; k < count; ++k) {
-            const CLSCAN_T x = in[base + k];
-            run = CLSCAN_OP(run, x);
-            out[base + k] = run;
-        }
-    } else {
-        for (uint k = 0; k < count; ++k) {
-            const CLSCAN_T x = in[base + k];
-            out[base + k] = run;
-            run = CLSCAN_OP(run, x);
-        }
-    }
+    if (carry_flags & CLSCAN_CARRY_STREAM)
+        clscan_scan_serial_out_streamed(in, dst + dst_off, base, count, carry, inclusive);
+    else
+        clscan_scan_serial_out(in, dst + dst_off, base, count, carry, inclusive);
 #endif
 }
 #endif /* CLSCAN_SINGLE_PASS */

@@ -161,3 +161,10 @@ clscan_status clscan__enqueue_marker(clscan_context *ctx, cl_command_queue queue
     else clReleaseEvent(marker);
     return CLSCAN_SUCCESS;
 }
+
+cl_uint clscan__stream_flag(const clscan_context *ctx, size_t n, size_t in_size,
+                            size_t out_size)
+{
+    const cl_ulong bytes = (cl_ulong)n * (in_size + out_size);
+    return bytes >= ctx->target.profile.global_cache_size ? CLSCAN__CARRY_FLAG_STREAM : 0u;
+}
