@@ -98,7 +98,8 @@ clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl
     }
     pthread_mutex_lock(&prog->lock);
     if (single) {
-        ca.flags |= clscan__stream_flag(ctx, n, elem, elem);
+        if (cfg.wg_size == 1) /* (only that kernel streams) */
+            ca.flags |= clscan__stream_flag(ctx, n, elem, elem);
         s = enqueue_single(&l, prog, src, src_offset, dst, dst_offset, n, inclusive, &ca);
     } else {
         if (l.scratch) l.scratch->lb_clean = 0; /* partials overwrite status words */
