@@ -223,6 +223,26 @@ ulong clscan_runs_op(ulong a, ulong b)
 #endif
 #define CLSCAN_PLAIN_STORE(p, v) (*(p) = (v))
 
+/* CLSCAN_PREFETCH(p): asks for the cache line at p ahead of its use, with clang's
+ * __builtin_prefetch (a hint: no fault, nothing read into the program), where the host
+ * defines CLSCAN_CPU_PREFETCH: one work-item groups on the CPU runtimes known to compile
+ * it (PoCL, Intel's; Mesa's rusticl translates to SPIR-V, whose translator aborted the
+ * process on it: docs/IMPLEMENTATION-ISSUES.md). For loops that walk a tile in steps long
+ * enough that the processor's own prefetching falls behind (the segmented vector path,
+ * cl/clscan_general_tile.cl; in the plain scan's short loops it cost 1.2-1.4x,
+ * docs/PERFORMANCE.md, twenty-seventh session). */
+#ifndef CLSCAN_CPU_PREFETCH
+#define CLSCAN_CPU_PREFETCH 0
+#endif
+#if CLSCAN_CPU_PREFETCH && defined(__clang__) && defined(__has_builtin)
+#if __has_builtin(__builtin_prefetch)
+#define CLSCAN_PREFETCH(p) __builtin_prefetch(p)
+#endif
+#endif
+#ifndef CLSCAN_PREFETCH
+#define CLSCAN_PREFETCH(p) ((void)0)
+#endif
+
 /* Bank-conflict padding: one extra slot after every 2^CLSCAN_LOG_BANKS elements, so
  * that work-items walking local memory with a power-of-two stride land in different
  * banks. 0 turns padding off (devices whose local memory is ordinary memory). */

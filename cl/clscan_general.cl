@@ -158,8 +158,15 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
 #else
     const int vec_dst = !(carry_flags & CLSCAN_CARRY_NO_DST);
 #endif
-    const CLSCAN_T total = clscan_gen_vec_local(
-        s, base, count, vec_dst ? dst + dst_off : (__global CLSCAN_GEN_OUT *)0, &first);
+    /* (Outputs past the caches where the host asks for it and the tile's vectors are
+     * aligned: the streaming twin; cl/clscan_common.cl, CLSCAN_STREAM_STORE.) */
+    const int vec_stream = vec_dst && (carry_flags & CLSCAN_CARRY_STREAM) &&
+                           ((ulong)(dst + dst_off + base) & (sizeof(CLSCAN_GEN_VT) - 1)) == 0;
+    const CLSCAN_T total =
+        vec_stream ? clscan_gen_vec_local_streamed(s, base, count, dst + dst_off, &first)
+                   : clscan_gen_vec_local(s, base, count,
+                                          vec_dst ? dst + dst_off : (__global CLSCAN_GEN_OUT *)0,
+                                          &first);
 #elif CLSCAN_GEN_USE_RUNS
 #if CLSCAN_GEN_RUNS_FROM_TILE
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];

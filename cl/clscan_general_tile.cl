@@ -717,6 +717,11 @@ void clscan_gen_vec_load(const clscan_gen_source s, ulong g0, CLSCAN_GEN_VT *v,
                          CLSCAN_GEN_MT *h)
 {
     const CLSCAN_GEN_OUT id = clscan_user_value_identity();
+    /* (The lines 512 elements on: 1.03-1.12x as fast on PoCL and Intel's runtime, where
+     * 256 ran as fast and 1024 slower; docs/PERFORMANCE.md, twenty-seventh session. Past
+     * the range it is a hint that fetches nothing.) */
+    CLSCAN_PREFETCH(s.src + g0 + 512);
+    CLSCAN_PREFETCH(s.seg + g0 + 512);
 #if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_FLAGS
     CLSCAN_GEN_MT head = CLSCAN_GEN_TO_MASK(vload8(0, s.seg + g0) != (CLSCAN_GEN_KT)0);
     if (g0 == 0 && !s.carried) head.s0 = -1;
@@ -758,57 +763,70 @@ void clscan_gen_vec_scan(CLSCAN_GEN_VT *v, CLSCAN_GEN_MT *h)
     *h = f;
 }
 
+/* By keys the heads are counted lane by lane (each lane's count negated) and summed
+ * across the lanes once after the loop; by flags once a vector (each form the faster for
+ * its segments on PoCL, by 10-20%; docs/PERFORMANCE.md, nineteenth session). */
+#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_KEYS
+#define CLSCAN_GEN_VEC_COUNT_(h) (lanes += (h))
+#else
+#define CLSCAN_GEN_VEC_COUNT_(h) \
+    (heads -= (uint)((h).s0 + (h).s1 + (h).s2 + (h).s3 + (h).s4 + (h).s5 + (h).s6 + (h).s7))
+#endif
 /* The total of the tile [base, base + count), count > 0: the pair of the combination
  * since its last head (or of all of it) and its count of heads. Where dst is not null,
  * in the same pass its outputs as if nothing came before the tile go to dst, and *first
  * gets the index of its first head (count where it has none): only the outputs before
  * that one depend on what comes before the tile, and clscan_gen_vec_fix combines them
  * with it after the look-back. So the owner reads and scans its tile once, and a
- * look-back fallback (dst null) takes the owner's steps and gets its bits. */
-CLSCAN_T clscan_gen_vec_local(const clscan_gen_source s, ulong base, uint count,
-                              __global CLSCAN_GEN_OUT *dst, uint *first)
-{
-    CLSCAN_GEN_OUT c = clscan_user_value_identity();
-    uint f = count, heads = 0;
-    uint j = 0;
-    /* By keys the heads are counted lane by lane (each lane's count negated) and summed
-     * across the lanes once after the loop; by flags once a vector (each form the faster
-     * for its segments on PoCL, by 10-20%; docs/PERFORMANCE.md, nineteenth session). */
-    CLSCAN_GEN_MT lanes = (CLSCAN_GEN_MT)(0);
-    for (; j + 8 <= count; j += 8) {
-        CLSCAN_GEN_VT v;
-        CLSCAN_GEN_MT h;
-        clscan_gen_vec_load(s, base + j, &v, &h);
-#if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_KEYS
-        lanes += h;
-#else
-        heads -= (uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
-#endif
-        clscan_gen_vec_scan(&v, &h);
-        if (dst) {
-            /* (After the scan the lanes from the first head on are set; the tile's first
-             * head is looked for only until it is found.) */
-            if (f == count) {
-                const uint after = -(uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);
-                if (after) f = j + 8 - after;
-            }
-            const CLSCAN_GEN_VT r = h ? v : CLSCAN_GEN_VEC_OP((CLSCAN_GEN_VT)(c), v);
-            vstore8(r, 0, dst + base + j);
-        }
-        c = h.s7 ? v.s7 : clscan_user_value_op(c, v.s7);
+ * look-back fallback (dst null) takes the owner's steps and gets its bits. The vectors
+ * go to dst through VSTORE(r, p): twins, one with ordinary stores and one that streams
+ * them past the caches (for dst + base aligned to a vector; cl/clscan_common.cl,
+ * CLSCAN_STREAM_STORE, says why twins). */
+#define CLSCAN_GEN_VEC_LOCAL_(name, VSTORE)                                                 \
+    CLSCAN_T name(const clscan_gen_source s, ulong base, uint count,                        \
+                  __global CLSCAN_GEN_OUT *dst, uint *first)                                \
+    {                                                                                       \
+        CLSCAN_GEN_OUT c = clscan_user_value_identity();                                    \
+        uint f = count, heads = 0;                                                          \
+        uint j = 0;                                                                         \
+        CLSCAN_GEN_MT lanes = (CLSCAN_GEN_MT)(0);                                           \
+        for (; j + 8 <= count; j += 8) {                                                    \
+            CLSCAN_GEN_VT v;                                                                \
+            CLSCAN_GEN_MT h;                                                                \
+            clscan_gen_vec_load(s, base + j, &v, &h);                                       \
+            CLSCAN_GEN_VEC_COUNT_(h);                                                       \
+            clscan_gen_vec_scan(&v, &h);                                                    \
+            if (dst) {                                                                      \
+                /* (After the scan the lanes from the first head on are set; the tile's     \
+                 * first head is looked for only until it is found.) */                     \
+                if (f == count) {                                                           \
+                    const uint after =                                                      \
+                        -(uint)(h.s0 + h.s1 + h.s2 + h.s3 + h.s4 + h.s5 + h.s6 + h.s7);     \
+                    if (after) f = j + 8 - after;                                           \
+                }                                                                           \
+                const CLSCAN_GEN_VT r = h ? v : CLSCAN_GEN_VEC_OP((CLSCAN_GEN_VT)(c), v);   \
+                VSTORE(r, dst + base + j);                                                  \
+            }                                                                               \
+            c = h.s7 ? v.s7 : clscan_user_value_op(c, v.s7);                                \
+        }                                                                                   \
+        heads -= (uint)(lanes.s0 + lanes.s1 + lanes.s2 + lanes.s3 + lanes.s4 + lanes.s5 +   \
+                        lanes.s6 + lanes.s7);                                               \
+        CLSCAN_T acc = clscan_seg_make(c, heads);                                           \
+        for (; j < count; ++j) {                                                            \
+            const CLSCAN_T x = clscan_gen_load(s, base + j);                                \
+            if (f == count && x.f) f = j;                                                   \
+            acc = CLSCAN_OP(acc, x);                                                        \
+            if (dst) dst[base + j] = acc.v;                                                 \
+        }                                                                                   \
+        *first = f;                                                                         \
+        return acc;                                                                         \
     }
-    heads -= (uint)(lanes.s0 + lanes.s1 + lanes.s2 + lanes.s3 + lanes.s4 + lanes.s5 + lanes.s6 +
-                    lanes.s7);
-    CLSCAN_T acc = clscan_seg_make(c, heads);
-    for (; j < count; ++j) {
-        const CLSCAN_T x = clscan_gen_load(s, base + j);
-        if (f == count && x.f) f = j;
-        acc = CLSCAN_OP(acc, x);
-        if (dst) dst[base + j] = acc.v;
-    }
-    *first = f;
-    return acc;
-}
+#define CLSCAN_GEN_VSTORE_PLAIN_(r, p) vstore8((r), 0, (p))
+#define CLSCAN_GEN_VSTORE_STREAM_(r, p) CLSCAN_STREAM_STORE((__global CLSCAN_GEN_VT *)(p), (r))
+CLSCAN_GEN_VEC_LOCAL_(clscan_gen_vec_local, CLSCAN_GEN_VSTORE_PLAIN_)
+CLSCAN_GEN_VEC_LOCAL_(clscan_gen_vec_local_streamed, CLSCAN_GEN_VSTORE_STREAM_)
+#undef CLSCAN_GEN_VEC_LOCAL_
+#undef CLSCAN_GEN_VEC_COUNT_
 
 /* dst[base + j] = carry op dst[base + j] for j < first (clscan_gen_vec_local). */
 void clscan_gen_vec_fix(__global CLSCAN_GEN_OUT *dst, ulong base, uint first, CLSCAN_T carry)

@@ -299,7 +299,10 @@ typedef struct clscan_context_options {
                                        (default 64 for keys alone, 72 for pairs; a value
                                        given holds for both; CLSCAN_OPTION_ZERO: no cap) */
     cl_ulong global_mem_cache_size; /* CLSCAN_GLOBAL_MEM_CACHE_SIZE, bytes: the cache the
-                                       CPUs' sort plans for (default: the device's
+                                       CPUs' sort plans for, and past which the CPUs'
+                                       single-pass scans (plain, and segmented ones of
+                                       the library's types) stream their outputs
+                                       (default: the device's
                                        CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, at least 32 MiB) */
 } clscan_context_options;
 

@@ -6,7 +6,8 @@
  * built-in operator, bit for bit; bit-for-bit reproducibility of a float operator; and
  * every argument error with its exact status and message; descriptions edited in place
  * behind the same pointers (the context's memo of checked descriptions); a 16-byte
- * struct between buffers over misaligned host memory (CL_MEM_USE_HOST_PTR). */
+ * struct between buffers over misaligned host memory (CL_MEM_USE_HOST_PTR); segmented
+ * scans whose outputs stream past the caches (a context told of a 4 KiB cache). */
 /* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 #include "test_devices.h"
@@ -842,6 +843,116 @@ START_TEST(test_host_ptr)
 }
 END_TEST
 
+/* The segmented scans' vector path with its outputs streamed (one work-item groups:
+ * the CPUs; cl/clscan_general_tile.cl, clscan_gen_vec_local_streamed): a context told
+ * its cache holds 4 KiB, so that every call here streams, over host memory aligned to a
+ * page (CL_MEM_USE_HOST_PTR: the CPU runtimes take it as it is, so dst's vectors are
+ * aligned as the streaming stores need), from dst offsets 0 (aligned) and 1 (not: the
+ * ordinary stores), against the host loop as segmented_case checks it. Elsewhere the
+ * same calls take the ordinary paths and must give the same results. */
+static void segmented_streamed(void)
+{
+    static const struct { clscan_type t; clscan_op op; int sk; } pairs[] = {
+        {CLSCAN_INT32, CLSCAN_OP_ADD, 0}, {CLSCAN_INT32, CLSCAN_OP_ADD, 1},
+        {CLSCAN_UINT64, CLSCAN_OP_MAX, 2}, {CLSCAN_FLOAT, CLSCAN_OP_ADD, 1}};
+    static const size_t sizes[] = {600, 1000, 70001}; /* (600: Oclgrind's runs, up to 700) */
+    const uint64_t seed = clscan_test_seed(20261130u);
+    const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE");
+    const size_t cap = cap_text && *cap_text ? (size_t)strtoull(cap_text, NULL, 0) : SIZE_MAX;
+    clscan_context_options o = {.struct_size = sizeof o, .global_mem_cache_size = 4096};
+    clscan_context *ctx = NULL;
+    ck_assert_msg(clscan_context_create_with_options(gd->cl_ctx, gd->dev, &o, &ctx) ==
+                      CLSCAN_SUCCESS,
+                  "%s: %s", gd->name, clscan_context_last_error(NULL));
+    for (size_t pi = 0; pi < sizeof pairs / sizeof *pairs; ++pi) {
+        const clscan_type t = pairs[pi].t, kt = pairs[pi].sk == 2 ? CLSCAN_UINT64 : CLSCAN_INT32;
+        const size_t e = clscan_type_size(t), ke = pairs[pi].sk ? clscan_type_size(kt) : 1;
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes && sizes[z] <= cap; ++z) {
+            const size_t n = sizes[z], page = 4096;
+            const size_t xb = (n * e + page) / page * page, sb = (n * ke + page) / page * page;
+            clscan_verify_rng rng = {clscan_verify_mix(seed, pi << 32 | n)};
+            unsigned char *x = aligned_alloc(page, xb), *seg = aligned_alloc(page, sb);
+            unsigned char *out = aligned_alloc(page, xb + page), *head = malloc(n);
+            unsigned char *want = malloc(n * e), *got = malloc(n * e), id[8];
+            ck_assert(x && seg && out && head && want && got);
+            for (size_t i = 0; i < n; ++i) {
+                /* (Small values: a float sum stays exact, whatever its order.) */
+                const uint64_t v = clscan_verify_gen_below(&rng, 64);
+                const cl_int vi = (cl_int)v;
+                const cl_float vf = (cl_float)v;
+                memcpy(x + i * e, t == CLSCAN_FLOAT ? (const void *)&vf
+                                  : e == 8 ? (const void *)&v : (const void *)&vi, e);
+                const int starts = clscan_verify_gen_below(&rng, 6) == 0;
+                if (!pairs[pi].sk) {
+                    seg[i] = (unsigned char)starts;
+                    head[i] = i == 0 || starts;
+                } else { /* (keys counting up: little-endian bytes of a small number) */
+                    uint64_t k = 0;
+                    if (i > 0) memcpy(&k, seg + (i - 1) * ke, ke);
+                    if (starts) k += 1;
+                    memcpy(seg + i * ke, &k, ke);
+                    head[i] = i == 0 || starts;
+                }
+            }
+            seg_identity(t, pairs[pi].op, id);
+            clscan_scan_desc d = {0};
+            d.type = t;
+            d.op = pairs[pi].op;
+            d.segments = pairs[pi].sk ? CLSCAN_SEGMENTS_KEYS : CLSCAN_SEGMENTS_FLAGS;
+            d.key_type = kt;
+            cl_int err;
+            cl_mem src = clCreateBuffer(gd->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, xb, x, &err);
+            ck_assert_int_eq(err, CL_SUCCESS);
+            cl_mem sg = clCreateBuffer(gd->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, sb, seg, &err);
+            ck_assert_int_eq(err, CL_SUCCESS);
+            cl_mem dst = clCreateBuffer(gd->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, xb + page,
+                                        out, &err);
+            ck_assert_int_eq(err, CL_SUCCESS);
+            for (int run = 0; run < 4; ++run) {
+                const int incl = run & 1;
+                const size_t off = (size_t)run >> 1; /* dst offset 0, then 1 */
+                switch (t) {
+                case CLSCAN_INT32: { cl_int v; memcpy(&v, id, 4); seg_ref_i32(pairs[pi].op, v, x, head, want, n, incl); break; }
+                case CLSCAN_UINT64: { cl_ulong v; memcpy(&v, id, 8); seg_ref_u64(pairs[pi].op, v, x, head, want, n, incl); break; }
+                default: { cl_float v; memcpy(&v, id, 4); seg_ref_f32(pairs[pi].op, v, x, head, want, n, incl); break; }
+                }
+                const clscan_status st =
+                    clscan_scan(ctx, gd->queue, &d, incl, src, 0, sg, 0, dst, off, n, 0, NULL, NULL);
+                ck_assert_msg(st == CLSCAN_SUCCESS, "%s: %s", clscan_status_string(st),
+                              clscan_context_last_error(ctx));
+                ck_assert_int_eq(clEnqueueReadBuffer(gd->queue, dst, CL_TRUE, off * e, n * e, got, 0,
+                                                     NULL, NULL),
+                                 CL_SUCCESS);
+                for (size_t i = 0; i < n; ++i)
+                    ck_assert_msg(memcmp(got + i * e, want + i * e, e) == 0,
+                                  "%s: streamed: type %d op %d %s n=%zu %s dst offset %zu: "
+                                  "element %zu differs (seed %" PRIu64 ")",
+                                  gd->name, t, pairs[pi].op, pairs[pi].sk ? "keys" : "flags", n,
+                                  incl ? "inclusive" : "exclusive", off, i, seed);
+            }
+            clReleaseMemObject(src);
+            clReleaseMemObject(sg);
+            clReleaseMemObject(dst);
+            free(x);
+            free(seg);
+            free(out);
+            free(head);
+            free(want);
+            free(got);
+        }
+    }
+    clscan_context_release(ctx);
+}
+
+START_TEST(test_segmented_streamed)
+{
+    for (int d = 0; d < clscan_test_ndevs; ++d) {
+        gd = &clscan_test_devs[d];
+        segmented_streamed();
+    }
+}
+END_TEST
+
 static Suite *gen_suite(void)
 {
     Suite *s = suite_create("general");
@@ -855,6 +966,7 @@ static Suite *gen_suite(void)
     tcase_add_test(dev, test_invalid);
     tcase_add_test(dev, test_memo);
     tcase_add_test(dev, test_host_ptr);
+    tcase_add_test(dev, test_segmented_streamed);
     suite_add_tcase(s, dev);
     /* (A case of its own, so that tools/dev.sh's Intel stage can run it alone:
      * CK_RUN_CASE=blocks.) */

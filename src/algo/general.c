@@ -38,6 +38,16 @@ typedef struct general_plan {
     unsigned char key[MEMO_KEY_BYTES];
 } general_plan;
 
+/* Whether the kernels have the vector path for the plan's segmented scans (a library
+ * type under a built-in operator, no transform or user type: CLSCAN_GEN_VEC_OP), taken
+ * where a work-group has one work-item. */
+static int vector_path(const general_plan *g)
+{
+    const clscan_scan_desc *d = g->d;
+    return d->segments != CLSCAN_SEGMENTS_NONE && !d->combine && !d->transform && !g->widens &&
+           !d->type_name;
+}
+
 static int is_blank(const char *text)
 {
     return text[strspn(text, " \t\r\n")] == '\0';
@@ -664,7 +674,7 @@ static char *make_prelude(const general_plan *g)
         /* A library type under a built-in operator, no transform or user type: the
          * vector path (taken where a work-group has one work-item; an output stage's
          * statements run after it, element by element). */
-        if (!d->combine && !d->transform && !g->widens && !d->type_name) {
+        if (vector_path(g)) {
             char vec[96], vec_identity[96];
             builtin_op_text(d->type, d->op, "8", vec, sizeof vec, vec_identity,
                             sizeof vec_identity);
@@ -990,6 +1000,10 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
         c.src = copy;
         c.src_off = 0;
     }
+    /* (Only the vector path of one work-item groups streams its outputs, and it writes
+     * them in its first pass only without an output stage.) */
+    if (single && cfg.wg_size == 1 && vector_path(&g) && !desc->output)
+        c.carry.flags |= clscan__stream_flag(ctx, n, g.in_size + g.seg_size, g.out_size);
     if (s == CLSCAN_SUCCESS) {
         pthread_mutex_lock(&prog->lock);
         s = single ? enqueue_single(&l, prog, &c) : enqueue_multi(&l, prog, &c);

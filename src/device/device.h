@@ -123,6 +123,8 @@ typedef struct clscan__profile {
     const char *subgroup_source;/* which query gave subgroup_width */
     int subgroup_queried;       /* subgroup_width is the device's own answer (no override) */
     int nvidia_platform;        /* the platform is NVIDIA's ("NVIDIA CUDA") */
+    int prefetch_builtin;       /* a CPU runtime that compiles __builtin_prefetch (PoCL,
+                                   Intel's): CLSCAN_CPU_PREFETCH, kernels/defines.c */
     int sg_khr;                 /* cl_khr_subgroups or __opencl_c_subgroups */
     int sg_khr_shuffle_relative;/* cl_khr_subgroup_shuffle_relative */
     int sg_intel;               /* cl_intel_subgroups */

@@ -316,6 +316,12 @@ clscan_status clscan__device_probe(const clscan_context *ctx, cl_device_id d, cl
     /* Mesa's llvmpipe (under rusticl or clover) ends a work-item silently once its loops
      * have run 65535 iterations in all; docs/DEVICES.md has the reproducer. */
     if (strstr(p->device_name, "llvmpipe")) p->max_loop_iterations = 65535;
+    /* The CPU runtimes known to compile clang's __builtin_prefetch: PoCL and Intel's.
+     * Mesa's rusticl goes through a SPIR-V translator that has no prefetch and aborted
+     * the process (docs/IMPLEMENTATION-ISSUES.md); others are not assumed to. */
+    p->prefetch_builtin = (p->device_type & CL_DEVICE_TYPE_CPU) &&
+                          (strstr(p->platform_name, "Portable Computing Language") ||
+                           p->vendor == CLSCAN__VENDOR_INTEL);
 
     return CLSCAN_SUCCESS;
 }

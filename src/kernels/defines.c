@@ -82,6 +82,9 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
          cfg->kind == CLSCAN__PROGRAM_SORT && !cfg->sort_onesweep && cfg->sort_buckets},
         {"CLSCAN_OS_PLACE_EARLY", 1,
          cfg->kind == CLSCAN__PROGRAM_SORT && cfg->sort_onesweep && cfg->sort_place_early},
+        /* Software prefetches in one work-item groups' loops (cl/clscan_common.cl,
+         * CLSCAN_PREFETCH), on the runtimes known to compile them. */
+        {"CLSCAN_CPU_PREFETCH", 1, cfg->wg_size == 1 && p->prefetch_builtin},
         /* (Not read by the kernels: the build puts it into the PTX, kernels/build.c.) */
         {"CLSCAN_PTX_MAXNREG", (unsigned long)cfg->ptx_maxnreg, cfg->ptx_maxnreg != 0},
         /* A histogram program's samples, bins and local counters (cl/clscan_histogram.cl). */
