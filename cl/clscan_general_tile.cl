@@ -717,9 +717,9 @@ void clscan_gen_vec_load(const clscan_gen_source s, ulong g0, CLSCAN_GEN_VT *v,
                          CLSCAN_GEN_MT *h)
 {
     const CLSCAN_GEN_OUT id = clscan_user_value_identity();
-    /* (The lines 512 elements on: 1.03-1.12x as fast on PoCL and Intel's runtime, where
-     * 256 ran as fast and 1024 slower; docs/PERFORMANCE.md, twenty-seventh session. Past
-     * the range it is a hint that fetches nothing.) */
+    /* (The lines 512 elements on: 0.88-0.99 of the time on PoCL and Intel's runtime, 256
+     * the same, 1024 slower; docs/PERFORMANCE.md, twenty-seventh session. Past the range
+     * it is a hint that fetches nothing.) */
     CLSCAN_PREFETCH(s.src + g0 + 512);
     CLSCAN_PREFETCH(s.seg + g0 + 512);
 #if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_FLAGS
