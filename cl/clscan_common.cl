@@ -229,7 +229,7 @@ ulong clscan_runs_op(ulong a, ulong b)
  * it (PoCL, Intel's; Mesa's rusticl translates to SPIR-V, whose translator aborted the
  * process on it: docs/IMPLEMENTATION-ISSUES.md). For loops that walk a tile in steps long
  * enough that the processor's own prefetching falls behind (the segmented vector path,
- * cl/clscan_general_tile.cl; in the plain scan's short loops it cost 1.2-1.4x,
+ * cl/clscan_general_tile.cl; in the plain scan's short loops it cost 1.05-1.4x,
  * docs/PERFORMANCE.md, twenty-seventh session). */
 #ifndef CLSCAN_CPU_PREFETCH
 #define CLSCAN_CPU_PREFETCH 0

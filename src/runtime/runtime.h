@@ -162,7 +162,7 @@ typedef struct clscan__carry_args {
 #define CLSCAN__CARRY_FLAG_OUT 4u
 #define CLSCAN__CARRY_FLAG_NO_DST 8u
 #define CLSCAN__CARRY_FLAG_SKIP_STORE 16u /* an output stage without dst */
-#define CLSCAN__CARRY_FLAG_STREAM 32u     /* dst past the caches (CPU shapes): clscan__stream_dst */
+#define CLSCAN__CARRY_FLAG_STREAM 32u     /* dst past the caches (CPU shapes): clscan__stream_flag */
 /* A byte range of a buffer that a call reads or writes, for the overlap checks. */
 typedef struct clscan__byte_range {
     cl_mem mem;
@@ -214,7 +214,8 @@ clscan_status clscan__launch_end(clscan__launch *l, clscan_status s, cl_event *e
  * bytes and writes n of out_size: set where together they fill the device's global
  * memory cache (a CPU's last-level cache), so that its stores need not first read the
  * lines they write; 0 below, where the output would still be in the cache for whatever
- * reads it next. Only the single-pass scan of one work-item groups (CPUs) streams. */
+ * reads it next. Only one work-item groups' single-pass kernels (CPUs) stream: the plain
+ * scan's, and the general scan's segmented vector path without an output stage. */
 cl_uint clscan__stream_flag(const clscan_context *ctx, size_t n, size_t in_size,
                             size_t out_size);
 /* Enqueues kernel k on `groups` work-groups of wg_size as the launch's next command. */
