@@ -171,19 +171,16 @@ void clscan_sort_bk_decide(CLSCAN_BK_RANGES_PARAMS, ulong groups,
  * for chunks in which no keys differ, *passes in all. Eight bits a chunk, or as few
  * chunks of up to CLSCAN_BK_MAX_BITS as cover the bits where that takes fewer passes
  * (a bucket, in cache, then takes the wider digit's scattered writes well: bits 0 to
- * 11 in one pass instead of two, 24 bits in two) but for pairs of more than one such
- * pass. */
+ * 11 in one pass instead of two, 24 bits in two), keys alone and pairs alike (pairs took
+ * byte passes until the twenty-eighth session, when the first pass's destination came
+ * to be fetched ahead: docs/PERFORMANCE.md). */
 #define CLSCAN_BK_MAX_BITS 12
 void clscan_sort_bk_plan(int from, CLSCAN_SORT_K diff, uint *width, uint *passes)
 {
     const uint bits = from > 0 ? (uint)from : 0u;
     const uint narrow = (bits + CLSCAN_SORT_BITS - 1) / CLSCAN_SORT_BITS;
     const uint wide = (bits + CLSCAN_BK_MAX_BITS - 1) / CLSCAN_BK_MAX_BITS;
-#if CLSCAN_SORT_VALUE_BYTES
-    const int fewer = wide < narrow && wide == 1;
-#else
     const int fewer = wide < narrow;
-#endif
     const uint w = fewer ? (bits + wide - 1) / wide : CLSCAN_SORT_BITS;
     uint p = 0;
     for (uint at = 0; at < bits; at += w) p += ((diff >> at) & ((1u << w) - 1u)) != 0;
@@ -240,6 +237,19 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
     }
 }
 
+/* The first chunk of `width` bits at or above bit `at` (a multiple of width) and below
+ * `from` in which the keys differ (diff), or `from` where none is left: the chunks the
+ * buckets' passes skip move no key. */
+uint clscan_sort_bk_next_chunk(CLSCAN_SORT_K diff, uint at, uint from, uint width)
+{
+    const CLSCAN_SORT_K mask = ((CLSCAN_SORT_K)1 << width) - 1u;
+    while (at < from && ((diff >> at) & mask) == 0) at += width;
+    return at < from ? at : from;
+}
+
+/* Keys a cache line holds (the stride of the buckets' prefetches). */
+#define CLSCAN_BK_LINE (64 / (uint)sizeof(CLSCAN_SORT_K))
+
 /* Where the buckets take the keys: group b sorts bucket b (of the scanned counts of
  * `groups` runs), stably, by the chunks of clscan_sort_bk_plan from the lowest (the
  * bucket's keys agree in every bit from the bucket digit up, so a chunk that reaches
@@ -263,35 +273,74 @@ void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
     const uint radix = 1u << width, mask = radix - 1u;
     const ulong lo = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b, n);
     const ulong hi = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b + 1, n);
-    CLSCAN_T bins[1 << CLSCAN_BK_MAX_BITS];
+    /* Two rows of counters: the digits of the pass about to move the keys, and those of
+     * the pass after it, counted while this one moves them (one counting loop in all,
+     * before the first pass). */
+    CLSCAN_T bins[2][1 << CLSCAN_BK_MAX_BITS];
     /* Where the keys are: where the scatter put them. */
     int from_tmp = !clscan_sort_bk_scatter_to_out(passes, out_free);
-    for (uint shift = 0; shift < (uint)from; shift += width) {
-        if (((diff >> shift) & mask) == 0) continue;
+    uint shift = clscan_sort_bk_next_chunk(diff, 0, (uint)from, width);
+    uint row = 0;
+    if (shift < (uint)from) {
+        __global const CLSCAN_SORT_K *kf = from_tmp ? tmp : out;
+        __global const CLSCAN_SORT_K *kt = from_tmp ? out : tmp;
+        __global const uchar *vt = (__global const uchar *)(from_tmp ? vout : vtmp);
+        for (uint d = 0; d < radix; ++d) bins[0][d] = 0;
+        /* The first pass's writes land all over the other side's part for the bucket,
+         * which nothing has touched since the last call: ask for its lines while
+         * counting, so that the scattered writes find them in cache. */
+        ulong i = lo;
+        for (; i + CLSCAN_BK_LINE <= hi; i += CLSCAN_BK_LINE) {
+            CLSCAN_PREFETCH(kt + i);
+            for (uint v = 0; v < CLSCAN_BK_LINE * CLSCAN_SORT_VALUE_BYTES; v += 64)
+                CLSCAN_PREFETCH(vt + i * CLSCAN_SORT_VALUE_BYTES + v);
+            for (uint j = 0; j < CLSCAN_BK_LINE; ++j)
+                ++bins[0][(uint)(clscan_sort_ordered(kf[i + j]) >> shift) & mask];
+        }
+        for (; i < hi; ++i) ++bins[0][(uint)(clscan_sort_ordered(kf[i]) >> shift) & mask];
+        (void)kt;
+        (void)vt;
+    }
+    while (shift < (uint)from) {
+        const uint next = clscan_sort_bk_next_chunk(diff, shift + width, (uint)from, width);
         __global const CLSCAN_SORT_K *kf = from_tmp ? tmp : out;
         __global CLSCAN_SORT_K *kt = from_tmp ? out : tmp;
         __global const CLSCAN_SORT_V *vf = from_tmp ? vtmp : vout;
         __global CLSCAN_SORT_V *vt = from_tmp ? vout : vtmp;
         (void)vf;
         (void)vt;
-        for (uint d = 0; d < radix; ++d) bins[d] = 0;
-        for (ulong i = lo; i < hi; ++i)
-            ++bins[(uint)(clscan_sort_ordered(kf[i]) >> shift) & mask];
+        CLSCAN_T *now = bins[row], *later = bins[row ^ 1u];
         CLSCAN_T at = 0;
         for (uint d = 0; d < radix; ++d) {
-            const CLSCAN_T c = bins[d];
-            bins[d] = at;
+            const CLSCAN_T c = now[d];
+            now[d] = at;
             at += c;
         }
-        for (ulong i = lo; i < hi; ++i) {
-            const CLSCAN_SORT_K k = kf[i];
-            const ulong to = lo + bins[(uint)(clscan_sort_ordered(k) >> shift) & mask]++;
-            kt[to] = k;
+        if (next < (uint)from) {
+            for (uint d = 0; d < radix; ++d) later[d] = 0;
+            for (ulong i = lo; i < hi; ++i) {
+                const CLSCAN_SORT_K k = kf[i];
+                const CLSCAN_SORT_K o = clscan_sort_ordered(k);
+                const ulong to = lo + now[(uint)(o >> shift) & mask]++;
+                ++later[(uint)(o >> next) & mask];
+                kt[to] = k;
 #if CLSCAN_SORT_VALUE_BYTES
-            vt[to] = vf[i];
+                vt[to] = vf[i];
 #endif
+            }
+        } else {
+            for (ulong i = lo; i < hi; ++i) {
+                const CLSCAN_SORT_K k = kf[i];
+                const ulong to = lo + now[(uint)(clscan_sort_ordered(k) >> shift) & mask]++;
+                kt[to] = k;
+#if CLSCAN_SORT_VALUE_BYTES
+                vt[to] = vf[i];
+#endif
+            }
         }
         from_tmp = !from_tmp;
+        row ^= 1u;
+        shift = next;
     }
     if (from_tmp) {
         for (ulong i = lo; i < hi; ++i) {
