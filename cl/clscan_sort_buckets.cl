@@ -197,15 +197,111 @@ int clscan_sort_bk_scatter_to_out(uint passes, uint out_free)
     return out_free && (passes & 1u) == 0;
 }
 
+/* The scatter's loop over keys [lo, hi) of the input (in, vin), each to next[its
+ * digit]++ of the destination (to, vto): one store a key, each to wherever its bucket
+ * has got to. Where the keys and values fit in the device's cache, the buckets' passes
+ * then find them there. */
+void clscan_sort_bk_scatter_direct(__global const CLSCAN_SORT_K *in,
+                                   __global const CLSCAN_SORT_V *vin,
+                                   __global CLSCAN_SORT_K *to, __global CLSCAN_SORT_V *vto,
+                                   CLSCAN_T *next, uint shift, ulong lo, ulong hi)
+{
+    (void)vin;
+    (void)vto;
+    for (ulong i = lo; i < hi; ++i) {
+        const CLSCAN_SORT_K k = in[i];
+        const CLSCAN_T at = next[clscan_sort_digit(k, shift)]++;
+        to[at] = k;
+#if CLSCAN_SORT_VALUE_BYTES
+        vto[at] = vin[i];
+#endif
+    }
+}
+
+/* Keys (and values) the combined scatter gathers for a bucket before it writes them: a
+ * cache line of the wider of the two. */
+#if CLSCAN_SORT_VALUE_BYTES > 4 || CLSCAN_SORT_KEY_BITS == 64
+#define CLSCAN_BK_WC 8u
+#else
+#define CLSCAN_BK_WC 16u
+#endif
+
+/* The same loop, write-combined, for keys and values too many for the cache: each
+ * bucket's keys (and values) gather in a line's worth of private slots, and go out past
+ * the caches (CLSCAN_STREAM_STORE) a whole line at once when its last slot fills. A
+ * single store to each of 256 places would first read its line from memory; the
+ * streamed line is not read at all. The key going to position pos takes slot (pos +
+ * phase) % CLSCAN_BK_WC, phase being where `to` starts in a line, so that a full set of
+ * slots is one line of memory (of the values' too where their array starts in a line as
+ * the keys' does: the temporary, and buffers at offset 0). The part of a bucket's first
+ * line below where this run starts (start[d]) belongs to the run before and is left to
+ * it; the last, partial lines are written with ordinary stores. */
+void clscan_sort_bk_scatter_combined(__global const CLSCAN_SORT_K *in,
+                                     __global const CLSCAN_SORT_V *vin,
+                                     __global CLSCAN_SORT_K *to, __global CLSCAN_SORT_V *vto,
+                                     CLSCAN_T *next, uint shift, ulong lo, ulong hi)
+{
+    (void)vin;
+    (void)vto;
+    const uint phase = (uint)((ulong)to / sizeof(CLSCAN_SORT_K)) & (CLSCAN_BK_WC - 1u);
+    CLSCAN_T start[CLSCAN_SORT_RADIX];
+    CLSCAN_SORT_K kline[CLSCAN_SORT_RADIX][CLSCAN_BK_WC];
+#if CLSCAN_SORT_VALUE_BYTES
+    CLSCAN_SORT_V vline[CLSCAN_SORT_RADIX][CLSCAN_BK_WC];
+#endif
+    for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) start[d] = next[d];
+    for (ulong i = lo; i < hi; ++i) {
+        const CLSCAN_SORT_K k = in[i];
+        const uint d = clscan_sort_digit(k, shift);
+        const CLSCAN_T pos = next[d]++;
+        const uint slot = ((uint)pos + phase) & (CLSCAN_BK_WC - 1u);
+        kline[d][slot] = k;
+#if CLSCAN_SORT_VALUE_BYTES
+        vline[d][slot] = vin[i];
+#endif
+        if (slot == CLSCAN_BK_WC - 1u) {
+            const CLSCAN_T line = pos - slot;
+            if (pos >= slot && line >= start[d]) {
+                for (uint j = 0; j < CLSCAN_BK_WC; ++j)
+                    CLSCAN_STREAM_STORE(to + line + j, kline[d][j]);
+#if CLSCAN_SORT_VALUE_BYTES
+                for (uint j = 0; j < CLSCAN_BK_WC; ++j)
+                    CLSCAN_STREAM_STORE(vto + line + j, vline[d][j]);
+#endif
+            } else {
+                for (CLSCAN_T at = start[d]; at <= pos; ++at) {
+                    to[at] = kline[d][at + slot - pos];
+#if CLSCAN_SORT_VALUE_BYTES
+                    vto[at] = vline[d][at + slot - pos];
+#endif
+                }
+            }
+        }
+    }
+    /* What each bucket's last line gathered. */
+    for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) {
+        const uint fill = ((uint)next[d] + phase) & (CLSCAN_BK_WC - 1u);
+        const CLSCAN_T first = next[d] - start[d] < fill ? start[d] : next[d] - fill;
+        for (CLSCAN_T at = first; at < next[d]; ++at) {
+            const uint slot = ((uint)at + phase) & (CLSCAN_BK_WC - 1u);
+            to[at] = kline[d][slot];
+#if CLSCAN_SORT_VALUE_BYTES
+            vto[at] = vline[d][slot];
+#endif
+        }
+    }
+}
+
 /* Where the buckets take the keys: each key of group g's run (and its value) to its
  * bucket (clscan_sort_bk_shift), stably, in the temporary or, where
- * clscan_sort_bk_scatter_to_out says, the output. */
+ * clscan_sort_bk_scatter_to_out says, the output; write-combined where `combine` (from
+ * the host: the keys and values fill the device's cache), else directly. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
                             __global const CLSCAN_SORT_V *vsrc, ulong vsrc_off,
                             CLSCAN_BK_SIDES_PARAMS, ulong n, ulong tiles_per_group,
                             __global const CLSCAN_T *counts, ulong counts_off,
-                            CLSCAN_BK_STATE_PARAMS, uint out_free)
+                            CLSCAN_BK_STATE_PARAMS, uint out_free, uint combine)
 {
     __global const uint *state = state_buf + state_off;
     if (!state[0]) return;
@@ -215,26 +311,19 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
     const int from = clscan_sort_bk_shift(diff);
     uint width, passes;
     clscan_sort_bk_plan(from, diff, &width, &passes);
-    const uint shift = (uint)from;
     const int to_out = clscan_sort_bk_scatter_to_out(passes, out_free);
     __global CLSCAN_SORT_K *to = to_out ? out : tmp;
     __global CLSCAN_SORT_V *vto = to_out ? vout : vtmp;
-    __global const CLSCAN_SORT_K *in = src + src_off;
-    __global const CLSCAN_SORT_V *vin = vsrc + vsrc_off;
-    (void)vin;
-    (void)vto;
     CLSCAN_T next[CLSCAN_SORT_RADIX];
     for (uint d = 0; d < CLSCAN_SORT_RADIX; ++d) next[d] = counts[counts_off + d * groups + g];
     ulong lo, hi;
     clscan_sort_bk_run(n, tiles_per_group, g, &lo, &hi);
-    for (ulong i = lo; i < hi; ++i) {
-        const CLSCAN_SORT_K k = in[i];
-        const CLSCAN_T at = next[clscan_sort_digit(k, shift)]++;
-        to[at] = k;
-#if CLSCAN_SORT_VALUE_BYTES
-        vto[at] = vin[i];
-#endif
-    }
+    if (combine)
+        clscan_sort_bk_scatter_combined(src + src_off, vsrc + vsrc_off, to, vto, next,
+                                        (uint)from, lo, hi);
+    else
+        clscan_sort_bk_scatter_direct(src + src_off, vsrc + vsrc_off, to, vto, next,
+                                      (uint)from, lo, hi);
 }
 
 /* The first chunk of `width` bits at or above bit `at` (a multiple of width) and below

@@ -362,6 +362,16 @@ static int bucket_tried(const clscan__profile *p, const sort_call *c)
 {
     return 2 * (cl_ulong)c->n * bucket_bytes(c) >= p->global_cache_size;
 }
+/* Whether the scatter to the buckets combines its writes into whole lines streamed
+ * past the caches (clscan_sort_bk_scatter_combined): where the keys and values fill the
+ * global memory cache, so that the buckets' passes would not find them there anyway. On
+ * the 2-core development machine, both stacks (twenty-eighth session): uint32 pairs
+ * 0.74-0.78x the time at 2^22 to 2^24, keys 0.82-0.89x at 2^23 and 2^24, but keys at
+ * 2^22 (16 MiB, the cache 32 MiB) 1.13-1.15x, which this leaves direct. */
+static cl_uint bucket_combined(const clscan__profile *p, const sort_call *c)
+{
+    return (cl_ulong)c->n * bucket_bytes(c) >= p->global_cache_size;
+}
 static cl_ulong bucket_limit(const clscan__profile *p, const sort_call *c)
 {
     const cl_ulong share = c->n / (2 * (cl_ulong)(p->compute_units ? p->compute_units : 1));
@@ -464,6 +474,7 @@ static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
     CLSCAN__ARG(a, per_group);
     set_decision_args(&a, scratch, state);
     CLSCAN__ARG(a, out_free);
+    CLSCAN__ARG(a, (cl_uint){bucket_combined(&l->ctx->target.profile, c)});
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_scatter)");
     if ((s = clscan__enqueue(l, k, (size_t)groups, 1, "enqueue sort_bk_scatter")) != CLSCAN_SUCCESS)
         return s;
