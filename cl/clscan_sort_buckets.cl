@@ -197,14 +197,17 @@ int clscan_sort_bk_scatter_to_out(uint passes, uint out_free)
     return out_free && (passes & 1u) == 0;
 }
 
+/* The scatter loops' parameters (both forms below). */
+#define CLSCAN_BK_SCATTER_PARAMS                                                                   \
+    __global const CLSCAN_SORT_K *in, __global const CLSCAN_SORT_V *vin,                          \
+        __global CLSCAN_SORT_K *to, __global CLSCAN_SORT_V *vto, CLSCAN_T *next, uint shift,      \
+        ulong lo, ulong hi
+
 /* The scatter's loop over keys [lo, hi) of the input (in, vin), each to next[its
  * digit]++ of the destination (to, vto): one store a key, each to wherever its bucket
  * has got to. Where the keys and values fit in the device's cache, the buckets' passes
  * then find them there. */
-void clscan_sort_bk_scatter_direct(__global const CLSCAN_SORT_K *in,
-                                   __global const CLSCAN_SORT_V *vin,
-                                   __global CLSCAN_SORT_K *to, __global CLSCAN_SORT_V *vto,
-                                   CLSCAN_T *next, uint shift, ulong lo, ulong hi)
+void clscan_sort_bk_scatter_direct(CLSCAN_BK_SCATTER_PARAMS)
 {
     (void)vin;
     (void)vto;
@@ -236,10 +239,7 @@ void clscan_sort_bk_scatter_direct(__global const CLSCAN_SORT_K *in,
  * the keys' does: the temporary, and buffers at offset 0). The part of a bucket's first
  * line below where this run starts (start[d]) belongs to the run before and is left to
  * it; the last, partial lines are written with ordinary stores. */
-void clscan_sort_bk_scatter_combined(__global const CLSCAN_SORT_K *in,
-                                     __global const CLSCAN_SORT_V *vin,
-                                     __global CLSCAN_SORT_K *to, __global CLSCAN_SORT_V *vto,
-                                     CLSCAN_T *next, uint shift, ulong lo, ulong hi)
+void clscan_sort_bk_scatter_combined(CLSCAN_BK_SCATTER_PARAMS)
 {
     (void)vin;
     (void)vto;
