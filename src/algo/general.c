@@ -32,9 +32,10 @@ typedef struct general_plan {
     int sparse;           /* the output stage writes at segments' ends only (reduce by
                              key: clscan__scan_output_sparse) */
     /* The description's memo key (desc_key; key_len 0: none, the texts too long for it)
-     * and the scan algorithm it was made for. */
+     * and the scan algorithm and tile (small_tiles) it was made for. */
     size_t key_len;
     clscan__scan_algo key_algo;
+    int key_small;
     unsigned char key[MEMO_KEY_BYTES];
 } general_plan;
 
@@ -215,10 +216,10 @@ static void desc_texts(const clscan_scan_desc *d, const char *t[DESC_TEXTS])
 }
 
 /* What a key holds before the texts: every other field the checks, the prelude and the
- * program's shape read (not index_base, a kernel argument), the scan algorithm, and each
- * text's length + 1 (0: NULL). */
+ * program's shape read (not index_base, a kernel argument), the scan algorithm, whether
+ * the tile is the small one (small_tiles), and each text's length + 1 (0: NULL). */
 typedef struct desc_key_head {
-    int type, op, segments, key_type, compensated, algo, sparse;
+    int type, op, segments, key_type, compensated, algo, sparse, small;
     size_t type_size, input_type_size;
     size_t lens[DESC_TEXTS];
 } desc_key_head;
@@ -236,7 +237,7 @@ typedef struct desc_memo {
 /* Writes d's key for algo and sparse (general_plan.sparse) into g (key_len 0 where it
  * does not fit: no memo). */
 static void desc_key(const clscan_scan_desc *d, clscan__scan_algo algo, int sparse,
-                     general_plan *g)
+                     int small, general_plan *g)
 {
     desc_key_head h;
     memset(&h, 0, sizeof h); /* (padding too: keys are compared as bytes) */
@@ -247,12 +248,14 @@ static void desc_key(const clscan_scan_desc *d, clscan__scan_algo algo, int spar
     h.compensated = d->compensated;
     h.algo = (int)algo;
     h.sparse = sparse;
+    h.small = small;
     h.type_size = d->type_size;
     h.input_type_size = d->input_type_size;
     const char *t[DESC_TEXTS];
     desc_texts(d, t);
     g->key_len = 0;
     g->key_algo = algo;
+    g->key_small = small;
     size_t len = sizeof h;
     for (int i = 0; i < DESC_TEXTS; ++i) {
         if (!t[i]) continue;
@@ -285,7 +288,7 @@ static clscan_status plan_desc(clscan_context *ctx, const clscan_scan_desc *d, i
                                general_plan *g)
 {
     CLSCAN__RETURN_IF(ctx, d == NULL, CLSCAN_ERROR_INVALID_ARGUMENT, "desc is NULL");
-    desc_key(d, ctx->target.profile.scan_algo, sparse, g);
+    desc_key(d, ctx->target.profile.scan_algo, sparse, 0, g);
     desc_memo m;
     if (g->key_len && clscan__memo_get(ctx, g->key, g->key_len, &m, sizeof m)) {
         memset(g, 0, offsetof(general_plan, key_len));
@@ -726,12 +729,43 @@ static void remember_shape(clscan_context *ctx, const general_plan *g, desc_memo
     free(v);
 }
 
-/* The program of a checked description for the scan algorithm algo (built on first
- * use), its shape and prelude taken from the memo where they were made before. */
-static clscan_status general_program(clscan_context *ctx, general_plan *g,
-                                     clscan__scan_algo algo, clscan__program **prog)
+/* The bytes a segmented scan's tile holds a value in (the segmented tile of values and
+ * head bits: cl/clscan_general_tile.cl, CLSCAN_GEN_VALUE_TILE), or 0 for scans that tile
+ * other elements (general_program's value_bytes). */
+static size_t tiled_value_bytes(const general_plan *g)
 {
-    if (g->key_algo != algo) desc_key(g->d, algo, g->sparse, g);
+    return g->d->segments != CLSCAN_SEGMENTS_NONE && (!g->d->output || g->sparse) ? g->out_size
+                                                                                : 0;
+}
+
+/* Whether a single-pass call of n elements takes the small tile: a quarter of the
+ * profile's items a work-item, for segmented scans of 4-byte values, where the profile's
+ * tile would leave compute units without one (fewer tiles than units) on a device whose
+ * groups have several work-items. On the H200 (132 units, 256 x 32 tiles), batched wall,
+ * medians of three rounds, twenty-eighth session (docs/PERFORMANCE.md): int32 scans by
+ * key of 2^16, 2^18 and 2^20 took 0.86, 0.66 and 0.94 times as long with 256 x 8 tiles,
+ * by flags 1.00, 0.84 and 1.00, reduce by key 0.81, 0.70 and 0.93; 256 x 8 took 1.31
+ * times as long at 2^22 (by key), where 256 x 32 leaves no unit idle. Not for other
+ * scans: the 2x2 matrix scan (16-byte elements, 256 x 8 tiles) took 1.3 times as long at
+ * 2^18 and 1.8 at 2^20 with a quarter of them, and the plain int32 scan 1.07 and 1.23
+ * times at 2^18 and 2^20 with 256 x 8. */
+static int small_tiles(const clscan_context *ctx, const general_plan *g, size_t n)
+{
+    const clscan__profile *p = &ctx->target.profile;
+    if (p->scan_algo != CLSCAN__SCAN_SINGLE_PASS || p->sp_wg_size <= 1 || p->sp_items < 2 ||
+        tiled_value_bytes(g) != 4)
+        return 0;
+    const cl_ulong tile = (cl_ulong)p->sp_wg_size * p->sp_items;
+    return n > 0 && (cl_ulong)n < tile * (p->compute_units ? p->compute_units : 1);
+}
+
+/* The program of a checked description for the scan algorithm algo and, where small
+ * (small_tiles), a quarter of the profile's items a work-item (built on first use), its
+ * shape and prelude taken from the memo where they were made before. */
+static clscan_status general_program(clscan_context *ctx, general_plan *g,
+                                     clscan__scan_algo algo, int small, clscan__program **prog)
+{
+    if (g->key_algo != algo || g->key_small != small) desc_key(g->d, algo, g->sparse, small, g);
     /* The memo's value: desc_memo, then the prelude (in buf where it fits). */
     union {
         desc_memo m;
@@ -751,7 +785,11 @@ static clscan_status general_program(clscan_context *ctx, general_plan *g,
         m.cfg.prelude = (const char *)value + sizeof m;
         s = clscan__program_get_hashed(ctx, &m.cfg, &m.program_hash, prog);
     } else {
-        const clscan__profile planned = plan_profile(ctx, g->d);
+        clscan__profile planned = plan_profile(ctx, g->d);
+        if (small) {
+            planned.sp_items = planned.sp_items / 4 ? planned.sp_items / 4 : 1;
+            planned.sp_items_8 = planned.sp_items_8 / 4 ? planned.sp_items_8 / 4 : 1;
+        }
         char *prelude = make_prelude(g);
         if (!prelude) {
             if (value != buf.bytes) free(value);
@@ -761,9 +799,7 @@ static clscan_status general_program(clscan_context *ctx, general_plan *g,
         s = clscan__general_config_choose(
             ctx, &planned, algo,
             custom_scan_type(g->d) ? CLSCAN__TYPE_ID_CUSTOM : g->d->type, scan_elem_bytes(g),
-            g->d->segments != CLSCAN_SEGMENTS_NONE && (!g->d->output || g->sparse) ? g->out_size
-                                                                                   : 0,
-            prelude, &m.cfg);
+            tiled_value_bytes(g), prelude, &m.cfg);
         if (s == CLSCAN_SUCCESS) s = clscan__program_get_hashed(ctx, &m.cfg, &m.program_hash, prog);
         if (s == CLSCAN_SUCCESS && g->key_len) remember_shape(ctx, g, &m, prelude);
         free(prelude);
@@ -781,7 +817,7 @@ clscan_status clscan__desc_program(clscan_context *ctx, const clscan_scan_desc *
     if (s != CLSCAN_SUCCESS) return s;
     *in_size = g.in_size;
     *out_size = g.out_size;
-    return general_program(ctx, &g, algo, prog);
+    return general_program(ctx, &g, algo, 0, prog);
 }
 
 /* ---------------------------------------------------------------- dispatch --- */
@@ -970,7 +1006,8 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
     if (!dst) dst = src; /* (not written: CLSCAN__CARRY_FLAG_NO_DST or _SKIP_STORE) */
 
     clscan__program *prog = NULL;
-    if ((s = general_program(ctx, &g, ctx->target.profile.scan_algo, &prog)) != CLSCAN_SUCCESS)
+    if ((s = general_program(ctx, &g, ctx->target.profile.scan_algo, small_tiles(ctx, &g, n),
+                             &prog)) != CLSCAN_SUCCESS)
         return s;
     const clscan__scan_config cfg = prog->config; /* the shape actually built */
     const clscan__profile planned = plan_profile(ctx, desc);
