@@ -166,6 +166,16 @@ void clscan_sort_bk_decide(CLSCAN_BK_RANGES_PARAMS, ulong groups,
 #endif
 }
 
+/* The first chunk of `width` bits at or above bit `at` (a multiple of width) and below
+ * `from` in which the keys differ (diff), or `from` where none is left: the chunks the
+ * buckets' passes skip move no key. */
+uint clscan_sort_bk_next_chunk(CLSCAN_SORT_K diff, uint at, uint from, uint width)
+{
+    const CLSCAN_SORT_K mask = ((CLSCAN_SORT_K)1 << width) - 1u;
+    while (at < from && ((diff >> at) & mask) == 0) at += width;
+    return at < from ? at : from;
+}
+
 /* How the buckets sort their keys by the `from` bits below the bucket digit (the keys
  * differing in the bits of diff): in chunks of *width bits from bit 0, a pass each but
  * for chunks in which no keys differ, *passes in all. Eight bits a chunk, or as few
@@ -183,7 +193,9 @@ void clscan_sort_bk_plan(int from, CLSCAN_SORT_K diff, uint *width, uint *passes
     const int fewer = wide < narrow;
     const uint w = fewer ? (bits + wide - 1) / wide : CLSCAN_SORT_BITS;
     uint p = 0;
-    for (uint at = 0; at < bits; at += w) p += ((diff >> at) & ((1u << w) - 1u)) != 0;
+    for (uint at = clscan_sort_bk_next_chunk(diff, 0, bits, w); at < bits;
+         at = clscan_sort_bk_next_chunk(diff, at + w, bits, w))
+        ++p;
     *width = w;
     *passes = p;
 }
@@ -324,16 +336,6 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
     else
         clscan_sort_bk_scatter_direct(src + src_off, vsrc + vsrc_off, to, vto, next,
                                       (uint)from, lo, hi);
-}
-
-/* The first chunk of `width` bits at or above bit `at` (a multiple of width) and below
- * `from` in which the keys differ (diff), or `from` where none is left: the chunks the
- * buckets' passes skip move no key. */
-uint clscan_sort_bk_next_chunk(CLSCAN_SORT_K diff, uint at, uint from, uint width)
-{
-    const CLSCAN_SORT_K mask = ((CLSCAN_SORT_K)1 << width) - 1u;
-    while (at < from && ((diff >> at) & mask) == 0) at += width;
-    return at < from ? at : from;
 }
 
 /* Keys a cache line holds (the stride of the buckets' prefetches). */
