@@ -27,6 +27,7 @@ typedef struct clscan_selftest {
     int progress;        /* a progress line on stderr (a terminal, text format) */
     int quick, list, verbose, format;
     unsigned types, ops; /* bit masks of the types and operators to check */
+    unsigned value_types; /* bit mask of the value types sort_pairs takes in turn */
     unsigned kinds;      /* bit mask of the compaction kinds (clscan_verify_kind) to check */
     unsigned long long min_size, max_size; /* sizes outside these are left out */
     uint64_t seed;
@@ -50,6 +51,8 @@ static void clscan_usage(FILE *f)
           "  --quick            a short size list (for CI and Oclgrind); compactions then\n"
           "                     run one pattern per size and layout, in turn\n"
           "  --types LIST       only these types (int32,uint32,int64,uint64,float,double)\n"
+          "  --value-types LIST the value types sort_pairs takes in turn (default: all;\n"
+          "                     under Oclgrind one size of value a process, as below)\n"
           "  --ops LIST         only these scan operators (add,mul,min,max,and,or,xor),\n"
           "                     or none: no scans (each operator's cells count its\n"
           "                     reductions, clscan_reduce, with its scans)\n"
@@ -168,16 +171,20 @@ static int clscan_parse_args(clscan_selftest *t, int argc, char **argv)
         } else if (!strcmp(a, "--platform") || !strcmp(a, "--device") ||
                    !strcmp(a, "--seed") || !strcmp(a, "--format") ||
                    !strcmp(a, "--types") || !strcmp(a, "--ops") ||
-                   !strcmp(a, "--kinds") || !strcmp(a, "--max-size") ||
+                   !strcmp(a, "--kinds") || !strcmp(a, "--value-types") ||
+                   !strcmp(a, "--max-size") ||
                    !strcmp(a, "--min-size")) {
             const char *val = i + 1 < argc ? argv[++i] : NULL;
             if (!val)
                 return clscan_usage_error("%s needs a value", a);
-            if (!strcmp(a, "--types") || !strcmp(a, "--ops") || !strcmp(a, "--kinds")) {
-                const int which = a[2] == 't' ? CLSCAN_NAMES_TYPES
-                                  : a[2] == 'o' ? CLSCAN_NAMES_OPS : CLSCAN_NAMES_KINDS;
+            if (!strcmp(a, "--types") || !strcmp(a, "--ops") || !strcmp(a, "--kinds") ||
+                !strcmp(a, "--value-types")) {
+                const int which = a[2] == 't' || a[2] == 'v' ? CLSCAN_NAMES_TYPES
+                                  : a[2] == 'o'              ? CLSCAN_NAMES_OPS
+                                                             : CLSCAN_NAMES_KINDS;
                 const char *bad = clscan_parse_names(val, which,
-                                                     which == CLSCAN_NAMES_TYPES ? &t->types
+                                                     a[2] == 'v' ? &t->value_types
+                                                     : a[2] == 't' ? &t->types
                                                      : which == CLSCAN_NAMES_OPS ? &t->ops
                                                                                  : &t->kinds);
                 if (bad)
@@ -600,7 +607,7 @@ static void clscan_run_compactions(clscan_device_run *run, clscan_context *ctx,
 
 /* Every sort with keys of the type: the sort kinds chosen, all sizes (the compaction
  * sizes) and layouts, with every key pattern (--quick: one at each size and layout, in
- * turn); pairs take each value type in turn. */
+ * turn); pairs take each value type (of --value-types) in turn. */
 static void clscan_run_sorts(clscan_device_run *run, clscan_context *ctx, cl_context cl_ctx,
                              cl_command_queue queue, int ty, const clscan_verify_size *sizes,
                              size_t nsizes)
@@ -618,8 +625,11 @@ static void clscan_run_sorts(clscan_device_run *run, clscan_context *ctx, cl_con
             for (int l = 0; l < layouts; l++) {
                 for (int k = 0; k < (t->quick ? 1 : CLSCAN_VERIFY_KEYS_COUNT); k++) {
                     const int pattern = t->quick ? (int)(turn++ % CLSCAN_VERIFY_KEYS_COUNT) : k;
-                    const clscan_type vt =
-                        kind ? (clscan_type)(vturn++ % CLSCAN_TYPE_COUNT) : CLSCAN_UINT32;
+                    clscan_type vt = CLSCAN_UINT32;
+                    if (kind) /* (--value-types leaves at least one) */
+                        do
+                            vt = (clscan_type)(vturn++ % CLSCAN_TYPE_COUNT);
+                        while (!(t->value_types >> vt & 1));
                     clscan_verify_sort_case c = {(clscan_verify_sort_kind)kind, (clscan_type)ty,
                                                  vt, pattern, sizes[s].n, 0, 0, 0, 0, 0, 0};
                     clscan_verify_sort_layout(&c, l);
@@ -1094,6 +1104,7 @@ int main(int argc, char **argv)
 {
     clscan_selftest t = {.platform = -1, .device = -1, .format = CLSCAN_FMT_TEXT,
                          .types = (1u << CLSCAN_TYPE_COUNT) - 1,
+                         .value_types = (1u << CLSCAN_TYPE_COUNT) - 1,
                          .ops = (1u << CLSCAN_OP_COUNT) - 1,
                          .kinds = CLSCAN_COMPACTION_KINDS |
                                   ((1u << CLSCAN_VERIFY_SORT_KIND_COUNT) - 1)
