@@ -1373,14 +1373,15 @@ CLSCAN_API clscan_status clscan_sort_pairs(clscan_context *ctx, cl_command_queue
  * later call pays a build: for each type and operator the device supports, the scan's
  * program for the device scan the context chose and for the multi-level scan that calls
  * in place take; for each type, select_flagged's and unique's programs with 32-bit
- * counts, and with 64-bit counts too where one buffer can hold 2^32 elements.
+ * counts, and with 64-bit counts too where one buffer can hold 2^32 elements (and, where
+ * large calls of unique take smaller work-groups, as on NVIDIA's GPUs, those too).
  * clscan_kernel_build_options then needs no build either.
  *
  * select_if and partition_if cannot be warmed: their programs are built around the
  * predicate's text, on the first call with each predicate (loaded from the disk cache
  * where an earlier process built it).
  *
- * This call BLOCKS until every program is built or loaded: some 40 to 90 programs,
+ * This call BLOCKS until every program is built or loaded: some 40 to 110 programs,
  * depending on the device (fp64, the device scan chosen, the largest buffer). That takes
  * from a tenth of a second (every program in the disk cache and in the driver's own
  * cache) to a minute (in neither: about 1 s on Mesa's rusticl, 10 s on PoCL, 50 s on an

@@ -1060,8 +1060,8 @@ START_TEST(test_concurrent)
 END_TEST
 
 /* clscan_context_warm builds every program later calls use: after it, scans of every
- * type and operator (in place and not) and the compactions without a predicate build
- * nothing. Where the disk cache is on by default, a second context's warm call loads
+ * type and operator (in place and not) and the compactions without a predicate (unique
+ * of a large n too) build nothing. Where the disk cache is on by default, a second context's warm call loads
  * every program. */
 START_TEST(test_warm)
 {
@@ -1122,6 +1122,23 @@ START_TEST(test_warm)
                               layout, msg);
                 ++calls;
             }
+    /* unique of one tile a compute unit and more: groups of half the size on NVIDIA's
+     * GPUs (clscan__select_config_halve), a program of its own that warm builds too. */
+    {
+        const clscan__profile *p = &ctx->target.profile;
+        clscan_verify_compact_case c;
+        memset(&c, 0, sizeof c);
+        c.kind = CLSCAN_VERIFY_UNIQUE;
+        c.type = CLSCAN_INT32;
+        c.pattern = CLSCAN_VERIFY_DUPS_RUNS;
+        c.n = (size_t)p->sp_wg_size * p->sp_items * p->compute_units + 1;
+        c.seed = clscan_verify_rng_next(&rng);
+        clscan_verify_compact_layout(&c, 0);
+        clscan_verify_result r =
+            clscan_verify_run_compact(ctx, d.cl_ctx, d.queue, &c, msg, sizeof msg);
+        ck_assert_msg(r != CLSCAN_VERIFY_FAIL, "unique int32 n=%zu: %s", c.n, msg);
+        ++calls;
+    }
     size_t wg = 0;
     ck_assert_int_eq(clscan_kernel_build_options(ctx, CLSCAN_FLOAT, CLSCAN_OP_MAX, 0, NULL, 0,
                                                  NULL, &wg, NULL),

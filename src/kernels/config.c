@@ -243,6 +243,16 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
     return CLSCAN_SUCCESS;
 }
 
+bool clscan__select_config_halve(const clscan__profile *p, const clscan__scan_config *cfg,
+                                 cl_ulong n)
+{
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    return cfg->select == CLSCAN__SELECT_UNIQUE && cfg->algo == CLSCAN__SCAN_SINGLE_PASS &&
+           cfg->sg_impl == CLSCAN__SG_NVIDIA && select_ballots(cfg, p) && !cfg->sel_stash &&
+           clscan_type_size(cfg->elem_type) == 4 && cfg->wg_size >= 64 &&
+           n >= tile * p->compute_units;
+}
+
 clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                             clscan__scan_algo algo, clscan_type type,
                                             size_t elem_bytes, size_t value_bytes,
