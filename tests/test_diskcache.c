@@ -1061,8 +1061,8 @@ END_TEST
 
 /* clscan_context_warm builds every program later calls use: after it, scans of every
  * type and operator (in place and not) and the compactions without a predicate (unique
- * of a large n too) build nothing. Where the disk cache is on by default, a second context's warm call loads
- * every program. */
+ * of a large n too) build nothing. Where the disk cache is on by default, a second
+ * context's warm call loads every program. */
 START_TEST(test_warm)
 {
     char dir[DC_DIR_MAX];

@@ -6,6 +6,8 @@
 # no progress line when stderr is not a terminal. Arguments: the clscan-selftest binary
 # and the project's version. Exit 77 (skipped) without an OpenCL platform.
 # SPDX-License-Identifier: MIT
+import csv
+import io
 import random
 import re
 import subprocess
@@ -69,6 +71,7 @@ usage_error(["--device", ""], "--device needs an index or a part of a name")
 usage_error(["--types", "int33"], "'int33'")
 usage_error(["--seed", "x1"], "'x1' is not a number")
 usage_error(["--format", "xml"], "unknown format 'xml'")
+usage_error(["--value-types", "int64,int33"], "'int64,int33'")
 
 # Indices past the end name themselves and how many there are.
 usage_error(["--platform", str(np_ + 3)],
@@ -127,6 +130,17 @@ else:
     rc, out, err = run(*args, "--format", "csv")
     check(rc == 0 and out.startswith("platform,device,") and "\r" not in out + err and
           "\033" not in out + err, "--format csv: records on stdout, no progress line",
+          out[-500:] + err)
+
+    # --value-types: every pair sort takes the value types named, none other (a record's
+    # op column holds a pair sort's value type).
+    rc, out, err = run("--platform", str(first), "--device", "0", "--quick", "--types", "uint32",
+                       "--ops", "none", "--kinds", "sort_pairs", "--value-types", "int64",
+                       "--max-size", "600", "--seed", str(seed), "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+    values = sorted({r.get("op") for r in rows})
+    check(rc == 0 and rows and values == ["int64"],
+          "--value-types int64: %d pair sorts, value types %s" % (len(rows), values),
           out[-500:] + err)
 
 print("%d failed" % len(failures))
