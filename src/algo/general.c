@@ -755,8 +755,8 @@ static int small_tiles(const clscan_context *ctx, const general_plan *g, size_t 
     if (p->scan_algo != CLSCAN__SCAN_SINGLE_PASS || p->sp_wg_size <= 1 || p->sp_items < 2 ||
         tiled_value_bytes(g) != 4)
         return 0;
-    const cl_ulong tile = (cl_ulong)p->sp_wg_size * p->sp_items;
-    return n > 0 && (cl_ulong)n < tile * (p->compute_units ? p->compute_units : 1);
+    return n > 0 &&
+           clscan__tiles_leave_units_idle(p, (cl_ulong)p->sp_wg_size * p->sp_items, n);
 }
 
 /* The program of a checked description for the scan algorithm algo and, where small

@@ -187,6 +187,10 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
                                            clscan__scan_algo algo, clscan__select_mode mode,
                                            clscan_type elem_type, clscan_type count_type,
                                            const char *predicate, clscan__scan_config *out);
+/* Whether n elements in tiles of `tile` leave some of p's compute units without a tile
+ * (fewer elements than a tile for each unit): the size rule of the shapes below and of
+ * the general scans' small tiles (src/algo/general.c). */
+bool clscan__tiles_leave_units_idle(const clscan__profile *p, cl_ulong tile, cl_ulong n);
 /* Whether a compaction of n elements by cfg (clscan__select_config_choose's shape) takes
  * work-groups of half its size, the same items a work-item: unique of 4-byte elements
  * where NVIDIA's ballots rank it and its elements stay in registers across the look-back
