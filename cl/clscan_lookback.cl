@@ -434,11 +434,19 @@ uint clscan_lb_fallback_(__global clscan_lb_word *status, long tile, uint epoch,
  * select_if, select_flagged and run-length encoding 4-10% faster at 2^24-2^28 (unique 2-3%
  * slower at 2^28, partition unchanged) (docs/PERFORMANCE.md, twenty-third to twenty-fifth
  * sessions). */
+/* CLSCAN_LB_WALK (the host's: its program for a plain integer scan of few tiles,
+ * src/kernels/config.c, or the profile's CLSCAN_LOOKBACK_WALK): 0 the choice above, 1 the
+ * work-group walk, 2 the sub-group walk wherever the sub-groups allow it. */
+#ifndef CLSCAN_LB_WALK
+#define CLSCAN_LB_WALK 0
+#endif
 #ifndef CLSCAN_LB_BY_SUBGROUP
 #if CLSCAN_SG_IMPL != CLSCAN_SG_IMPL_LOCAL && !CLSCAN_SG_SHUFFLE_IN_LOCAL && \
     CLSCAN_SG_SIZE >= 8 && CLSCAN_SG_SIZE <= CLSCAN_WG_SIZE && \
     (!CLSCAN_LB_ORDERED || CLSCAN_SG_SIZE <= CLSCAN_LB_WINDOW) && \
-    (CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM || CLSCAN_LB_ORDERED || defined(CLSCAN_SELECT_TILE_CL))
+    (CLSCAN_LB_WALK == 2 ||                                                             \
+     (CLSCAN_LB_WALK == 0 && (CLSCAN_TYPE_ID == CLSCAN_TYPE_CUSTOM || CLSCAN_LB_ORDERED || \
+                              defined(CLSCAN_SELECT_TILE_CL))))
 #define CLSCAN_LB_BY_SUBGROUP 1
 #else
 #define CLSCAN_LB_BY_SUBGROUP 0

@@ -565,6 +565,82 @@ START_TEST(test_device_scan_choice)
 }
 END_TEST
 
+/* NVIDIA's plain single-pass scans of integers: sub-group 0 walks the look-back under
+ * the profile's register cap (kernels/config.c, plain_scan_walk); floats, compactions,
+ * general scans, the multi-level scan, other devices and a forced walk do not. */
+START_TEST(test_plain_scan_walk)
+{
+    clscan__profile p;
+    fake_h100(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_int_eq(p.lb_walk, CLSCAN__LB_WALK_AUTO);
+    clscan__scan_config c;
+    char d[2048];
+    const clscan_type ints[4] = {CLSCAN_INT32, CLSCAN_UINT32, CLSCAN_INT64, CLSCAN_UINT64};
+    for (int t = 0; t < 4; ++t) {
+        ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS, ints[t],
+                                                    CLSCAN_OP_MAX, &c),
+                         CLSCAN_SUCCESS);
+        ck_assert_int_eq(c.lb_walk, CLSCAN__LB_WALK_SUBGROUP);
+        ck_assert_uint_eq(c.ptx_maxnreg, clscan_type_size(ints[t]) == 8 ? 40 : 48);
+        ck_assert(clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_BLOCK, d, sizeof d) < sizeof d);
+        ck_assert(strstr(d, "#define CLSCAN_LB_WALK 2\n"));
+    }
+    const clscan_type floats[2] = {CLSCAN_FLOAT, CLSCAN_DOUBLE};
+    for (int t = 0; t < 2; ++t) {
+        ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,
+                                                    floats[t], CLSCAN_OP_ADD, &c),
+                         CLSCAN_SUCCESS);
+        ck_assert_int_eq(c.lb_walk, CLSCAN__LB_WALK_AUTO);
+        ck_assert_uint_eq(c.ptx_maxnreg, 0);
+    }
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN__SCAN_MULTI_LEVEL, CLSCAN_INT32,
+                                                CLSCAN_OP_ADD, &c),
+                     CLSCAN_SUCCESS);
+    ck_assert(c.lb_walk == CLSCAN__LB_WALK_AUTO && c.ptx_maxnreg == 0);
+    ck_assert(clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_BLOCK, d, sizeof d) < sizeof d);
+    ck_assert(!strstr(d, "CLSCAN_LB_WALK") && !strstr(d, "CLSCAN_PTX_MAXNREG"));
+    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,
+                                                  CLSCAN__SELECT_IF, CLSCAN_INT32, CLSCAN_UINT32,
+                                                  "x > 0", &c),
+                     CLSCAN_SUCCESS);
+    ck_assert(c.lb_walk == CLSCAN__LB_WALK_AUTO && c.ptx_maxnreg == 0);
+    ck_assert_int_eq(clscan__general_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,
+                                                   CLSCAN__TYPE_ID_CUSTOM, 8, 0, "", &c),
+                     CLSCAN_SUCCESS);
+    ck_assert(c.lb_walk == CLSCAN__LB_WALK_AUTO && c.ptx_maxnreg == 0);
+    /* A forced walk is kept, uncapped, by every program; junk is refused. */
+    const char *group[] = {"CLSCAN_LOOKBACK_WALK", "group", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, group), CLSCAN_SUCCESS);
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS, CLSCAN_INT32,
+                                                CLSCAN_OP_ADD, &c),
+                     CLSCAN_SUCCESS);
+    ck_assert(c.lb_walk == CLSCAN__LB_WALK_GROUP && c.ptx_maxnreg == 0);
+    ck_assert(clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_BLOCK, d, sizeof d) < sizeof d);
+    ck_assert(strstr(d, "#define CLSCAN_LB_WALK 1\n"));
+    const char *sub[] = {"CLSCAN_LOOKBACK_WALK", "sub-group", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, sub), CLSCAN_SUCCESS);
+    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,
+                                                  CLSCAN__SELECT_UNIQUE, CLSCAN_INT32,
+                                                  CLSCAN_UINT32, NULL, &c),
+                     CLSCAN_SUCCESS);
+    ck_assert(c.lb_walk == CLSCAN__LB_WALK_SUBGROUP && c.ptx_maxnreg == 0);
+    const char *bad[] = {"CLSCAN_LOOKBACK_WALK", "warp", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, bad),
+                     CLSCAN_ERROR_INVALID_ENVIRONMENT);
+    ck_assert(strstr(clscan_context_last_error(NULL), "CLSCAN_LOOKBACK_WALK"));
+    clscan__profile_free(&p);
+    /* A CPU (no NVIDIA warps) keeps the kernels' own walk, uncapped. */
+    fake_cpu(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS, CLSCAN_INT32,
+                                                CLSCAN_OP_ADD, &c),
+                     CLSCAN_SUCCESS);
+    ck_assert(c.lb_walk == CLSCAN__LB_WALK_AUTO && c.ptx_maxnreg == 0);
+    clscan__profile_free(&p);
+}
+END_TEST
+
 START_TEST(test_subgroup_choice)
 {
     clscan__profile p;
@@ -1027,6 +1103,7 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_profile_shrinks_to_device);
     tcase_add_test(tc, test_profile_describe);
     tcase_add_test(tc, test_scan_defines);
+    tcase_add_test(tc, test_plain_scan_walk);
     tcase_add_test(tc, test_subgroup_choice);
     tcase_add_test(tc, test_device_scan_choice);
     tcase_add_test(tc, test_bank_probe_applied);

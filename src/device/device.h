@@ -92,6 +92,12 @@ typedef enum clscan__lb_test {
     CLSCAN__LB_TEST_DELAY = 1,  /* every third tile delays its first publication */
     CLSCAN__LB_TEST_SILENT = 2  /* every fourth tile publishes nothing */
 } clscan__lb_test;
+/* Who walks the look-back (CLSCAN_LB_WALK of cl/clscan_lookback.cl). */
+typedef enum clscan__lb_walk {
+    CLSCAN__LB_WALK_AUTO = 0,     /* the kernel's own choice by type and program */
+    CLSCAN__LB_WALK_GROUP = 1,    /* the work-group */
+    CLSCAN__LB_WALK_SUBGROUP = 2  /* sub-group 0, where the sub-groups are native */
+} clscan__lb_walk;
 /* Everything the library knows about a device: its facts, probed here once per context
  * (device/probe.c, device/banks.c), then overridden and completed with the tuning
  * choices and their reasons by the tune layer (tune/choose.c; docs/DEVICES.md lists the
@@ -176,6 +182,10 @@ typedef struct clscan__profile {
     clscan__lb_atomics lb_atomics_pair;
     cl_uint lb_spins;           /* fruitless look-back reads before the fallback */
     clscan__lb_test lb_test;    /* a test mode of cl/clscan_lookback.cl, or off */
+    clscan__lb_walk lb_walk;    /* who walks the look-back (AUTO: the library's choice) */
+    /* NVIDIA's plain single-pass scans of integers, whose look-back sub-group 0 walks:
+     * registers a work-item may use, for 4-byte and for 8-byte types (0: no cap). */
+    cl_uint scan_max_registers, scan_max_registers_8;
     clscan__sort_algo sort_algo; /* the radix sort's */
     const char *sort_algo_source;
     /* NVIDIA's one-sweep pass for 4-byte keys: registers a work-item may use, through

@@ -174,6 +174,24 @@ static clscan__lb_atomics lb_atomics_for(const clscan__profile *p, size_t value_
     return value_bytes % 8 == 0 && p->lb_word_bits == 64 ? p->lb_atomics_pair : p->lb_atomics;
 }
 
+/* A plain single-pass scan of integers on NVIDIA's warps: sub-group 0 walks its
+ * look-back (the kernels' own choice for integers is the work-group, whose two barriers a
+ * window cost the few-tile calls most) under the profile's register cap, which keeps the
+ * walk's registers from costing work-groups a multiprocessor (uncapped, int64 took 58
+ * registers to the group walk's 40). On the H200 int32 exclusive sums took 0.81x the time
+ * at 2^20, 0.86x at 2^22, 0.96x at 2^24 and 0.94x at 2^28, int64 0.81x to 0.98x
+ * (docs/PERFORMANCE.md, thirtieth session). A profile whose walk is forced
+ * (CLSCAN_LOOKBACK_WALK) keeps it, uncapped. */
+static void plain_scan_walk(const clscan__profile *p, clscan__scan_config *c)
+{
+    if (c->algo != CLSCAN__SCAN_SINGLE_PASS || c->sg_impl != CLSCAN__SG_NVIDIA ||
+        p->lb_walk != CLSCAN__LB_WALK_AUTO || clscan__type_is_float(c->type))
+        return;
+    c->lb_walk = CLSCAN__LB_WALK_SUBGROUP;
+    c->ptx_maxnreg =
+        clscan_type_size(c->type) == 8 ? p->scan_max_registers_8 : p->scan_max_registers;
+}
+
 clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                          clscan__scan_algo algo, clscan_type type,
                                          clscan_op op, clscan__scan_config *out)
@@ -191,11 +209,21 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
         c.lb_atomics = lb_atomics_for(p, clscan_type_size(type));
         c.lb_word_bits = p->lb_word_bits;
         c.lb_test = p->lb_test;
+        c.lb_walk = p->lb_walk;
     }
     c.log_banks = clscan__pad_shift(p, clscan_type_size(type));
     config_subgroups(&c, p);
+    plain_scan_walk(p, &c);
     *out = c;
     return config_fit(ctx, p, out);
+}
+
+/* Compaction and general programs start from a plain scan's shape: they keep the
+ * kernels' own choice of look-back walk, and no register cap. */
+static void not_plain(const clscan__profile *p, clscan__scan_config *c)
+{
+    c->lb_walk = p->lb_walk;
+    c->ptx_maxnreg = 0;
 }
 
 clscan_status clscan__select_config_choose(const clscan_context *ctx, const clscan__profile *p,
@@ -216,6 +244,7 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
     }
     out->select = mode;
     out->elem_type = elem_type;
+    not_plain(p, out);
     /* (Counts of 8 bytes, run-length encoding's pair or those of 2^32 elements and more,
      * take two words: run-length encoding was 5-7% faster from 2^20 with PTX words on
      * the H200; docs/PERFORMANCE.md, eleventh session.) */
@@ -267,6 +296,7 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
     if (s != CLSCAN_SUCCESS) return s;
     out->kind = CLSCAN__PROGRAM_GENERAL;
     out->type = type;
+    not_plain(p, out);
     out->op = CLSCAN__OP_ID_CUSTOM;
     out->elem_bytes = elem_bytes;
     out->prelude = prelude;
@@ -319,6 +349,7 @@ void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_con
     out->lb_atomics = cfg->lb_atomics;
     out->lb_word_bits = cfg->lb_word_bits;
     out->lb_test = cfg->lb_test;
+    out->lb_walk = cfg->lb_walk;
     out->select = cfg->select;
     out->elem_type = cfg->elem_type;
     out->elem_bytes = cfg->elem_bytes;

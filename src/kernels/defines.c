@@ -57,6 +57,7 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
         {"CLSCAN_LB_WORD_BITS", (unsigned long)(cfg->lb_word_bits ? cfg->lb_word_bits : 64),
          single},
         {"CLSCAN_LB_TEST", (unsigned long)cfg->lb_test, single},
+        {"CLSCAN_LB_WALK", (unsigned long)cfg->lb_walk, single && cfg->lb_walk},
         /* The library's own single-pass scan sums a one-work-item tile of floats in lanes,
          * its fallbacks too (cl/clscan_lookback.cl: clscan_lb_fold_lanes); a user's kernel
          * keeps the order of clscan_wg_scan. */

@@ -71,6 +71,7 @@ typedef struct clscan__scan_config {
     clscan__lb_atomics lb_atomics; /* single-pass only, like the two below */
     cl_uint lb_word_bits;
     clscan__lb_test lb_test;
+    clscan__lb_walk lb_walk;
     /* Compaction programs: type and op are then the count type (UINT32, or UINT64 for
      * ranges of 2^32 elements or more) and ADD; the elements are of elem_type. */
     clscan__select_mode select;

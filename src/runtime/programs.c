@@ -270,6 +270,8 @@ static clscan_status kernel_options_write(clscan_context *ctx, clscan__scan_conf
     c.lb_atomics = CLSCAN__LB_CL12;
     c.lb_word_bits = 0;
     c.lb_test = CLSCAN__LB_TEST_OFF;
+    c.lb_walk = CLSCAN__LB_WALK_AUTO;
+    c.ptx_maxnreg = 0; /* (the library's own builds only) */
     const char *dir = ctx->kernel_include_dir;
     if (!dir || !*dir) dir = CLSCAN_INSTALL_INCLUDEDIR;
     const char *quote = strpbrk(dir, " \t") ? "\"" : "";

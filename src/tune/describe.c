@@ -62,11 +62,17 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
         snprintf(pair, sizeof pair, ", %s for values of word pairs",
                  clscan__lb_atomics_name(p->lb_atomics_pair));
     clscan__append(buf, size, &len, "device scan:   %s (%s); single-pass tiles %zu x %u (x %u for 8-byte types), %u-bit "
-           "status words, %s atomics (%s)%s, fallback after %u reads%s%s\n",
+           "status words, %s atomics (%s)%s, fallback after %u reads, look-back walked by "
+           "%s%s%s\n",
            clscan__scan_algo_name(p->scan_algo), p->scan_algo_source, p->sp_wg_size,
            p->sp_items, p->sp_items_8, p->lb_word_bits, clscan__lb_atomics_name(p->lb_atomics),
-           p->lb_atomics_source, pair, p->lb_spins, p->lb_test ? ", TEST MODE " : "",
-           p->lb_test ? clscan__lb_test_name(p->lb_test) : "");
+           p->lb_atomics_source, pair, p->lb_spins, clscan__lb_walk_name(p->lb_walk),
+           p->lb_test ? ", TEST MODE " : "", p->lb_test ? clscan__lb_test_name(p->lb_test) : "");
+    if (p->scan_max_registers || p->scan_max_registers_8)
+        clscan__append(buf, size, &len, "               plain integer scans: look-back walked by "
+                       "sub-group 0 (unless a walk is forced), at most %u registers (4-byte "
+                       "types), %u (8-byte)\n",
+                       p->scan_max_registers, p->scan_max_registers_8);
     char cap[80] = "no register cap"; /* (one-sweep passes of 4-byte keys on NVIDIA) */
     if (p->sort_max_registers || p->sort_pair_max_registers)
         snprintf(cap, sizeof cap, "at most %u registers (keys alone), %u (pairs)",

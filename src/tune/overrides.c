@@ -15,6 +15,7 @@ static const char *const scan_algo_names[CLSCAN__SCAN_ALGO_COUNT] = {"multi-leve
                                                                     "single-pass"};
 static const char *const lb_atomics_names[CLSCAN__LB_ATOMICS_COUNT] = {"cl12", "c11", "ptx"};
 static const char *const lb_test_names[] = {"off", "delay", "silent"};
+static const char *const lb_walk_names[] = {"auto", "group", "sub-group"};
 static const char *const sort_algo_names[CLSCAN__SORT_ALGO_COUNT] = {"three-step", "onesweep"};
 
 typedef enum { KIND_UINT, KIND_SIZE, KIND_ULONG, KIND_BOOL, KIND_VENDOR, KIND_DEVTYPE,
@@ -70,6 +71,7 @@ static const struct override {
      NAMES(lb_atomics_names)},
     {"CLSCAN_LOOKBACK_SPINS", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(lb_spins), 0, 1u << 30, NULL},
     {"CLSCAN_LOOKBACK_TEST", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(lb_test), NAMES(lb_test_names)},
+    {"CLSCAN_LOOKBACK_WALK", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(lb_walk), NAMES(lb_walk_names)},
     {"CLSCAN_SORT_ALGO", CLSCAN__PHASE_TUNING, KIND_NAME, FIELD(sort_algo), NAMES(sort_algo_names)},
     {"CLSCAN_SORT_MAX_REGISTERS", CLSCAN__PHASE_TUNING, KIND_UINT, FIELD(sort_max_registers), 0, 255,
      NULL},
@@ -211,6 +213,11 @@ const char *clscan__lb_test_name(clscan__lb_test mode)
     return (size_t)mode < sizeof lb_test_names / sizeof lb_test_names[0]
                ? lb_test_names[mode]
                : "invalid";
+}
+
+const char *clscan__lb_walk_name(clscan__lb_walk mode)
+{
+    return (unsigned)mode < 3 ? lb_walk_names[mode] : "invalid";
 }
 
 const char *clscan__env_getter(const char *name, void *user)

@@ -53,6 +53,7 @@ const char *clscan__scan_algo_name(clscan__scan_algo algo);
 const char *clscan__sort_algo_name(clscan__sort_algo algo);
 const char *clscan__lb_atomics_name(clscan__lb_atomics a);
 const char *clscan__lb_test_name(clscan__lb_test mode);
+const char *clscan__lb_walk_name(clscan__lb_walk mode);
 
 /* The process environment as a clscan__getenv_fn (user is ignored). */
 const char *clscan__env_getter(const char *name, void *user);
