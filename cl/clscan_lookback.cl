@@ -434,9 +434,10 @@ uint clscan_lb_fallback_(__global clscan_lb_word *status, long tile, uint epoch,
  * select_if, select_flagged and run-length encoding 4-10% faster at 2^24-2^28 (unique 2-3%
  * slower at 2^28, partition unchanged) (docs/PERFORMANCE.md, twenty-third to twenty-fifth
  * sessions). */
-/* CLSCAN_LB_WALK (the host's: its program for a plain integer scan of few tiles,
- * src/kernels/config.c, or the profile's CLSCAN_LOOKBACK_WALK): 0 the choice above, 1 the
- * work-group walk, 2 the sub-group walk wherever the sub-groups allow it. */
+/* CLSCAN_LB_WALK (the host's: 2 for the plain integer scans on NVIDIA's warps, under a
+ * register cap, src/kernels/config.c; or the profile's CLSCAN_LOOKBACK_WALK): 0 the
+ * choice above, 1 the work-group walk, 2 the sub-group walk wherever the sub-groups
+ * allow it. */
 #ifndef CLSCAN_LB_WALK
 #define CLSCAN_LB_WALK 0
 #endif
