@@ -180,8 +180,8 @@ static clscan__lb_atomics lb_atomics_for(const clscan__profile *p, size_t value_
  * walk's registers from costing work-groups a multiprocessor (uncapped, int64 took 58
  * registers to the group walk's 40). On the H200 int32 exclusive sums took 0.80-0.97x
  * the time at 2^20, 0.85-0.87x at 2^22, 0.94-0.97x at 2^24 and 0.94-0.95x at 2^28, int64
- * 0.81x at 2^20 to 0.98x at 2^28 (docs/PERFORMANCE.md, thirtieth session). A profile whose walk is forced
- * (CLSCAN_LOOKBACK_WALK) keeps it, uncapped. */
+ * 0.81x at 2^20 to 0.98x at 2^28 (docs/PERFORMANCE.md, thirtieth session). A profile
+ * whose walk is forced (CLSCAN_LOOKBACK_WALK) keeps it, uncapped. */
 static void plain_scan_walk(const clscan__profile *p, clscan__scan_config *c)
 {
     if (c->algo != CLSCAN__SCAN_SINGLE_PASS || c->sg_impl != CLSCAN__SG_NVIDIA ||

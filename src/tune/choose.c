@@ -154,17 +154,17 @@ static void choose_device_scan(clscan__profile *p)
                                   ? "a work-item's loop iterations are limited"
                                   : "default off NVIDIA";
     }
-    /* Keys alone: four work-groups of 256 a multiprocessor rather than two at the 98
-     * registers the compiler takes (H200: sorts of 2^24 uint32 keys 488 -> 403 us,
-     * docs/PERFORMANCE.md, seventeenth session). Pairs: 72 rather than the compiler's
-     * 80, three work-groups either way (H200: 2^24 uint32 pairs 610 -> 583 us,
-     * twenty-first session). */
     /* Plain integer scans walked by a sub-group (kernels/config.c): five work-groups of
      * 256 a multiprocessor for 4-byte types, six for 8-byte ones (H200: int32 exclusive
      * sums of 2^28 570 us under 40, 551 under 48; int64 1215 under 40, 1258 under 48;
      * docs/PERFORMANCE.md, thirtieth session). */
     p->scan_max_registers = p->nvidia_platform ? 48 : 0;
     p->scan_max_registers_8 = p->nvidia_platform ? 40 : 0;
+    /* Keys alone: four work-groups of 256 a multiprocessor rather than two at the 98
+     * registers the compiler takes (H200: sorts of 2^24 uint32 keys 488 -> 403 us,
+     * docs/PERFORMANCE.md, seventeenth session). Pairs: 72 rather than the compiler's
+     * 80, three work-groups either way (H200: 2^24 uint32 pairs 610 -> 583 us,
+     * twenty-first session). */
     p->sort_max_registers = p->nvidia_platform ? 64 : 0;
     p->sort_pair_max_registers = p->nvidia_platform ? 72 : 0;
     p->sort_max_registers_source = p->nvidia_platform ? "NVIDIA: as measured on the H200"

@@ -62,7 +62,7 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
         snprintf(pair, sizeof pair, ", %s for values of word pairs",
                  clscan__lb_atomics_name(p->lb_atomics_pair));
     clscan__append(buf, size, &len, "device scan:   %s (%s); single-pass tiles %zu x %u (x %u for 8-byte types), %u-bit "
-           "status words, %s atomics (%s)%s, fallback after %u reads, look-back walked by "
+           "status words, %s atomics (%s)%s, fallback after %u reads, look-back walk "
            "%s%s%s\n",
            clscan__scan_algo_name(p->scan_algo), p->scan_algo_source, p->sp_wg_size,
            p->sp_items, p->sp_items_8, p->lb_word_bits, clscan__lb_atomics_name(p->lb_atomics),
