@@ -613,13 +613,16 @@ stage_intel() {
     run_intel_selftest intel "${wide[@]}" -- "${narrow[@]}"
     # (The khr run under the silent look-back test, every fourth tile publishing nothing:
     # the general kernels' sub-group walk and its fallback run only on native sub-groups,
-    # and this is the one such stack here.)
+    # and this is the one such stack here. The plain integer scans walk by sub-group too
+    # there, as they do on NVIDIA's warps, CLSCAN_LOOKBACK_WALK=sub-group; the intel run
+    # keeps their work-group walk.)
     # (In test without max, whose built-in sub-group scan add's run covers here and the
     # intel run above takes too.)
     local khr=("${narrow[@]}")
     [ "$cmd" = test-full ] || khr=(--types "int32,double" --ops "add,mul"
                                    --kinds "select_if,partition_if,general")
-    run_intel_selftest khr CLSCAN_SUBGROUP_IMPL=khr CLSCAN_LOOKBACK_TEST=silent "${wide[@]}" \
+    run_intel_selftest khr CLSCAN_SUBGROUP_IMPL=khr CLSCAN_LOOKBACK_TEST=silent \
+        CLSCAN_LOOKBACK_WALK=sub-group "${wide[@]}" \
         -- "${khr[@]}"
     # (Sub-groups of 32 with cl_khr_subgroup_ballot take the paths of NVIDIA's warps that
     # ballot: compactions ranked by ballots with their elements stashed in local memory,
