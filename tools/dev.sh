@@ -134,7 +134,7 @@ run_oclgrind() {
     shift 2
     echo "== ${*#$build/} under oclgrind $checks ($name)"
     local log=$build/oclgrind-$name.log
-    local rc=0
+    local rc=0 start=$SECONDS
     # shellcheck disable=SC2086 # settings are NAME=VALUE words, checks options
     env $settings oclgrind $checks "$@" >"$log" 2>&1 </dev/null || rc=$?
     local errors
@@ -145,7 +145,7 @@ run_oclgrind() {
     grep -E "scan layers" "$log" || true
     tail -n 1 "$log"
     if [ "$rc" = 0 ] && [ "$errors" = 0 ]; then
-        echo "oclgrind ($name): no errors reported"
+        echo "oclgrind ($name): no errors reported ($((SECONDS - start)) s, two runs at a time)"
         passed=$((passed + 1))
     else
         echo "oclgrind ($name): exit $rc, $errors error reports (see $log)"
