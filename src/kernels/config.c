@@ -192,9 +192,11 @@ static void plain_scan_walk(const clscan__profile *p, clscan__scan_config *c)
         clscan_type_size(c->type) == 8 ? p->scan_max_registers_8 : p->scan_max_registers;
 }
 
-clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan__profile *p,
-                                         clscan__scan_algo algo, clscan_type type,
-                                         clscan_op op, clscan__scan_config *out)
+/* The shape every program of the scan layers starts from (a plain scan's, before the
+ * plain scans' own rule; compaction and general programs build on it). */
+static clscan_status base_config_choose(const clscan_context *ctx, const clscan__profile *p,
+                                        clscan__scan_algo algo, clscan_type type, clscan_op op,
+                                        clscan__scan_config *out)
 {
     clscan__scan_config c;
     memset(&c, 0, sizeof c);
@@ -213,17 +215,17 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
     }
     c.log_banks = clscan__pad_shift(p, clscan_type_size(type));
     config_subgroups(&c, p);
-    plain_scan_walk(p, &c);
     *out = c;
     return config_fit(ctx, p, out);
 }
 
-/* Compaction and general programs start from a plain scan's shape: they keep the
- * kernels' own choice of look-back walk, and no register cap. */
-static void not_plain(const clscan__profile *p, clscan__scan_config *c)
+clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan__profile *p,
+                                         clscan__scan_algo algo, clscan_type type,
+                                         clscan_op op, clscan__scan_config *out)
 {
-    c->lb_walk = p->lb_walk;
-    c->ptx_maxnreg = 0;
+    const clscan_status s = base_config_choose(ctx, p, algo, type, op, out);
+    if (s == CLSCAN_SUCCESS) plain_scan_walk(p, out);
+    return s;
 }
 
 clscan_status clscan__select_config_choose(const clscan_context *ctx, const clscan__profile *p,
@@ -235,8 +237,8 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
      * its tile takes the shape of a compaction with 4-byte counts: each work-item's
      * elements, not their ulongs, are what it holds (where ballots rank them). */
     const int runs = mode == CLSCAN__SELECT_RUNS;
-    clscan_status s = clscan__scan_config_choose(ctx, p, algo, runs ? CLSCAN_UINT32 : count_type,
-                                                 CLSCAN_OP_ADD, out);
+    clscan_status s = base_config_choose(ctx, p, algo, runs ? CLSCAN_UINT32 : count_type,
+                                         CLSCAN_OP_ADD, out);
     if (s != CLSCAN_SUCCESS) return s;
     if (runs) {
         out->type = count_type;
@@ -244,7 +246,6 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
     }
     out->select = mode;
     out->elem_type = elem_type;
-    not_plain(p, out);
     /* (Counts of 8 bytes, run-length encoding's pair or those of 2^32 elements and more,
      * take two words: run-length encoding was 5-7% faster from 2^20 with PTX words on
      * the H200; docs/PERFORMANCE.md, eleventh session.) */
@@ -291,12 +292,10 @@ clscan_status clscan__general_config_choose(const clscan_context *ctx, const cls
                                             size_t elem_bytes, size_t value_bytes,
                                             const char *prelude, clscan__scan_config *out)
 {
-    clscan_status s = clscan__scan_config_choose(ctx, p, algo, CLSCAN_UINT32,
-                                                 CLSCAN_OP_ADD, out);
+    clscan_status s = base_config_choose(ctx, p, algo, CLSCAN_UINT32, CLSCAN_OP_ADD, out);
     if (s != CLSCAN_SUCCESS) return s;
     out->kind = CLSCAN__PROGRAM_GENERAL;
     out->type = type;
-    not_plain(p, out);
     out->op = CLSCAN__OP_ID_CUSTOM;
     out->elem_bytes = elem_bytes;
     out->prelude = prelude;

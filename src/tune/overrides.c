@@ -217,7 +217,8 @@ const char *clscan__lb_test_name(clscan__lb_test mode)
 
 const char *clscan__lb_walk_name(clscan__lb_walk mode)
 {
-    return (unsigned)mode < 3 ? lb_walk_names[mode] : "invalid";
+    return (size_t)mode < sizeof lb_walk_names / sizeof lb_walk_names[0] ? lb_walk_names[mode]
+                                                                           : "invalid";
 }
 
 const char *clscan__env_getter(const char *name, void *user)
