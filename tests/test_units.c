@@ -604,7 +604,7 @@ START_TEST(test_plain_scan_walk)
                                                   CLSCAN__SELECT_IF, CLSCAN_INT32, CLSCAN_UINT32,
                                                   "x > 0", &c),
                      CLSCAN_SUCCESS);
-    ck_assert(c.lb_walk == CLSCAN__LB_WALK_AUTO && c.ptx_maxnreg == 0);
+    ck_assert(c.lb_walk == CLSCAN__LB_WALK_AUTO); /* (its cap: test_compaction_register_cap) */
     ck_assert_int_eq(clscan__general_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,
                                                    CLSCAN__TYPE_ID_CUSTOM, 8, 0, "", &c),
                      CLSCAN_SUCCESS);
@@ -637,6 +637,66 @@ START_TEST(test_plain_scan_walk)
                                                 CLSCAN_OP_ADD, &c),
                      CLSCAN_SUCCESS);
     ck_assert(c.lb_walk == CLSCAN__LB_WALK_AUTO && c.ptx_maxnreg == 0);
+    clscan__profile_free(&p);
+}
+END_TEST
+
+/* NVIDIA's single-pass compactions of 4-byte elements carry the profile's register caps
+ * (kernels/config.c, compaction_register_cap): 64 for run-length encoding, 48 for the
+ * other modes but unique; 8-byte elements or counts, the multi-level scan, a forced walk
+ * and a CPU take none. The cap reaches the program's defines. */
+START_TEST(test_compaction_register_cap)
+{
+    clscan__profile p;
+    fake_h100(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    clscan__scan_config c;
+    char d[2048];
+    const struct {
+        clscan__select_mode mode;
+        clscan_type elem, count;
+        cl_uint cap;
+    } cases[] = {
+        {CLSCAN__SELECT_IF, CLSCAN_INT32, CLSCAN_UINT32, 48},
+        {CLSCAN__SELECT_FLAGGED, CLSCAN_FLOAT, CLSCAN_UINT32, 48},
+        {CLSCAN__SELECT_PARTITION, CLSCAN_UINT32, CLSCAN_UINT32, 48},
+        {CLSCAN__SELECT_RUNS, CLSCAN_INT32, CLSCAN_UINT64, 64},
+        {CLSCAN__SELECT_UNIQUE, CLSCAN_INT32, CLSCAN_UINT32, 0},
+        {CLSCAN__SELECT_IF, CLSCAN_INT64, CLSCAN_UINT32, 0},
+        {CLSCAN__SELECT_IF, CLSCAN_INT32, CLSCAN_UINT64, 0},
+        {CLSCAN__SELECT_RUNS, CLSCAN_DOUBLE, CLSCAN_UINT64, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const char *pred = cases[i].mode == CLSCAN__SELECT_IF ? "x > 0" : NULL;
+        ck_assert_int_eq(clscan__select_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,
+                                                      cases[i].mode, cases[i].elem,
+                                                      cases[i].count, pred, &c),
+                         CLSCAN_SUCCESS);
+        ck_assert_msg(c.ptx_maxnreg == cases[i].cap, "case %zu: cap %u, wanted %u", i,
+                      c.ptx_maxnreg, cases[i].cap);
+        ck_assert(clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_BLOCK, d, sizeof d) < sizeof d);
+        ck_assert(!cases[i].cap == !strstr(d, "CLSCAN_PTX_MAXNREG"));
+        ck_assert_int_eq(clscan__select_config_choose(NULL, &p, CLSCAN__SCAN_MULTI_LEVEL,
+                                                      cases[i].mode, cases[i].elem,
+                                                      cases[i].count, pred, &c),
+                         CLSCAN_SUCCESS);
+        ck_assert_uint_eq(c.ptx_maxnreg, 0);
+    }
+    const char *group[] = {"CLSCAN_LOOKBACK_WALK", "group", NULL};
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, group), CLSCAN_SUCCESS);
+    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,
+                                                  CLSCAN__SELECT_RUNS, CLSCAN_INT32,
+                                                  CLSCAN_UINT64, NULL, &c),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(c.ptx_maxnreg, 0);
+    clscan__profile_free(&p);
+    fake_cpu(&p);
+    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
+    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,
+                                                  CLSCAN__SELECT_RUNS, CLSCAN_INT32,
+                                                  CLSCAN_UINT64, NULL, &c),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(c.ptx_maxnreg, 0);
     clscan__profile_free(&p);
 }
 END_TEST
@@ -1104,6 +1164,7 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_profile_describe);
     tcase_add_test(tc, test_scan_defines);
     tcase_add_test(tc, test_plain_scan_walk);
+    tcase_add_test(tc, test_compaction_register_cap);
     tcase_add_test(tc, test_subgroup_choice);
     tcase_add_test(tc, test_device_scan_choice);
     tcase_add_test(tc, test_bank_probe_applied);

@@ -186,6 +186,10 @@ typedef struct clscan__profile {
     /* NVIDIA's plain single-pass scans of integers, whose look-back sub-group 0 walks:
      * registers a work-item may use, for 4-byte and for 8-byte types (0: no cap). */
     cl_uint scan_max_registers, scan_max_registers_8;
+    /* NVIDIA's single-pass compactions of 4-byte elements: registers a work-item may use
+     * in select-if, select-flagged and partition, and in run-length encoding (0: no cap;
+     * unique takes none). */
+    cl_uint select_max_registers, runs_max_registers;
     clscan__sort_algo sort_algo; /* the radix sort's */
     const char *sort_algo_source;
     /* NVIDIA's one-sweep pass for 4-byte keys: registers a work-item may use, through

@@ -228,6 +228,23 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
     return s;
 }
 
+/* NVIDIA's single-pass compactions of 4-byte elements: a register cap that lets one
+ * more work-group onto each multiprocessor (run-length encoding took 80 registers
+ * uncapped, three work-groups of 256; under 64, four). On the H200, run-length encoding
+ * of int32 took 0.90x the time at 2^28, select-if and select-flagged 0.95-0.96x,
+ * partition 0.98x (docs/PERFORMANCE.md, thirty-first session). Unique lost under every
+ * cap and keeps none; 8-byte elements and counts, unmeasured, keep none either; a forced
+ * walk (CLSCAN_LOOKBACK_WALK) leaves the programs uncapped. */
+static void compaction_register_cap(const clscan__profile *p, clscan__scan_config *c)
+{
+    if (c->algo != CLSCAN__SCAN_SINGLE_PASS || c->sg_impl != CLSCAN__SG_NVIDIA ||
+        p->lb_walk != CLSCAN__LB_WALK_AUTO || clscan_type_size(c->elem_type) != 4)
+        return;
+    if (c->select == CLSCAN__SELECT_RUNS) c->ptx_maxnreg = p->runs_max_registers;
+    else if (c->select != CLSCAN__SELECT_UNIQUE && clscan_type_size(c->type) == 4)
+        c->ptx_maxnreg = p->select_max_registers;
+}
+
 clscan_status clscan__select_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                            clscan__scan_algo algo, clscan__select_mode mode,
                                            clscan_type elem_type, clscan_type count_type,
@@ -270,6 +287,7 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
         out->sel_stash = 1;
         if (clscan__scan_local_bytes(out, p) > clscan__local_budget(p)) out->sel_stash = 0;
     }
+    compaction_register_cap(p, out);
     return CLSCAN_SUCCESS;
 }
 

@@ -160,6 +160,11 @@ static void choose_device_scan(clscan__profile *p)
      * docs/PERFORMANCE.md, thirtieth session). */
     p->scan_max_registers = p->nvidia_platform ? 48 : 0;
     p->scan_max_registers_8 = p->nvidia_platform ? 40 : 0;
+    /* Compactions of 4-byte elements (kernels/config.c): five work-groups of 256 a
+     * multiprocessor for select-if, select-flagged and partition, four (not three) for
+     * run-length encoding (H200, docs/PERFORMANCE.md, thirty-first session). */
+    p->select_max_registers = p->nvidia_platform ? 48 : 0;
+    p->runs_max_registers = p->nvidia_platform ? 64 : 0;
     /* Keys alone: four work-groups of 256 a multiprocessor rather than two at the 98
      * registers the compiler takes (H200: sorts of 2^24 uint32 keys 488 -> 403 us,
      * docs/PERFORMANCE.md, seventeenth session). Pairs: 72 rather than the compiler's
