@@ -95,17 +95,54 @@ uint clscan_hist_div(const ulong d, const uint bins, const ulong range, const ul
 #ifndef CLSCAN_HIST_BRANCH_FREE
 #define CLSCAN_HIST_BRANCH_FREE 0
 #endif
+/* Samples whose bins one work-item computes before it counts them (a multiple of 4). */
+#ifndef CLSCAN_HIST_BLOCK
+#define CLSCAN_HIST_BLOCK 16
+#endif
+
+#if CLSCAN_HIST_MODE == 1
+/* Under CLSCAN_HIST_BRANCH_FREE all bits where sample x is outside [lower, upper) (or a
+ * NaN), else 0 (the caller has returned CLSCAN_HIST_NONE for those). */
+uint clscan_hist_outside(const CLSCAN_HS x, const clscan_hist_bins *h)
+{
+    return CLSCAN_HIST_BRANCH_FREE ? 0u - (uint)!((x >= h->lower) & (x < h->upper)) : 0u;
+}
+#endif
+
+#if CLSCAN_HIST_MODE == 1 && !CLSCAN_HS_FLOAT
+/* Sample x's offset from lower (x - lower, wrapping outside the range). */
+ulong clscan_hist_offset(const CLSCAN_HS x, const clscan_hist_bins *h)
+{
+#if CLSCAN_HS_WIDE
+    return (ulong)x - (ulong)h->lower;
+#else
+    return (ulong)((uint)x - (uint)h->lower);
+#endif
+}
+
+/* The bin of an integer sample where every bin is h->width values wide (h->width != 0),
+ * with clscan_hist_outside's bits: the form the one-work-item loop takes in blocks
+ * (clscan_hist_local), free of the test of width. */
+uint clscan_hist_bin_width(const CLSCAN_HS x, const clscan_hist_bins *h)
+{
+    const ulong d = clscan_hist_offset(x, h);
+    /* d / width in 32 bits (d < range < 2^32): the estimate mul_hi(d, wmagic) is the
+     * quotient or one less (wmagic * width >= 2^32 - width), one comparison settles
+     * it. Two multiplications where clscan_hist_div takes 64-bit ones. */
+    const uint d32 = (uint)d;
+    const uint q = mul_hi(d32, h->wmagic);
+    return (q + (d32 - q * h->width >= h->width)) | clscan_hist_outside(x, h);
+}
+#endif
 
 /* The bin of sample x, or CLSCAN_HIST_NONE. */
 uint clscan_hist_bin(const CLSCAN_HS x, const clscan_hist_bins *h)
 {
 #if CLSCAN_HIST_MODE == 1
-#if CLSCAN_HIST_BRANCH_FREE
-    const uint outside = 0u - (uint)!((x >= h->lower) & (x < h->upper));
-#else
-    const uint outside = 0u;
+#if !CLSCAN_HIST_BRANCH_FREE
     if (!(x >= h->lower && x < h->upper)) return CLSCAN_HIST_NONE;
 #endif
+    const uint outside = clscan_hist_outside(x, h);
 #if CLSCAN_HS_FLOAT
     CLSCAN_HS v = (x - h->lower) * h->scale;
 #if CLSCAN_HIST_BRANCH_FREE
@@ -114,20 +151,8 @@ uint clscan_hist_bin(const CLSCAN_HS x, const clscan_hist_bins *h)
     const uint b = v < (CLSCAN_HS)h->bins ? (uint)v : h->bins - 1u;
     return min(b, h->bins - 1u) | outside;
 #else
-#if CLSCAN_HS_WIDE
-    const ulong d = (ulong)x - (ulong)h->lower;
-#else
-    const ulong d = (ulong)((uint)x - (uint)h->lower);
-#endif
-    if (h->width) {
-        /* d / width in 32 bits (d < range < 2^32): the estimate mul_hi(d, wmagic) is the
-         * quotient or one less (wmagic * width >= 2^32 - width), one comparison settles
-         * it. Two multiplications where clscan_hist_div takes 64-bit ones. */
-        const uint d32 = (uint)d;
-        const uint q = mul_hi(d32, h->wmagic);
-        return (q + (d32 - q * h->width >= h->width)) | outside;
-    }
-    return clscan_hist_div(d, h->bins, h->range, h->magic) | outside;
+    if (h->width) return clscan_hist_bin_width(x, h);
+    return clscan_hist_div(clscan_hist_offset(x, h), h->bins, h->range, h->magic) | outside;
 #endif
 #else
     __global const CLSCAN_HS *lv = h->levels;
@@ -158,7 +183,11 @@ void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ul
                        CLSCAN_HIST_PARAMS, __global uint *partials)
 {
     CLSCAN_HIST_MAKE(h);
-    __local uint counts[CLSCAN_HIST_LOCAL_BINS + CLSCAN_HIST_BRANCH_FREE];
+    /* (One work-item without a branch: four rows of counters, each with one past the
+     * bins; the host leaves local memory of 8 words a counter, src/algo/histogram.c.) */
+    __local uint counts[CLSCAN_WG_SIZE == 1 && CLSCAN_HIST_BRANCH_FREE
+                            ? 4 * (CLSCAN_HIST_LOCAL_BINS + 1)
+                            : CLSCAN_HIST_LOCAL_BINS];
     const uint lid = get_local_id(0);
     for (uint b = lid; b < bins; b += CLSCAN_WG_SIZE) counts[b] = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -166,8 +195,33 @@ void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ul
     const ulong end = min(first + per_group, n);
     __global const CLSCAN_HS *s = samples + off;
 #if CLSCAN_WG_SIZE == 1 && CLSCAN_HIST_BRANCH_FREE
-    counts[bins] = 0u; /* (samples in no bin: bins <= CLSCAN_HIST_LOCAL_BINS) */
-    for (ulong i = first; i < end; ++i) counts[min(clscan_hist_bin(s[i], &h), bins)] += 1u;
+    /* Blocks of CLSCAN_HIST_BLOCK samples: their bins first (a loop free of stores, which
+     * the compiler may vectorise), then their counts, sample u into row u % 4, so that
+     * samples of one bin (those in no bin, say, often half of them) do not each wait on
+     * the increment before; the rows are summed last. */
+    __local uint *rows[4] = {counts, counts + (bins + 1), counts + 2 * (bins + 1),
+                             counts + 3 * (bins + 1)};
+    for (uint b = 0; b < 4 * (bins + 1); ++b) counts[b] = 0u;
+    ulong i = first;
+#define CLSCAN_HIST_BLOCKS(BIN)                                                            \
+    for (; i + CLSCAN_HIST_BLOCK <= end; i += CLSCAN_HIST_BLOCK) {                         \
+        uint at[CLSCAN_HIST_BLOCK];                                                        \
+        for (uint u = 0; u < CLSCAN_HIST_BLOCK; ++u) at[u] = min(BIN(s[i + u], &h), bins); \
+        for (uint u = 0; u < CLSCAN_HIST_BLOCK; u += 4) {                                  \
+            rows[0][at[u]] += 1u;                                                          \
+            rows[1][at[u + 1]] += 1u;                                                      \
+            rows[2][at[u + 2]] += 1u;                                                      \
+            rows[3][at[u + 3]] += 1u;                                                      \
+        }                                                                                  \
+    }
+#if CLSCAN_HIST_MODE == 1 && !CLSCAN_HS_FLOAT
+    /* (Bins of one width: their own loop, which the compiler need not unswitch.) */
+    if (h.width) CLSCAN_HIST_BLOCKS(clscan_hist_bin_width)
+#endif
+    CLSCAN_HIST_BLOCKS(clscan_hist_bin)
+#undef CLSCAN_HIST_BLOCKS
+    for (; i < end; ++i) rows[0][min(clscan_hist_bin(s[i], &h), bins)] += 1u;
+    for (uint b = 0; b < bins; ++b) counts[b] += rows[1][b] + rows[2][b] + rows[3][b];
 #elif CLSCAN_WG_SIZE == 1
     for (ulong i = first; i < end; ++i) {
         const uint b = clscan_hist_bin(s[i], &h);
