@@ -43,6 +43,19 @@
 #else
 #define CLSCAN_HS double
 #endif
+#if CLSCAN_HIST_SAMPLE_ID == 0
+#define CLSCAN_HS16 int16
+#elif CLSCAN_HIST_SAMPLE_ID == 1
+#define CLSCAN_HS16 uint16
+#elif CLSCAN_HIST_SAMPLE_ID == 2
+#define CLSCAN_HS16 long16
+#elif CLSCAN_HIST_SAMPLE_ID == 3
+#define CLSCAN_HS16 ulong16
+#elif CLSCAN_HIST_SAMPLE_ID == 4
+#define CLSCAN_HS16 float16
+#else
+#define CLSCAN_HS16 double16
+#endif
 #define CLSCAN_HS_FLOAT (CLSCAN_HIST_SAMPLE_ID >= 4)
 #define CLSCAN_HS_WIDE (CLSCAN_HIST_SAMPLE_ID == 2 || CLSCAN_HIST_SAMPLE_ID == 3)
 
@@ -95,10 +108,9 @@ uint clscan_hist_div(const ulong d, const uint bins, const ulong range, const ul
 #ifndef CLSCAN_HIST_BRANCH_FREE
 #define CLSCAN_HIST_BRANCH_FREE 0
 #endif
-/* Samples whose bins one work-item computes before it counts them (a multiple of 4). */
-#ifndef CLSCAN_HIST_BLOCK
+/* Samples whose bins one work-item computes before it counts them (16: one vector of
+ * clscan_hist_bins16). */
 #define CLSCAN_HIST_BLOCK 16
-#endif
 
 #if CLSCAN_HIST_MODE == 1
 /* Under CLSCAN_HIST_BRANCH_FREE all bits where sample x is outside [lower, upper) (or a
@@ -167,6 +179,39 @@ uint clscan_hist_bin(const CLSCAN_HS x, const clscan_hist_bins *h)
 #endif
 }
 
+/* CLSCAN_HIST_VECTORS (with CLSCAN_HIST_BRANCH_FREE, one work-item groups): even bins
+ * of floats, or of integers of one width, computed 16 at once in OpenCL C vectors, for
+ * the stacks that do not vectorise a work-item's loop themselves (src/tune/choose.c). */
+#ifndef CLSCAN_HIST_VECTORS
+#define CLSCAN_HIST_VECTORS 0
+#endif
+#if CLSCAN_HIST_MODE == 1 && CLSCAN_HIST_BRANCH_FREE && CLSCAN_WG_SIZE == 1 && CLSCAN_HIST_VECTORS
+/* Sixteen samples' even bins at once, in OpenCL C's vectors,
+ * each clamped to `bins` (no bin) as the one-work-item loop counts them: floats, and
+ * integers where every bin is h->width values wide. The same arithmetic as
+ * clscan_hist_bin's, lane by lane; for floats min(v, bins - 1) truncated is its clamp
+ * (bins <= CLSCAN_HIST_LOCAL_BINS is exact in the sample type). */
+uint16 clscan_hist_bins16(const CLSCAN_HS16 x, const clscan_hist_bins *h)
+{
+    /* (Comparisons give all bits set for true, in lanes of the samples' width.) */
+    const uint16 outside = ~convert_uint16((x >= h->lower) & (x < h->upper));
+#if CLSCAN_HS_FLOAT
+    CLSCAN_HS16 v = (x - h->lower) * h->scale;
+    v = fmax(v, (CLSCAN_HS16)0); /* (a NaN too) */
+    const uint16 b = convert_uint16(fmin(v, (CLSCAN_HS16)(h->bins - 1u)));
+#else
+#if CLSCAN_HS_WIDE
+    const uint16 d32 = convert_uint16(as_ulong16(x) - (ulong)h->lower);
+#else
+    const uint16 d32 = as_uint16(x) - (uint)h->lower;
+#endif
+    const uint16 q = mul_hi(d32, (uint16)h->wmagic);
+    const uint16 b = q + (as_uint16(d32 - q * h->width >= (uint16)h->width) & 1u);
+#endif
+    return min(b | outside, (uint16)h->bins);
+}
+#endif
+
 /* The arguments every counting kernel takes after the samples, as one struct. */
 #define CLSCAN_HIST_PARAMS                                                               \
     const CLSCAN_HS lower, const CLSCAN_HS upper, const CLSCAN_HS scale, const ulong range, \
@@ -203,10 +248,10 @@ void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ul
                              counts + 3 * (bins + 1)};
     for (uint b = 0; b < 4 * (bins + 1); ++b) counts[b] = 0u;
     ulong i = first;
-#define CLSCAN_HIST_BLOCKS(BIN)                                                            \
+#define CLSCAN_HIST_BLOCKS(FILL)                                                           \
     for (; i + CLSCAN_HIST_BLOCK <= end; i += CLSCAN_HIST_BLOCK) {                         \
         uint at[CLSCAN_HIST_BLOCK];                                                        \
-        for (uint u = 0; u < CLSCAN_HIST_BLOCK; ++u) at[u] = min(BIN(s[i + u], &h), bins); \
+        FILL;                                                                              \
         for (uint u = 0; u < CLSCAN_HIST_BLOCK; u += 4) {                                  \
             rows[0][at[u]] += 1u;                                                          \
             rows[1][at[u + 1]] += 1u;                                                      \
@@ -214,11 +259,25 @@ void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ul
             rows[3][at[u + 3]] += 1u;                                                      \
         }                                                                                  \
     }
-#if CLSCAN_HIST_MODE == 1 && !CLSCAN_HS_FLOAT
-    /* (Bins of one width: their own loop, which the compiler need not unswitch.) */
-    if (h.width) CLSCAN_HIST_BLOCKS(clscan_hist_bin_width)
+#define CLSCAN_HIST_FILL_VECTOR vstore16(clscan_hist_bins16(vload16(0, s + i), &h), 0, at)
+#define CLSCAN_HIST_FILL_EACH \
+    for (uint u = 0; u < CLSCAN_HIST_BLOCK; ++u) at[u] = min(clscan_hist_bin(s[i + u], &h), bins)
+#if CLSCAN_HIST_VECTORS && CLSCAN_HIST_MODE == 1 && CLSCAN_HS_FLOAT
+    CLSCAN_HIST_BLOCKS(CLSCAN_HIST_FILL_VECTOR)
+#else
+#if CLSCAN_HIST_VECTORS && CLSCAN_HIST_MODE == 1
+    if (h.width) CLSCAN_HIST_BLOCKS(CLSCAN_HIST_FILL_VECTOR) /* (bins of one width) */
+#elif CLSCAN_HIST_MODE == 1 && !CLSCAN_HS_FLOAT
+    /* (Bins of one width: a loop of their own, free of the test of the width, which the
+     * compiler vectorises.) */
+    if (h.width)
+        CLSCAN_HIST_BLOCKS(for (uint u = 0; u < CLSCAN_HIST_BLOCK; ++u) at[u] =
+                               min(clscan_hist_bin_width(s[i + u], &h), bins))
 #endif
-    CLSCAN_HIST_BLOCKS(clscan_hist_bin)
+    CLSCAN_HIST_BLOCKS(CLSCAN_HIST_FILL_EACH)
+#endif
+#undef CLSCAN_HIST_FILL_VECTOR
+#undef CLSCAN_HIST_FILL_EACH
 #undef CLSCAN_HIST_BLOCKS
     for (; i < end; ++i) rows[0][min(clscan_hist_bin(s[i], &h), bins)] += 1u;
     for (uint b = 0; b < bins; ++b) counts[b] += rows[1][b] + rows[2][b] + rows[3][b];

@@ -200,6 +200,9 @@ typedef struct clscan__profile {
     /* Histograms of one-work-item groups counting without a branch on "no bin"
      * (CLSCAN_HIST_BRANCH_FREE): bit t for samples of clscan_type t. */
     unsigned hist_branch_free;
+    /* Those groups compute 16 samples' bins at once in OpenCL C vectors
+     * (CLSCAN_HIST_VECTORS), for the stacks that do not vectorise a work-item's loop. */
+    unsigned hist_vectors;
     const char *hist_branch_free_source;
     /* The longest user text (a predicate, a description's texts) a call accepts, in
      * bytes (CLSCAN_MAX_TEXT_BYTES); longer ones are refused before any compiler sees
