@@ -641,6 +641,19 @@ START_TEST(test_plain_scan_walk)
 }
 END_TEST
 
+/* The register cap of int32 run-length encoding's single-pass program under p, finished
+ * with the environment env. */
+static cl_uint runs_cap(clscan__profile *p, const char **env)
+{
+    clscan__scan_config c;
+    ck_assert_int_eq(clscan__profile_finish(NULL, p, table_getenv, env), CLSCAN_SUCCESS);
+    ck_assert_int_eq(clscan__select_config_choose(NULL, p, CLSCAN__SCAN_SINGLE_PASS,
+                                                  CLSCAN__SELECT_RUNS, CLSCAN_INT32,
+                                                  CLSCAN_UINT64, NULL, &c),
+                     CLSCAN_SUCCESS);
+    return c.ptx_maxnreg;
+}
+
 /* NVIDIA's single-pass compactions of 4-byte elements carry the profile's register caps
  * (kernels/config.c, compaction_register_cap): 64 for run-length encoding, 48 for the
  * other modes but unique; 8-byte elements or counts, the multi-level scan, a forced walk
@@ -683,20 +696,10 @@ START_TEST(test_compaction_register_cap)
         ck_assert_uint_eq(c.ptx_maxnreg, 0);
     }
     const char *group[] = {"CLSCAN_LOOKBACK_WALK", "group", NULL};
-    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, group), CLSCAN_SUCCESS);
-    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,
-                                                  CLSCAN__SELECT_RUNS, CLSCAN_INT32,
-                                                  CLSCAN_UINT64, NULL, &c),
-                     CLSCAN_SUCCESS);
-    ck_assert_uint_eq(c.ptx_maxnreg, 0);
+    ck_assert_uint_eq(runs_cap(&p, group), 0);
     clscan__profile_free(&p);
     fake_cpu(&p);
-    ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, NULL), CLSCAN_SUCCESS);
-    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,
-                                                  CLSCAN__SELECT_RUNS, CLSCAN_INT32,
-                                                  CLSCAN_UINT64, NULL, &c),
-                     CLSCAN_SUCCESS);
-    ck_assert_uint_eq(c.ptx_maxnreg, 0);
+    ck_assert_uint_eq(runs_cap(&p, NULL), 0);
     clscan__profile_free(&p);
 }
 END_TEST
