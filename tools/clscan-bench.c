@@ -216,7 +216,8 @@ static void usage(FILE *f)
           "                            reduce (clscan_reduce with each --op); histogram\n"
           "                            (clscan_histogram_even, 256 bins, uint32 counts);\n"
           "                            reduce-by-key (int32 add by int32 keys in runs of 1\n"
-          "                            to 24, sums and count; --type, --mode ignored);\n"
+          "                            to 24: unique keys, sums and count, as CUB's\n"
+          "                            ReduceByKey; --type, --mode ignored);\n"
           "                            rle (clscan_run_length_encode of those keys: unique\n"
           "                            values, uint32 lengths, count; --type, --mode ignored);\n"
           "                            compact (clscan_compact, the general compaction, of\n"
@@ -966,9 +967,10 @@ static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl
             b->ctx, q, src, 0, out, 0, r->n, r->type, r->op, 0, NULL, done);
     case CALL_REDUCE:
         return clscan_reduce(b->ctx, q, src, 0, r->n, r->type, r->op, out, 0, 0, NULL, done);
-    case CALL_REDUCE_BY_KEY: { /* (the keys in flags' place; sums into out, count) */
+    case CALL_REDUCE_BY_KEY: { /* (the keys in flags' place; unique keys into aux, sums
+                                  * into out, count) */
         const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
-        return clscan_reduce_by_key(b->ctx, q, &g.desc, flags, 0, src, 0, r->n, NULL, 0, out, 0,
+        return clscan_reduce_by_key(b->ctx, q, &g.desc, flags, 0, src, 0, r->n, aux, 0, out, 0,
                                     count, 0, NULL, done);
     }
     case CALL_RLE: /* (the keys in flags' place; unique values into out, lengths into aux) */
@@ -1020,7 +1022,7 @@ typedef struct row_run {
     clscan_verify_gen_case gc;
     size_t elem, bytes, fbytes, count_bytes, k;
     cl_mem out, count, in[MAX_ROTATE], flags[MAX_ROTATE];
-    cl_mem aux; /* rle: the lengths */
+    cl_mem aux; /* rle: the lengths; reduce-by-key: the unique keys */
     void *host, *got;
     cl_uchar *hflags;
     double *dev, *wall, *copy, *copy_wall;
@@ -1166,7 +1168,7 @@ static int row_upload(bench *b, row *r, row_run *d)
         d->in[j] = upload(b, d->host, d->bytes, &err);
         if (d->fbytes && err == CL_SUCCESS) d->flags[j] = upload(b, d->hflags, d->fbytes, &err);
     }
-    if (r->call == CALL_RLE && err == CL_SUCCESS) {
+    if ((r->call == CALL_RLE || r->call == CALL_REDUCE_BY_KEY) && err == CL_SUCCESS) {
         d->aux = clCreateBuffer(b->cl_ctx, CL_MEM_READ_WRITE, d->bytes, NULL, &err);
         if (err == CL_SUCCESS) err = poison(b->queue, d->aux, d->bytes);
     }
@@ -1271,30 +1273,41 @@ static void check_segment_count(row *r, cl_ulong m, size_t j)
     r->kept = m;
 }
 
-/* Compares reduce-by-key's sums (in d->got) and count with the host's: the inclusive
- * segmented scan at each segment's last element. 0, or -1 where it could not check. */
+/* Compares reduce-by-key's unique keys (in d->aux), sums (d->got) and count with the
+ * host's: each segment's key, and the inclusive segmented scan at its last element. 0,
+ * or -1 where it could not check. */
 static int check_by_key(bench *b, row *r, const row_run *d)
 {
     cl_ulong m = 0;
+    int32_t *scan = malloc(d->bytes ? d->bytes : 1), *unique = malloc(d->bytes ? d->bytes : 1);
+    if (!scan || !unique) {
+        free(scan);
+        free(unique);
+        return row_fail(r, "SKIP", "out of host memory for %zu-byte buffers", d->bytes);
+    }
     cl_int err = clEnqueueReadBuffer(b->queue, d->count, CL_TRUE, 0, sizeof m, &m, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(b->queue, d->aux, CL_TRUE, 0, d->bytes, unique, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        free(scan);
+        free(unique);
         return row_fail(r, "ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
-    int32_t *scan = malloc(d->bytes ? d->bytes : 1);
-    if (!scan) return row_fail(r, "SKIP", "out of host memory for %zu-byte buffers", d->bytes);
+    }
     clscan_verify_gen_reference(&d->gc, 1, d->host, d->hflags, r->n, scan);
     const int32_t *keys = (const int32_t *)d->hflags, *got = d->got;
     size_t j = 0;
     for (size_t i = 0; i < r->n && !strcmp(r->check, "PASS"); ++i) {
         if (i + 1 < r->n && keys[i + 1] == keys[i]) continue;
-        if (j >= m || got[j] != scan[i]) {
+        if (j >= m || got[j] != scan[i] || unique[j] != keys[i]) {
             r->check = "FAIL";
-            snprintf(r->note, sizeof r->note, "segment %zu: got %d, expected %d", j,
-                     j < m ? got[j] : 0, scan[i]);
+            snprintf(r->note, sizeof r->note, "segment %zu: got %d (key %d), expected %d (%d)",
+                     j, j < m ? got[j] : 0, j < m ? unique[j] : 0, scan[i], keys[i]);
         }
         ++j;
     }
     check_segment_count(r, m, j);
     free(scan);
+    free(unique);
     return 0;
 }
 
