@@ -547,14 +547,18 @@ CLSCAN_T clscan_gen_values_part(clscan_gen_source s, ulong base, uint count,
 /* Stores the outputs of the tile [base, base + count) to dst[base + k], given `before`,
  * the combination of everything before this work-item's first element: each work-item
  * rewrites its values as outputs, then the group stores the tile. With an output stage,
- * each work-item runs the statements for its elements as it rewrites them, in order
- * (element k's count of heads is before's and its bits' up to k; last is its next bit,
- * the next work-item's first head, or from global memory after the tile), and the group
- * stores the tile unless the call skips the store. The statements' stores are then a
- * work-item's run apart, not side by side: the host takes this tile for statements that
- * write at segments' ends alone (reduce by key: 8-14% less time than the pairs' tile on
- * the H200 at 2^24 and 2^28), never a user's, which may write every element (one store
- * an element took 4-6 times as long so; docs/PERFORMANCE.md, twenty-sixth session). */
+ * each work-item then runs the statements for its elements that start or end a segment
+ * (the set bits of its heads and of its heads shifted down by one), and for the tile's
+ * last element, in order, reading their outputs back from values (element k's count of
+ * heads is before's and its bits' up to k; last is its next bit, the next work-item's
+ * first head, or from global memory after the tile); the group stores the tile unless
+ * the call skips the store. The host takes this tile only for statements that do
+ * nothing elsewhere (reduce by key: clscan__scan_output_sparse), never a user's, which
+ * may write every element, and whose stores would then be a work-item's run apart, not
+ * side by side (one store an element took 4-6 times as long so; docs/PERFORMANCE.md,
+ * twenty-sixth session). Reduce by key on the H200 took 8-14% less time on this tile
+ * than on the pairs' tile with statements for every element, and 18-22% less again at
+ * 2^24 and 2^28 with statements for the heads and ends alone (thirty-second session). */
 void clscan_gen_values_store(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ulong base,
                              uint count, __local CLSCAN_GEN_OUT *values,
                              __local const uint *heads, uint bits, CLSCAN_T before,
@@ -562,30 +566,35 @@ void clscan_gen_values_store(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, 
 {
     const uint lid = get_local_id(0), first = lid * CLSCAN_ITEMS;
     CLSCAN_GEN_OUT run = before.v;
-#ifdef CLSCAN_GEN_OUTPUT_GIVEN
-    uint c = before.f;
-    /* (Bit CLSCAN_ITEMS: the next work-item's first head.) */
-    const ulong ext = bits | (ulong)(lid + 1 < CLSCAN_WG_SIZE ? clscan_gen_first_head(heads, lid + 1)
-                                                              : 0u) << CLSCAN_ITEMS;
-#else
-    (void)s;
-    (void)heads;
-#endif
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
         const uint k = CLSCAN_PAD(first + j);
         const CLSCAN_GEN_OUT x = values[k];
         run = (bits >> j & 1u) ? x : clscan_user_value_op(run, x);
         values[k] = run;
-#ifdef CLSCAN_GEN_OUTPUT_GIVEN
-        c = add_sat(c, bits >> j & 1u);
-        if (first + j < count) {
-            const ulong i = base + first + j;
-            const uint last =
-                first + j + 1 < count ? (uint)(ext >> (j + 1) & 1u) : clscan_gen_last(s, i, o.n);
-            clscan_gen_stage(s, i, run, c, bits >> j & 1u, last, o);
-        }
-#endif
     }
+#ifdef CLSCAN_GEN_OUTPUT_GIVEN
+    if (first < count) {
+        /* (Bit CLSCAN_ITEMS: the next work-item's first head.) */
+        const ulong ext =
+            bits | (ulong)(lid + 1 < CLSCAN_WG_SIZE ? clscan_gen_first_head(heads, lid + 1) : 0u)
+                       << CLSCAN_ITEMS;
+        const uint left = count - first; /* this work-item's elements in the tile */
+        uint todo = bits | (uint)(ext >> 1);
+        if (left <= CLSCAN_ITEMS) todo = (todo & ((2u << (left - 1)) - 1u)) | 1u << (left - 1);
+        while (todo != 0) {
+            const uint j = 31u - clz(todo & (0u - todo)); /* the lowest set bit */
+            todo &= todo - 1u;
+            const ulong i = base + first + j;
+            const uint last = j + 1 < left ? (uint)(ext >> (j + 1) & 1u) : clscan_gen_last(s, i, o.n);
+            clscan_gen_stage(s, i, values[CLSCAN_PAD(first + j)],
+                             add_sat(before.f, (uint)popcount(bits & ((2u << j) - 1u))),
+                             bits >> j & 1u, last, o);
+        }
+    }
+#else
+    (void)s;
+    (void)heads;
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
     if (o.flags & CLSCAN_CARRY_SKIP_STORE) return;

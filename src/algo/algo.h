@@ -51,11 +51,12 @@ clscan_status clscan__desc_program(clscan_context *ctx, const clscan_scan_desc *
                                    clscan__scan_algo algo, clscan__program **prog,
                                    size_t *in_size, size_t *out_size);
 
-/* clscan_scan_output without dst or carry, for statements that write only at segments'
- * ends (reduce by key): on devices of several work-items a group the segmented tile of
- * values runs them, each work-item for its own elements in order, where the statements
- * of clscan_scan_output, which may write every element, keep the tile of pairs and
- * write side by side (general.c; cl/clscan_general_tile.cl, clscan_gen_values_store). */
+/* clscan_scan_output without dst or carry, for statements that do nothing where an
+ * element neither starts nor ends its segment (first and last both 0: reduce by key):
+ * on devices of several work-items a group the segmented tile of values runs them, each
+ * work-item for those of its elements alone, in order, where the statements of
+ * clscan_scan_output, which may write every element, keep the tile of pairs and write
+ * side by side (general.c; cl/clscan_general_tile.cl, clscan_gen_values_store). */
 clscan_status clscan__scan_output_sparse(clscan_context *ctx, cl_command_queue queue,
                                          const clscan_scan_desc *desc, int inclusive,
                                          cl_mem src, size_t src_offset, cl_mem segments,

@@ -29,8 +29,9 @@ typedef struct general_plan {
     int uses_double;      /* some type is double: the prelude enables fp64 */
     int widens;           /* input_type_name without a transform: converted to the scan
                              type as it is loaded */
-    int sparse;           /* the output stage writes at segments' ends only (reduce by
-                             key: clscan__scan_output_sparse) */
+    int sparse;           /* the output stage writes only where an element starts or
+                             ends its segment (reduce by key:
+                             clscan__scan_output_sparse: tiled_value_bytes) */
     /* The description's memo key (desc_key; key_len 0: none, the texts too long for it)
      * and the scan algorithm and tile (small_tiles) it was made for. */
     size_t key_len;
@@ -731,7 +732,9 @@ static void remember_shape(clscan_context *ctx, const general_plan *g, desc_memo
 
 /* The bytes a segmented scan's tile holds a value in (the segmented tile of values and
  * head bits: cl/clscan_general_tile.cl, CLSCAN_GEN_VALUE_TILE), or 0 for scans that tile
- * other elements (general_program's value_bytes). */
+ * other elements (general_program's value_bytes). An output stage takes that tile only
+ * where its statements do nothing away from segments' heads and ends (g->sparse): the
+ * tile runs them there alone (clscan_gen_values_store). */
 static size_t tiled_value_bytes(const general_plan *g)
 {
     return g->d->segments != CLSCAN_SEGMENTS_NONE && (!g->d->output || g->sparse) ? g->out_size
