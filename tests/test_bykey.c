@@ -2,8 +2,8 @@
  * clscan_run_length_encode_nontrivial: the general cases with segments (keys and flags;
  * built-in and custom operators, a non-commutative struct, a transform) reduced by key
  * with and without unique keys, and run-length encoding of every type, all runs or those
- * longer than one (runs of 1 to 20, NaNs and signed zeros for floats, 32- and 64-bit
- * lengths), against host references on random inputs (seed printed) at
+ * longer than one or through reduce by key of ones by keys of that type (runs of 1 to 20,
+ * NaNs and signed zeros for floats, 32- and 64-bit lengths), against host references on random inputs (seed printed) at
  * edge sizes with guard bands; and the argument errors with their messages. */
 /* SPDX-License-Identifier: MIT */
 #include "test_devices.h"
@@ -63,9 +63,10 @@ END_TEST
 
 START_TEST(test_rle)
 {
-    /* (_i: the type, and in bit 3 whether only runs longer than one are asked for.) */
+    /* (_i: the type; bit 3: only runs longer than one are asked for; bit 4: the runs
+     * through reduce by key, their elements the keys of ones, so keys of every type.) */
     const clscan_type type = (clscan_type)(_i & 7);
-    const int nontrivial = _i >> 3;
+    const int nontrivial = _i >> 3 & 1, by_key = _i >> 4 & 1;
     if (!clscan_test_type_wanted(type, "run-length encode")) return;
     const uint64_t seed = clscan_test_seed(20261126u);
     for (int di = 0; di < clscan_test_ndevs; di++)
@@ -76,12 +77,15 @@ START_TEST(test_rle)
             clscan_test_dev *d = &clscan_test_devs[di];
             const clscan_verify_result r = clscan_verify_run_rle(
                 d->ctx, d->cl_ctx, d->queue, type, lt,
-                nontrivial ? CLSCAN_VERIFY_RLE_NONTRIVIAL : 0, sizes[z],
-                clscan_verify_mix(seed, (uint64_t)_i << 40 | sizes[z]), msg, sizeof msg);
+                (nontrivial ? CLSCAN_VERIFY_RLE_NONTRIVIAL : 0) |
+                    (by_key ? CLSCAN_VERIFY_RLE_BY_KEY : 0),
+                sizes[z], clscan_verify_mix(seed, (uint64_t)_i << 40 | sizes[z]), msg, sizeof msg);
             ck_assert_msg(r == CLSCAN_VERIFY_PASS || (r == CLSCAN_VERIFY_SKIP && !d->fp64),
                           "%s: run-length encode%s %s, n %zu, lengths %s: %s", d->name,
-                          nontrivial ? " (runs longer than one)" : "", clscan_type_name(type),
-                          sizes[z], clscan_type_name(lt), msg);
+                          nontrivial ? " (runs longer than one)"
+                          : by_key   ? " (reduce by key of ones)"
+                                     : "",
+                          clscan_type_name(type), sizes[z], clscan_type_name(lt), msg);
         }
 }
 END_TEST
@@ -203,6 +207,7 @@ int main(void)
     tcase_add_loop_test(tc, test_by_key, 0, CLSCAN_VERIFY_GEN_CASES);
     tcase_add_loop_test(tc, test_rle, 0, CLSCAN_TYPE_COUNT);
     tcase_add_loop_test(tc, test_rle, 8, 8 + CLSCAN_TYPE_COUNT);
+    tcase_add_loop_test(tc, test_rle, 16, 16 + CLSCAN_TYPE_COUNT);
     tcase_add_loop_test(tc, test_rle_long, 0, 2);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);

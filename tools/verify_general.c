@@ -554,7 +554,7 @@ clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ct
     unsigned char *src = calloc(so + n + 1, se), *uniq = malloc(u_bytes), *lens = malloc(l_bytes);
     unsigned char *want_u = malloc((n + 1) * e), *got_u = malloc(u_bytes), *got_l = malloc(l_bytes);
     uint64_t *want_l = malloc((n + 1) * sizeof *want_l);
-    cl_mem sb = NULL, ub = NULL, lb = NULL, cb = NULL;
+    cl_mem sb = NULL, ub = NULL, lb = NULL, cb = NULL, ones = NULL;
     cl_event ev = NULL;
     if (!src || !uniq || !lens || !want_u || !got_u || !got_l || !want_l) {
         snprintf(msg, msg_size, "out of host memory");
@@ -575,7 +575,11 @@ clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ct
         const uint64_t r = clscan_verify_rng_next(&rng);
         bits = r % 7 == 0 ? bits + 1 : r;
         if (type == CLSCAN_FLOAT || type == CLSCAN_DOUBLE) {
-            const double v = r % 11 == 0 ? NAN : r % 13 == 0 ? -0.0 : (double)(r % 50);
+            /* (Zeros of both signs often, so that runs of -0.0 and +0.0 meet.) */
+            const double v = r % 11 == 0 ? NAN
+                             : r % 6 == 0 ? -0.0
+                             : r % 4 == 0 ? 0.0
+                                          : (double)(r % 50);
             if (type == CLSCAN_FLOAT) {
                 const float f = (float)v;
                 bits = 0;
@@ -608,11 +612,30 @@ clscan_verify_result clscan_verify_run_rle(clscan_context *ctx, cl_context cl_ct
         snprintf(msg, msg_size, "buffers could not be created");
         goto done;
     }
-    const clscan_status s =
-        nontrivial ? clscan_run_length_encode_nontrivial(ctx, queue, sb, so, n, type, ub, uo, lb,
-                                                         lo, length_type, cb, 0, NULL, &ev)
-                   : clscan_run_length_encode(ctx, queue, sb, so, n, type, ub, uo, lb, lo,
-                                              length_type, cb, 0, NULL, &ev);
+    clscan_status s;
+    if (mode & CLSCAN_VERIFY_RLE_BY_KEY) {
+        /* (Reduce by key of ones, of length_type, at the keys' offset.) */
+        for (size_t i = 0; i < so + n; i++) clscan_verify_store_bits(lens, i, length_type, 1);
+        ones = gen_buffer(cl_ctx, (so + n + 1) * le, lens);
+        memset(lens, POISON, l_bytes);
+        if (!ones) {
+            snprintf(msg, msg_size, "buffers could not be created");
+            goto done;
+        }
+        clscan_scan_desc d = {0};
+        d.type = length_type;
+        d.op = CLSCAN_OP_ADD;
+        d.segments = CLSCAN_SEGMENTS_KEYS;
+        d.key_type = type;
+        s = clscan_reduce_by_key(ctx, queue, &d, sb, so, ones, so, n, ub, uo, lb, lo, cb, 0, NULL,
+                                 &ev);
+    } else if (nontrivial) {
+        s = clscan_run_length_encode_nontrivial(ctx, queue, sb, so, n, type, ub, uo, lb, lo,
+                                                length_type, cb, 0, NULL, &ev);
+    } else {
+        s = clscan_run_length_encode(ctx, queue, sb, so, n, type, ub, uo, lb, lo, length_type,
+                                     cb, 0, NULL, &ev);
+    }
     if (s == CLSCAN_ERROR_UNSUPPORTED && type == CLSCAN_DOUBLE) {
         snprintf(msg, msg_size, "refused (no fp64?): %s", clscan_context_last_error(ctx));
         res = CLSCAN_VERIFY_SKIP;
@@ -660,6 +683,7 @@ done:
     if (ub) clReleaseMemObject(ub);
     if (lb) clReleaseMemObject(lb);
     if (cb) clReleaseMemObject(cb);
+    if (ones) clReleaseMemObject(ones);
     free(src);
     free(uniq);
     free(lens);

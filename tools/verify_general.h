@@ -80,8 +80,11 @@ clscan_verify_result clscan_verify_run_general_by_key(clscan_context *ctx, cl_co
 /* How clscan_verify_run_rle calls and draws (bits of its `mode`). */
 #define CLSCAN_VERIFY_RLE_NONTRIVIAL 1 /* clscan_run_length_encode_nontrivial */
 #define CLSCAN_VERIFY_RLE_LONG 2       /* one run in 4 is up to n / 3 long, not 6000 */
+#define CLSCAN_VERIFY_RLE_BY_KEY 4     /* clscan_reduce_by_key of ones by the elements as keys */
 /* Runs clscan_run_length_encode (or, with CLSCAN_VERIFY_RLE_NONTRIVIAL in mode,
- * clscan_run_length_encode_nontrivial) over n elements of `type` in runs of 1 to 20 and
+ * clscan_run_length_encode_nontrivial; with CLSCAN_VERIFY_RLE_BY_KEY, reduce by key of a
+ * one for each element, of length_type, with the elements as keys: the sums are the
+ * lengths) over n elements of `type` in runs of 1 to 20 and
  * longer ones (floats with NaNs and signed zeros) drawn from seed, with lengths (and
  * offsets) of length_type, into poisoned buffers at offsets, and checks the runs and
  * count against the host's and that nothing else was written. DOUBLE refused without
