@@ -94,6 +94,14 @@ void clscan_gen_write(__global CLSCAN_GEN_OUT *dst, ulong i, const CLSCAN_GEN_OU
  * output buffers, and clscan_user_output, which runs the user's statement for one
  * element. The kernels take the four buffers as bytes (a dummy where unused) and an
  * element offset into each, where there is an output stage. */
+/* CLSCAN_GEN_OUTPUT_SPARSE (the prelude's, with reduce by key's statements): they do
+ * nothing except where an element ends its segment (1), or starts or ends one (3), so
+ * the kernels run them for those elements alone (clscan_gen_values_store,
+ * clscan_gen_vec_emit). CLSCAN_GEN_SPARSE_HEADS: whether the heads are among them. */
+#ifndef CLSCAN_GEN_OUTPUT_SPARSE
+#define CLSCAN_GEN_OUTPUT_SPARSE 0
+#endif
+#define CLSCAN_GEN_SPARSE_HEADS ((CLSCAN_GEN_OUTPUT_SPARSE & 2) != 0)
 #ifndef CLSCAN_GEN_O0
 #define CLSCAN_GEN_O0 uchar
 #define CLSCAN_GEN_O1 uchar
@@ -547,9 +555,10 @@ CLSCAN_T clscan_gen_values_part(clscan_gen_source s, ulong base, uint count,
 /* Stores the outputs of the tile [base, base + count) to dst[base + k], given `before`,
  * the combination of everything before this work-item's first element: each work-item
  * rewrites its values as outputs, then the group stores the tile. With an output stage,
- * each work-item then runs the statements for its elements that start or end a segment
- * (the set bits of its heads and of its heads shifted down by one), and for the tile's
- * last element, in order, reading their outputs back from values (element k's count of
+ * each work-item then runs the statements for its elements that end a segment (the set
+ * bits of its heads shifted down by one), those that start one where the statements ask
+ * for them (CLSCAN_GEN_SPARSE_HEADS: its head bits), and the tile's last element, in
+ * order, reading their outputs back from values (element k's count of
  * heads is before's and its bits' up to k; last is its next bit, the next work-item's
  * first head, or from global memory after the tile); the group stores the tile unless
  * the call skips the store. The host takes this tile only for statements that do
@@ -558,7 +567,8 @@ CLSCAN_T clscan_gen_values_part(clscan_gen_source s, ulong base, uint count,
  * side by side (one store an element took 4-6 times as long so; docs/PERFORMANCE.md,
  * twenty-sixth session). Reduce by key on the H200 took 8-14% less time on this tile
  * than on the pairs' tile with statements for every element, and 18-22% less again at
- * 2^24 and 2^28 with statements for the heads and ends alone (thirty-second session). */
+ * 2^24 and 2^28 with statements for the heads and ends alone, and 4-5% less again for
+ * the ends alone (thirty-second session). */
 void clscan_gen_values_store(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ulong base,
                              uint count, __local CLSCAN_GEN_OUT *values,
                              __local const uint *heads, uint bits, CLSCAN_T before,
@@ -579,7 +589,7 @@ void clscan_gen_values_store(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, 
             bits | (ulong)(lid + 1 < CLSCAN_WG_SIZE ? clscan_gen_first_head(heads, lid + 1) : 0u)
                        << CLSCAN_ITEMS;
         const uint left = count - first; /* this work-item's elements in the tile */
-        uint todo = bits | (uint)(ext >> 1);
+        uint todo = (CLSCAN_GEN_SPARSE_HEADS ? bits : 0u) | (uint)(ext >> 1);
         if (left <= CLSCAN_ITEMS) todo = (todo & ((2u << (left - 1)) - 1u)) | 1u << (left - 1);
         while (todo != 0) {
             const uint j = 31u - clz(todo & (0u - todo)); /* the lowest set bit */
@@ -865,6 +875,11 @@ void clscan_gen_vec_emit(const clscan_gen_source s, ulong base, uint count, CLSC
         CLSCAN_GEN_VT v;
         CLSCAN_GEN_MT h;
         clscan_gen_vec_load(s, base + j, &v, &h);
+#if CLSCAN_GEN_OUTPUT_SPARSE
+        /* (Bit l set where lane l starts a segment.) */
+        const CLSCAN_GEN_MT hw = h & (CLSCAN_GEN_MT)(1, 2, 4, 8, 16, 32, 64, 128);
+        const uint hb = (uint)(hw.s0 | hw.s1 | hw.s2 | hw.s3 | hw.s4 | hw.s5 | hw.s6 | hw.s7);
+#endif
         CLSCAN_GEN_MT n = -h; /* (1 where a head) */
         n += CLSCAN_GEN_SHIFT1(CLSCAN_GEN_MT, n, 0);
         n += CLSCAN_GEN_SHIFT2(CLSCAN_GEN_MT, n, 0);
@@ -877,12 +892,26 @@ void clscan_gen_vec_emit(const clscan_gen_source s, ulong base, uint count, CLSC
         vstore8(y, 0, ys);
         const uint k[8] = {(uint)n.s0, (uint)n.s1, (uint)n.s2, (uint)n.s3,
                            (uint)n.s4, (uint)n.s5, (uint)n.s6, (uint)n.s7};
+#if CLSCAN_GEN_OUTPUT_SPARSE
+        /* Sparse statements run for the lanes that end a segment alone (the head bits
+         * shifted down by one, and lane 7 where the element after it starts a segment),
+         * and those that start one where they ask for it (the head bits). */
+        if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) vstore8(y, 0, dst + base + j);
+        const uint last7 = clscan_gen_last(s, base + j + 7, o.n);
+        for (uint todo = (CLSCAN_GEN_SPARSE_HEADS ? hb : 0u) | hb >> 1 | last7 << 7; todo != 0;
+             todo &= todo - 1u) {
+            const uint l = 31u - clz(todo & (0u - todo)); /* the lowest set bit */
+            clscan_gen_stage(s, base + j + l, ys[l], add_sat(carry.f, heads + k[l]),
+                             hb >> l & 1u, l < 7 ? hb >> (l + 1) & 1u : last7, o);
+        }
+#else
         /* (An element's first from the vector's counts of heads: its own against its
          * left neighbour's.) */
         for (uint l = 0; l < 8; ++l)
             clscan_gen_emit(dst, s, base + j + l, ys[l], add_sat(carry.f, heads + k[l]),
                             k[l] != (l > 0 ? k[l - 1] : 0u), clscan_gen_last(s, base + j + l, o.n),
                             o);
+#endif
         c = r.s7;
         heads += k[7];
     }

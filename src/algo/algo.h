@@ -51,18 +51,24 @@ clscan_status clscan__desc_program(clscan_context *ctx, const clscan_scan_desc *
                                    clscan__scan_algo algo, clscan__program **prog,
                                    size_t *in_size, size_t *out_size);
 
-/* clscan_scan_output without dst or carry, for statements that do nothing where an
- * element neither starts nor ends its segment (first and last both 0: reduce by key):
- * on devices of several work-items a group the segmented tile of values runs them, each
- * work-item for those of its elements alone, in order, where the statements of
+/* clscan_scan_output without dst or carry, for statements that do nothing except where
+ * an element ends its segment (sparse CLSCAN__SPARSE_ENDS: last set), or where it starts
+ * or ends one (CLSCAN__SPARSE_ENDS | CLSCAN__SPARSE_HEADS: first or last set): reduce by
+ * key. The kernels run them for those elements alone (cl/clscan_general_tile.cl,
+ * CLSCAN_GEN_OUTPUT_SPARSE): on devices of several work-items a group the segmented tile
+ * of values, each work-item for its own elements in order, where the statements of
  * clscan_scan_output, which may write every element, keep the tile of pairs and write
- * side by side (general.c; cl/clscan_general_tile.cl, clscan_gen_values_store). */
+ * side by side (general.c, clscan_gen_values_store); on one work-item groups the vector
+ * path of built-in operators (clscan_gen_vec_emit). */
+#define CLSCAN__SPARSE_ENDS 1
+#define CLSCAN__SPARSE_HEADS 2
 clscan_status clscan__scan_output_sparse(clscan_context *ctx, cl_command_queue queue,
                                          const clscan_scan_desc *desc, int inclusive,
                                          cl_mem src, size_t src_offset, cl_mem segments,
                                          size_t segments_offset, size_t n,
                                          const cl_mem *outputs, const size_t *output_offsets,
-                                         cl_uint num_outputs, cl_uint num_events_in_wait_list,
+                                         cl_uint num_outputs, int sparse,
+                                         cl_uint num_events_in_wait_list,
                                          const cl_event *event_wait_list, cl_event *event);
 
 /* The chunk clscan_scan_host takes for n > 0 elements of in_size and out_size bytes when

@@ -11,41 +11,63 @@
 
 
 /* The statements: segment j's result at out1[j] from its last element, its key at
- * out0[j] from its first (keys equal by != may differ in bits: -0.0 and +0.0), the count
- * at out2[0]. In groups of several work-items (GPUs) the kernel gives each element's
+ * out0[j], the count at out2[0]. Integer keys are written from the segment's last
+ * element too, so the statements do nothing except where an element ends its segment
+ * (CLSCAN__SPARSE_ENDS); floating-point keys from its first (keys equal by != may differ
+ * in bits: -0.0 and +0.0), which the kernels then visit as well (CLSCAN__SPARSE_HEADS).
+ * The call runs them through clscan__scan_output_sparse, for those elements alone: on
+ * GPUs 8-14% less time at 2^24 and 2^28 on the H200 for the segmented tile of values
+ * that this allows, 18-22% less again for visiting heads and ends alone, and 4-5% less
+ * again for the ends alone (docs/PERFORMANCE.md, twenty-sixth and thirty-second
+ * sessions). In groups of several work-items (GPUs) the kernel gives each element's
  * first and last (include/clscan.h: clscan_scan_output) from the head counts its tile
  * holds, where the statements would read the neighbours' keys again: the H200 took 3-11%
- * less time. The statements write at segments' ends alone, so the call runs them
- * through clscan__scan_output_sparse: on the segmented tile of values, where each
- * work-item runs them for its elements in order (8-14% less time at 2^24 and 2^28 on
- * the H200). With one work-item a group (CPUs) the statements compare the keys
+ * less time. With one work-item a group (CPUs) the statements compare the keys
  * themselves: taking last from the kernel there cost PoCL and Intel's runtime 13-47%
- * more at 2^22 (docs/PERFORMANCE.md, twenty-fifth session). */
-static const char keys_output[] =
+ * more at 2^22 (twenty-fifth session). */
+static const char keys_first_output[] =
     "if (first) out0[s - 1] = segments[p];\n"
     "if (last) out1[s - 1] = y;\n"
     "if (p + 1 == n) out2[0] = s;\n";
-static const char keys_output_no_keys[] = /* (and by flags) */
+static const char keys_last_output[] =
+    "if (last) {\n"
+    "    out0[s - 1] = segments[p];\n"
+    "    out1[s - 1] = y;\n"
+    "}\n"
+    "if (p + 1 == n) out2[0] = s;\n";
+static const char no_keys_output[] = /* (and by flags) */
     "if (last) out1[s - 1] = y;\n"
     "if (p + 1 == n) out2[0] = s;\n";
-static const char keys_output_cpu[] =
+static const char keys_first_output_cpu[] =
     "if (p == 0 || segments[p] != segments[p - 1]) out0[s - 1] = segments[p];\n"
     "if (p + 1 == n || segments[p + 1] != segments[p]) out1[s - 1] = y;\n"
     "if (p + 1 == n) out2[0] = s;\n";
-static const char keys_output_no_keys_cpu[] =
+static const char keys_last_output_cpu[] =
+    "if (p + 1 == n || segments[p + 1] != segments[p]) {\n"
+    "    out0[s - 1] = segments[p];\n"
+    "    out1[s - 1] = y;\n"
+    "}\n"
+    "if (p + 1 == n) out2[0] = s;\n";
+static const char no_keys_output_cpu[] =
     "if (p + 1 == n || segments[p + 1] != segments[p]) out1[s - 1] = y;\n"
     "if (p + 1 == n) out2[0] = s;\n";
 static const char flags_output_cpu[] =
     "if (p + 1 == n || segments[p + 1] != 0) out1[s - 1] = y;\n"
     "if (p + 1 == n) out2[0] = s;\n";
 
-/* Reduce by key's statements for ctx's device (above). */
-static const char *bykey_output(const clscan_context *ctx, int by_keys, int with_keys)
+/* Reduce by key's statements for ctx's device and desc (above), and in *sparse the
+ * elements outside which they do nothing. */
+static const char *bykey_output(const clscan_context *ctx, const clscan_scan_desc *desc,
+                                int with_keys, int *sparse)
 {
     const clscan__profile *p = &ctx->target.profile;
-    if (p->wg_size > 1 && p->sp_wg_size > 1) return with_keys ? keys_output : keys_output_no_keys;
-    if (!by_keys) return flags_output_cpu;
-    return with_keys ? keys_output_cpu : keys_output_no_keys_cpu;
+    const int gpu = p->wg_size > 1 && p->sp_wg_size > 1;
+    const int by_keys = desc->segments == CLSCAN_SEGMENTS_KEYS;
+    const int first = with_keys && clscan__type_is_float(desc->key_type);
+    *sparse = CLSCAN__SPARSE_ENDS | (first ? CLSCAN__SPARSE_HEADS : 0);
+    if (!with_keys) return gpu ? no_keys_output : by_keys ? no_keys_output_cpu : flags_output_cpu;
+    if (first) return gpu ? keys_first_output : keys_first_output_cpu;
+    return gpu ? keys_last_output : keys_last_output_cpu;
 }
 
 /* Checks the output ranges (n elements each, count 8 bytes) against one another and the
@@ -172,7 +194,8 @@ clscan_status clscan_reduce_by_key(clscan_context *ctx, cl_command_queue queue,
         return clscan__enqueue_zero_count(ctx, queue, count, num_events_in_wait_list,
                                           event_wait_list, event);
     clscan_scan_desc d = *desc;
-    d.output = bykey_output(ctx, by_keys, unique_keys != NULL);
+    int sparse;
+    d.output = bykey_output(ctx, desc, unique_keys != NULL, &sparse);
     d.output_types[0] = by_keys && unique_keys ? clscan__type_cl_name(desc->key_type) : NULL;
     d.output_types[1] = desc->type_name ? desc->type_name : clscan__type_cl_name(desc->type);
     d.output_types[2] = "ulong";
@@ -180,7 +203,8 @@ clscan_status clscan_reduce_by_key(clscan_context *ctx, cl_command_queue queue,
     const cl_mem outs[3] = {unique_keys, reduced, count};
     const size_t offs[3] = {unique_keys_offset, reduced_offset, 0};
     return clscan__scan_output_sparse(ctx, queue, &d, 1, values, values_offset, keys,
-                                      keys_offset, n, outs, offs, 3, num_events_in_wait_list,
+                                      keys_offset, n, outs, offs, 3, sparse,
+                                      num_events_in_wait_list,
                                       event_wait_list, event);
 }
 

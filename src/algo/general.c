@@ -29,9 +29,9 @@ typedef struct general_plan {
     int uses_double;      /* some type is double: the prelude enables fp64 */
     int widens;           /* input_type_name without a transform: converted to the scan
                              type as it is loaded */
-    int sparse;           /* the output stage writes only where an element starts or
-                             ends its segment (reduce by key:
-                             clscan__scan_output_sparse: tiled_value_bytes) */
+    int sparse;           /* 0, or the elements outside which the output stage does
+                             nothing (CLSCAN__SPARSE_ENDS, _HEADS; reduce by key:
+                             clscan__scan_output_sparse, tiled_value_bytes) */
     /* The description's memo key (desc_key; key_len 0: none, the texts too long for it)
      * and the scan algorithm and tile (small_tiles) it was made for. */
     size_t key_len;
@@ -574,6 +574,7 @@ static char *make_prelude(const general_plan *g)
     }
     if (d->output) { /* the output stage: its buffers' types, then the user's statements */
         put(&t, "#define CLSCAN_GEN_OUTPUT_GIVEN 1\n");
+        if (g->sparse) put(&t, "#define CLSCAN_GEN_OUTPUT_SPARSE %d\n", g->sparse);
         for (int k = 0; k < 4; ++k)
             put(&t, "#define CLSCAN_GEN_O%d %s\n", k,
                 d->output_types[k] ? d->output_types[k] : "uchar");
@@ -968,12 +969,13 @@ static clscan_status check_outputs(const clscan_context *ctx, const clscan_scan_
     return CLSCAN_SUCCESS;
 }
 
-/* clscan_scan_carry (output_call 0: a desc with output is refused),
- * clscan_scan_output (1, with its buffers) and clscan__scan_output_sparse (2). */
+/* clscan_scan_carry (output_call 0: a desc with output is refused), clscan_scan_output
+ * (1, with its buffers) and clscan__scan_output_sparse (2, with its sparse). */
 static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
                                   const clscan_scan_desc *desc, int inclusive, cl_mem src,
                                   size_t src_offset, cl_mem segments, size_t segments_offset,
                                   cl_mem dst, size_t dst_offset, size_t n, int output_call,
+                                  int sparse,
                                   const cl_mem *outputs, const size_t *output_offsets,
                                   cl_uint num_outputs,
                                   const clscan_carry *carry, cl_uint num_events_in_wait_list,
@@ -987,7 +989,7 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
     general_plan g;
     clscan__carry_args ca;
     cl_mem outs[4] = {NULL, NULL, NULL, NULL};
-    if ((s = plan_desc(ctx, desc, output_call == 2, &g)) != CLSCAN_SUCCESS) return s;
+    if ((s = plan_desc(ctx, desc, output_call == 2 ? sparse : 0, &g)) != CLSCAN_SUCCESS) return s;
     CLSCAN__RETURN_IF(ctx, desc->output && !output_call, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->output is given: call clscan_scan_output, which takes the output "
                      "stage's buffers");
@@ -1062,7 +1064,7 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
                                 const cl_event *event_wait_list, cl_event *event)
 {
     return scan_general(ctx, queue, desc, inclusive, src, src_offset, segments,
-                        segments_offset, dst, dst_offset, n, 0, NULL, NULL, 0, carry,
+                        segments_offset, dst, dst_offset, n, 0, 0, NULL, NULL, 0, carry,
                         num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -1076,7 +1078,7 @@ clscan_status clscan_scan_output(clscan_context *ctx, cl_command_queue queue,
                                  const cl_event *event_wait_list, cl_event *event)
 {
     return scan_general(ctx, queue, desc, inclusive, src, src_offset, segments,
-                        segments_offset, dst, dst_offset, n, 1, outputs, output_offsets,
+                        segments_offset, dst, dst_offset, n, 1, 0, outputs, output_offsets,
                         num_outputs, carry,
                         num_events_in_wait_list, event_wait_list, event);
 }
@@ -1086,10 +1088,11 @@ clscan_status clscan__scan_output_sparse(clscan_context *ctx, cl_command_queue q
                                          cl_mem src, size_t src_offset, cl_mem segments,
                                          size_t segments_offset, size_t n,
                                          const cl_mem *outputs, const size_t *output_offsets,
-                                         cl_uint num_outputs, cl_uint num_events_in_wait_list,
+                                         cl_uint num_outputs, int sparse,
+                                         cl_uint num_events_in_wait_list,
                                          const cl_event *event_wait_list, cl_event *event)
 {
     return scan_general(ctx, queue, desc, inclusive, src, src_offset, segments,
-                        segments_offset, NULL, 0, n, 2, outputs, output_offsets, num_outputs,
+                        segments_offset, NULL, 0, n, 2, sparse, outputs, output_offsets, num_outputs,
                         NULL, num_events_in_wait_list, event_wait_list, event);
 }
