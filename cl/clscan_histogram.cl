@@ -260,8 +260,8 @@ void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ul
         }                                                                                  \
     }
 #define CLSCAN_HIST_FILL_VECTOR vstore16(clscan_hist_bins16(vload16(0, s + i), &h), 0, at)
-#define CLSCAN_HIST_FILL_EACH \
-    for (uint u = 0; u < CLSCAN_HIST_BLOCK; ++u) at[u] = min(clscan_hist_bin(s[i + u], &h), bins)
+#define CLSCAN_HIST_FILL_EACH(BIN) \
+    for (uint u = 0; u < CLSCAN_HIST_BLOCK; ++u) at[u] = min(BIN(s[i + u], &h), bins)
 #if CLSCAN_HIST_VECTORS && CLSCAN_HIST_MODE == 1 && CLSCAN_HS_FLOAT
     CLSCAN_HIST_BLOCKS(CLSCAN_HIST_FILL_VECTOR)
 #else
@@ -270,11 +270,9 @@ void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ul
 #elif CLSCAN_HIST_MODE == 1 && !CLSCAN_HS_FLOAT
     /* (Bins of one width: a loop of their own, free of the test of the width, which the
      * compiler vectorises.) */
-    if (h.width)
-        CLSCAN_HIST_BLOCKS(for (uint u = 0; u < CLSCAN_HIST_BLOCK; ++u) at[u] =
-                               min(clscan_hist_bin_width(s[i + u], &h), bins))
+    if (h.width) CLSCAN_HIST_BLOCKS(CLSCAN_HIST_FILL_EACH(clscan_hist_bin_width))
 #endif
-    CLSCAN_HIST_BLOCKS(CLSCAN_HIST_FILL_EACH)
+    CLSCAN_HIST_BLOCKS(CLSCAN_HIST_FILL_EACH(clscan_hist_bin))
 #endif
 #undef CLSCAN_HIST_FILL_VECTOR
 #undef CLSCAN_HIST_FILL_EACH

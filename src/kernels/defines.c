@@ -95,9 +95,8 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
         /* (where the tune layer chose it for the sample type: one work-item groups only) */
         {"CLSCAN_HIST_BRANCH_FREE", 1,
          hist && cfg->wg_size == 1 && (p->hist_branch_free >> cfg->elem_type & 1u)},
-        {"CLSCAN_HIST_VECTORS", 1,
-         hist && cfg->wg_size == 1 && (p->hist_branch_free >> cfg->elem_type & 1u) &&
-             p->hist_vectors},
+        /* (read only under CLSCAN_HIST_BRANCH_FREE) */
+        {"CLSCAN_HIST_VECTORS", 1, hist && cfg->wg_size == 1 && p->hist_vectors},
     };
     const size_t ndefs = sizeof defs / sizeof defs[0];
     size_t len = 0;
