@@ -440,10 +440,6 @@ void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ul
     CLSCAN_ITEMS > 32 || CLSCAN_ITEMS % 4 != 0
 #error "CLSCAN_GEN_VALUE_TILE needs segments, CLSCAN_WG_SIZE > 1 and CLSCAN_ITEMS a multiple of 4 up to 32"
 #endif
-#if defined(CLSCAN_GEN_OUTPUT_GIVEN) && !CLSCAN_GEN_OUTPUT_SPARSE
-/* (clscan_gen_values_store runs the statements at heads and ends alone.) */
-#error "CLSCAN_GEN_VALUE_TILE with an output stage needs CLSCAN_GEN_OUTPUT_SPARSE"
-#endif
 /* Where sub-groups have ballots and are as wide as a work-item's elements (NVIDIA's
  * warps of 32), sub-group g of the load's step j holds the elements of work-item
  * j * CLSCAN_SG_COUNT + g, and its ballot is that work-item's word of heads. Elsewhere
