@@ -1,12 +1,14 @@
 /* clscan_histogram.cl - histograms (src/algo/histogram.c): the bin of a sample (even bins
  * over [lower, upper), or bins between sorted levels), each work-group's counts in local
- * memory written out as one row of partial counts, and the column sums of those rows into
- * the caller's 32- or 64-bit counts; for more bins than local memory holds, global
+ * memory added into per-bin arrival words whose last arrival writes the caller's 32- or
+ * 64-bit count (devices with 64-bit atomics), or written out as one row of partial counts
+ * whose column sums a second kernel takes; for more bins than local memory holds, global
  * atomics on one row. Specialised by the host on:
  *   CLSCAN_HIST_SAMPLE_ID   the samples' clscan_type (0 int32 ... 5 double)
  *   CLSCAN_HIST_MODE        1 even bins, 2 bins between levels
  *   CLSCAN_HIST_LOCAL_BINS  the bins a work-group counts in local memory
  *   CLSCAN_HIST_BRANCH_FREE 1: one work-item's even bins counted without a branch
+ *   CLSCAN_HIST_FUSED       1: the device has 64-bit global atomics (clscan_hist_fused)
  *   CLSCAN_WG_SIZE          work-items per group */
 /* SPDX-License-Identifier: MIT */
 #ifndef CLSCAN_HISTOGRAM_CL
@@ -221,18 +223,22 @@ uint16 clscan_hist_bins16(const CLSCAN_HS16 x, const clscan_hist_bins *h)
     const clscan_hist_bins h = {lower,  upper, scale, range, magic,                     \
                                 width,  wmagic, bins, levels + levels_off}
 
+/* The local counters a work-group declares: one work-item without a branch takes four
+ * rows of counters, each with one past the bins (the host leaves local memory of 8 words
+ * a counter, src/algo/histogram.c). */
+#define CLSCAN_HIST_COUNTERS                                                             \
+    (CLSCAN_WG_SIZE == 1 && CLSCAN_HIST_BRANCH_FREE ? 4 * (CLSCAN_HIST_LOCAL_BINS + 1)    \
+                                                    : CLSCAN_HIST_LOCAL_BINS)
+
 /* Work-group g counts samples[off + [g * per_group, (g + 1) * per_group) and < n) into
- * row g of partials (bins <= CLSCAN_HIST_LOCAL_BINS counters in local memory). */
-__kernel __attribute__((reqd_work_group_size(CLSCAN_WG_SIZE, 1, 1)))
-void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ulong per_group,
-                       CLSCAN_HIST_PARAMS, __global uint *partials)
+ * counts[0, bins) (local, CLSCAN_HIST_COUNTERS of them), which it clears first; the
+ * counts are complete for every work-item of the group on return. */
+void clscan_hist_count_group(__global const CLSCAN_HS *samples, const ulong off,
+                             const ulong n, const ulong per_group, const clscan_hist_bins *hp,
+                             __local uint *counts)
 {
-    CLSCAN_HIST_MAKE(h);
-    /* (One work-item without a branch: four rows of counters, each with one past the
-     * bins; the host leaves local memory of 8 words a counter, src/algo/histogram.c.) */
-    __local uint counts[CLSCAN_WG_SIZE == 1 && CLSCAN_HIST_BRANCH_FREE
-                            ? 4 * (CLSCAN_HIST_LOCAL_BINS + 1)
-                            : CLSCAN_HIST_LOCAL_BINS];
+    const clscan_hist_bins h = *hp;
+    const uint bins = h.bins;
     const uint lid = get_local_id(0);
     for (uint b = lid; b < bins; b += CLSCAN_WG_SIZE) counts[b] = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -301,9 +307,60 @@ void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ul
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    __global uint *row = partials + (ulong)get_group_id(0) * bins;
-    for (uint b = lid; b < bins; b += CLSCAN_WG_SIZE) row[b] = counts[b];
 }
+
+/* Work-group g counts its share of samples (clscan_hist_count_group) and writes the
+ * counts as row g of partials, for clscan_hist_sum. */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG_SIZE, 1, 1)))
+void clscan_hist_local(__global const CLSCAN_HS *samples, ulong off, ulong n, ulong per_group,
+                       CLSCAN_HIST_PARAMS, __global uint *partials)
+{
+    CLSCAN_HIST_MAKE(h);
+    __local uint counts[CLSCAN_HIST_COUNTERS];
+    clscan_hist_count_group(samples, off, n, per_group, &h, counts);
+    __global uint *row = partials + (ulong)get_group_id(0) * bins;
+    for (uint b = get_local_id(0); b < bins; b += CLSCAN_WG_SIZE) row[b] = counts[b];
+}
+
+#if CLSCAN_HIST_FUSED
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+/* An arrival word (clscan_hist_fused): the groups that have added their count to the bin
+ * so far, above CLSCAN_HIST_ARRIVAL_SHIFT, and the sum of those counts below it (a pass
+ * counts fewer than 2^40 samples, the host launches fewer than 2^24 groups). */
+#define CLSCAN_HIST_ARRIVAL_SHIFT 40
+#define CLSCAN_HIST_SUM_MASK (((ulong)1 << CLSCAN_HIST_ARRIVAL_SHIFT) - 1u)
+
+/* Counts and sums in one kernel, for the devices with 64-bit global atomics: work-group g
+ * counts its share of samples (clscan_hist_count_group), then adds one arrival and its
+ * count of bin b to arrivals[b] for every bin, zero counts included. The group whose
+ * addition to a word finds every other group's already there holds the bin's total: it
+ * writes counts[off + b] (plus its old value where accumulate is set; 64-bit counts
+ * where count64 is set, counts64 then the buffer) and sets the word back to zero. No
+ * word needs another's: each bin is finished by its own last arrival, whatever the
+ * order in which the device makes the groups' writes visible. arrivals[0, bins) must be
+ * zero at the start (the host clears them once; every call leaves them zero). */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG_SIZE, 1, 1)))
+void clscan_hist_fused(__global const CLSCAN_HS *samples, ulong off, ulong n, ulong per_group,
+                       CLSCAN_HIST_PARAMS, volatile __global ulong *arrivals,
+                       __global uint *counts32, __global ulong *counts64, ulong counts_off,
+                       int count64, int accumulate)
+{
+    CLSCAN_HIST_MAKE(h);
+    __local uint counts[CLSCAN_HIST_COUNTERS];
+    clscan_hist_count_group(samples, off, n, per_group, &h, counts);
+    const ulong others = (ulong)(get_num_groups(0) - 1u) << CLSCAN_HIST_ARRIVAL_SHIFT;
+    for (uint b = get_local_id(0); b < bins; b += CLSCAN_WG_SIZE) {
+        const ulong mine = counts[b];
+        const ulong old = atom_add(&arrivals[b], ((ulong)1 << CLSCAN_HIST_ARRIVAL_SHIFT) + mine);
+        if ((old & ~CLSCAN_HIST_SUM_MASK) != others) continue;
+        const ulong total = (old & CLSCAN_HIST_SUM_MASK) + mine;
+        (void)atom_xchg(&arrivals[b], 0ul);
+        const ulong at = counts_off + b;
+        if (count64) counts64[at] = (accumulate ? counts64[at] : 0ul) + total;
+        else counts32[at] = (accumulate ? counts32[at] : 0u) + (uint)total;
+    }
+}
+#endif
 
 /* More bins than local memory holds: every sample of samples[off, +n) counted straight
  * into partials[0, bins) (zeroed before; n < 2^32, so no counter wraps). */

@@ -1,8 +1,9 @@
 /* histogram.c - clscan_histogram_even and clscan_histogram_range: argument checks, the
  * bin parameters the kernels take (cl/clscan_histogram.cl), and the passes: each
- * work-group counts a share of the samples in local memory and writes a row of partial
- * counts, then one kernel sums the rows into the caller's counts; more bins than local
- * memory holds are counted with global atomics into one cleared row. */
+ * work-group counts a share of the samples in local memory, then, on devices with 64-bit
+ * atomics, adds them to arrival words whose last arrival writes the caller's count (one
+ * kernel), elsewhere writes a row of partial counts that a second kernel sums; more bins
+ * than local memory holds are counted with global atomics into one cleared row. */
 /* SPDX-License-Identifier: MIT */
 #include "algo/algo.h"
 
@@ -16,6 +17,9 @@ enum {
 #define MAX_BINS ((size_t)1 << 31)
 #define ROWS_BYTES ((cl_ulong)32 << 20) /* the partial counts of one pass, at most */
 #define PASS_SAMPLES_MAX 0xffffffffull  /* a 32-bit counter never wraps within a pass */
+/* clscan_hist_fused's arrival words: 24 bits of groups over 40 bits of a bin's sum. */
+#define FUSED_GROUPS_MAX 0xffffffull
+#define FUSED_SAMPLES_MAX 0xffffffffffull
 
 /* The local counters a program for `bins` declares (a power of two, at least 256), or 0
  * where bins exceed what this device's local memory takes (then global atomics). */
@@ -29,9 +33,10 @@ static cl_uint local_bins(const clscan__profile *p, size_t bins)
 }
 
 /* The program for samples of `type` and bins of `mode` (1 even, 2 levels) with `local`
- * local counters (0: the global path, which declares one). */
+ * local counters (0: the global path, which declares one), holding clscan_hist_fused
+ * where `fused` is set. */
 static clscan_status hist_program(clscan_context *ctx, clscan_type type, cl_uint mode,
-                                  cl_uint local, clscan__program **prog)
+                                  cl_uint local, int fused, clscan__program **prog)
 {
     const clscan__profile *p = &ctx->target.profile;
     clscan__scan_config cfg;
@@ -42,6 +47,7 @@ static clscan_status hist_program(clscan_context *ctx, clscan_type type, cl_uint
     cfg.elem_type = type;
     cfg.hist_mode = mode;
     cfg.hist_local_bins = local ? local : 1;
+    cfg.hist_fused = fused != 0;
     cfg.items = 1; /* (the kernels take no tiles) */
     /* No scan kernel to check a sub-group layer against (as for sorts). */
     cfg.sg_impl = CLSCAN__SG_LOCAL;
@@ -87,10 +93,11 @@ static void set_bin_args(clscan__kernel_args *a, const hist_call *c)
 
 /* How a call's samples are split: passes of at most pass_n samples (so no 32-bit counter
  * of a pass wraps, and no work-item loops past the device's budget), each counted by
- * rows work-groups of per_group samples (local counters: one row of partials each) or
- * by the device's groups with global atomics into one row. */
+ * rows work-groups of per_group samples (local counters: one row of partials each, or
+ * with `fused` one addition to every bin's arrival word) or by the device's groups with
+ * global atomics into one row. */
 typedef struct hist_plan {
-    int local;
+    int local, fused;
     cl_ulong groups;    /* the device's work-groups (profile) */
     cl_ulong max_rows;  /* rows of partials a pass may write */
     cl_ulong per_group; /* local: the most samples one work-group counts */
@@ -105,8 +112,9 @@ static cl_ulong sat_mul(cl_ulong a, cl_ulong b)
 static hist_plan plan_passes(const clscan__profile *p, cl_ulong wg, cl_uint bins, int local,
                              cl_uint mode)
 {
-    hist_plan h = {local, p->max_groups ? p->max_groups
-                                        : (cl_ulong)p->compute_units * p->groups_per_cu,
+    hist_plan h = {local, local && p->int64_atomics,
+                   p->max_groups ? p->max_groups
+                                 : (cl_ulong)p->compute_units * p->groups_per_cu,
                    1, 0, 0};
     if (h.groups < 1) h.groups = 1;
     /* (Loop iterations a work-item may run; llvmpipe stops one at 65535, counting inner
@@ -122,8 +130,10 @@ static hist_plan plan_passes(const clscan__profile *p, cl_ulong wg, cl_uint bins
         if (h.per_group > PASS_SAMPLES_MAX) h.per_group = PASS_SAMPLES_MAX;
         h.max_rows = ROWS_BYTES / 4 / bins;
         if (h.max_rows > budget / 2) h.max_rows = budget / 2; /* (the sum loops over rows) */
+        if (h.fused) h.max_rows = FUSED_GROUPS_MAX; /* (no rows, no sum loop) */
         if (h.max_rows < 1) h.max_rows = 1;
         h.pass_n = sat_mul(h.max_rows, h.per_group);
+        if (h.fused && h.pass_n > FUSED_SAMPLES_MAX) h.pass_n = FUSED_SAMPLES_MAX;
     } else {
         h.pass_n = sat_mul(sat_mul(budget / 2, wg), h.groups);
         if (h.pass_n > PASS_SAMPLES_MAX) h.pass_n = PASS_SAMPLES_MAX;
@@ -175,12 +185,42 @@ static clscan_status enqueue_hist(clscan__launch *l, clscan__program *prog, cons
     clscan_status s = CLSCAN_SUCCESS;
     if (c->n == 0) return enqueue_sum(l, prog, c, c->counts, 0, 0); /* (all zeros) */
     cl_mem rows_buf = l->scratch->buffer;
-    l->scratch->lb_clean = 0; /* the rows overwrite status words */
+    if (h->fused) { /* (the arrival words, zero between calls: cleared once) */
+        clscan__scratch *slot = l->scratch;
+        clscan_status s0 = clscan__scratch_zeros(l->ctx, slot, (size_t)c->bins * 8);
+        if (s0 == CLSCAN_SUCCESS && !slot->zeros_clean)
+            s0 = clscan__enqueue_clear(l, prog, slot->zeros, (cl_ulong)c->bins * 2);
+        slot->zeros_clean = 0; /* (until every pass is enqueued) */
+        if (s0 != CLSCAN_SUCCESS) return s0;
+    } else {
+        l->scratch->lb_clean = 0; /* the rows overwrite status words */
+    }
     for (cl_ulong done = 0, pass = 0; done < c->n && s == CLSCAN_SUCCESS; ++pass) {
         const cl_ulong m = c->n - done < h->pass_n ? c->n - done : h->pass_n;
         const cl_ulong off = c->samples_off + done;
         cl_ulong rows = 1, per_group = 0;
-        if (h->local) {
+        if (h->fused) {
+            rows = pass_rows(h, wg, c->bins, m, &per_group);
+            cl_kernel k = prog->kernels[CLSCAN__K_HIST_FUSED];
+            const cl_int accumulate = pass > 0;
+            clscan__kernel_args a = clscan__args_begin(k, 0);
+            CLSCAN__ARG(a, c->samples);
+            CLSCAN__ARG(a, off);
+            CLSCAN__ARG(a, m);
+            CLSCAN__ARG(a, per_group);
+            set_bin_args(&a, c);
+            CLSCAN__ARG(a, l->scratch->zeros);
+            CLSCAN__ARG(a, c->counts);
+            CLSCAN__ARG(a, c->counts);
+            CLSCAN__ARG(a, c->counts_off);
+            CLSCAN__ARG(a, c->count64);
+            CLSCAN__ARG(a, accumulate);
+            if (a.err != CL_SUCCESS)
+                return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(hist_fused)");
+            s = clscan__enqueue(l, k, (size_t)rows, (size_t)wg, "enqueue hist_fused");
+            done += m;
+            continue;
+        } else if (h->local) {
             rows = pass_rows(h, wg, c->bins, m, &per_group);
             cl_kernel k = prog->kernels[CLSCAN__K_HIST_LOCAL];
             clscan__kernel_args a = clscan__args_begin(k, 0);
@@ -210,6 +250,7 @@ static clscan_status enqueue_hist(clscan__launch *l, clscan__program *prog, cons
         if (s == CLSCAN_SUCCESS) s = enqueue_sum(l, prog, c, rows_buf, rows, pass > 0);
         done += m;
     }
+    if (h->fused && s == CLSCAN_SUCCESS) l->scratch->zeros_clean = 1;
     return s;
 }
 
@@ -244,13 +285,14 @@ static clscan_status run_hist(clscan_context *ctx, cl_command_queue queue, bool 
     const clscan__profile *p = &ctx->target.profile;
     const cl_uint local = local_bins(p, c->bins);
     clscan__program *prog;
-    clscan_status s = hist_program(ctx, c->type, c->mode, local, &prog);
+    clscan_status s = hist_program(ctx, c->type, c->mode, local, local && p->int64_atomics, &prog);
     if (s != CLSCAN_SUCCESS) return s;
     const cl_ulong wg = prog->config.wg_size;
     const hist_plan h = plan_passes(p, wg, c->bins, local != 0, c->mode);
     cl_ulong rows = 1, per_group;
     if (local) rows = pass_rows(&h, wg, c->bins, c->n < h.pass_n ? c->n : h.pass_n, &per_group);
-    const size_t scratch = c->n ? (size_t)(rows * c->bins * 4) : 0;
+    /* (The fused kernel takes a slot for its zeros buffer alone.) */
+    const size_t scratch = !c->n ? 0 : h.fused ? 4 : (size_t)(rows * c->bins * 4);
     clscan__launch l;
     if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, scratch, event)) !=
         CLSCAN_SUCCESS) {

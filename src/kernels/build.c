@@ -78,6 +78,7 @@ static const struct {
     [CLSCAN__K_HIST_LOCAL] = {"clscan_hist_local", 1},
     [CLSCAN__K_HIST_GLOBAL] = {"clscan_hist_global", 0},
     [CLSCAN__K_HIST_SUM] = {"clscan_hist_sum", 0},
+    [CLSCAN__K_HIST_FUSED] = {"clscan_hist_fused", 1},
 };
 
 /* The definition of a compaction's predicate, appended after the kernels (which
@@ -508,6 +509,7 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan__target
         wanted[k] = sort && !cfg->sort_onesweep && cfg->sort_buckets;
     wanted[CLSCAN__K_HIST_LOCAL] = wanted[CLSCAN__K_HIST_GLOBAL] = wanted[CLSCAN__K_HIST_SUM] =
         hist;
+    wanted[CLSCAN__K_HIST_FUSED] = hist && cfg->hist_fused;
     *max_wg = cfg->wg_size;
     clscan_status s = CLSCAN_SUCCESS;
     for (int k = 0; k < CLSCAN__KERNEL_COUNT && s == CLSCAN_SUCCESS; ++k) {

@@ -348,7 +348,7 @@ const char *clscan__select_mode_name(clscan__select_mode mode)
 /* (A field added to clscan__scan_config must be added here too: the size check below,
  * made on 64-bit builds, fails until it is, since a field left out would let two
  * shapes share a program.) */
-_Static_assert(sizeof(void *) != 8 || sizeof(clscan__scan_config) == 128,
+_Static_assert(sizeof(void *) != 8 || sizeof(clscan__scan_config) == 136,
                "clscan__scan_config changed: update clscan__config_fingerprint");
 void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_config *out)
 {
@@ -378,4 +378,5 @@ void clscan__config_fingerprint(const clscan__scan_config *cfg, clscan__scan_con
     out->sel_stash = cfg->sel_stash;
     out->hist_mode = cfg->hist_mode;
     out->hist_local_bins = cfg->hist_local_bins;
+    out->hist_fused = cfg->hist_fused;
 }

@@ -97,6 +97,7 @@ size_t clscan__kernel_defines(const clscan__scan_config *cfg, const clscan__prof
          hist && cfg->wg_size == 1 && (p->hist_branch_free >> cfg->elem_type & 1u)},
         /* (read only under CLSCAN_HIST_BRANCH_FREE) */
         {"CLSCAN_HIST_VECTORS", 1, hist && cfg->wg_size == 1 && p->hist_vectors},
+        {"CLSCAN_HIST_FUSED", 1, hist && cfg->hist_fused},
     };
     const size_t ndefs = sizeof defs / sizeof defs[0];
     size_t len = 0;

@@ -105,6 +105,9 @@ typedef struct clscan__scan_config {
     /* Histograms: samples of elem_type; mode 1 even bins, 2 levels; bins in local memory. */
     cl_uint hist_mode;
     cl_uint hist_local_bins;
+    /* 1: the program holds clscan_hist_fused (64-bit global atomics), counting and
+     * summing in one kernel. */
+    cl_uint hist_fused;
 } clscan__scan_config;
 
 /* The kernels a program may hold, as indices into clscan__program.kernels (each one's
@@ -133,7 +136,8 @@ typedef enum clscan__kernel_id {
     CLSCAN__K_SORT_BK_BUCKETS, /* _buckets */
     CLSCAN__K_HIST_LOCAL,    /* histogram programs: clscan_hist_local, */
     CLSCAN__K_HIST_GLOBAL,   /* clscan_hist_global, */
-    CLSCAN__K_HIST_SUM,      /* clscan_hist_sum */
+    CLSCAN__K_HIST_SUM,      /* clscan_hist_sum, */
+    CLSCAN__K_HIST_FUSED,    /* clscan_hist_fused (where hist_fused is set) */
     CLSCAN__KERNEL_COUNT
 } clscan__kernel_id;
 

@@ -33,6 +33,12 @@ typedef struct clscan__scratch {
     int lb_clean;
     cl_uint lb_word_bits;
     cl_uint lb_epoch;
+    /* Words that the calls using them leave at zero (a histogram's arrival words), in a
+     * buffer of their own so that no other call's scratch overwrites them; zeros_clean
+     * says they are all zero now. */
+    cl_mem zeros;
+    size_t zeros_size;
+    int zeros_clean;
 } clscan__scratch;
 
 /* Hands out a scratch slot of at least `size` bytes for use on `queue`. If the only
@@ -49,6 +55,8 @@ clscan_status clscan__scratch_acquire(clscan_context *ctx, cl_command_queue queu
 void clscan__scratch_release(clscan_context *ctx, clscan__scratch *slot,
                              cl_command_queue queue, cl_event last_use, bool ordered);
 void clscan__scratch_free(clscan__scratch *list);
+/* Makes sure the slot's zeros buffer holds `size` bytes (a new one is not clean). */
+clscan_status clscan__scratch_zeros(clscan_context *ctx, clscan__scratch *slot, size_t size);
 
 /* ---------------------------------------------------------------- context --- */
 

@@ -30,7 +30,7 @@ static int use_completed(clscan__scratch *s)
         return 0;
     /* A negative status is an error: the command is over, the buffer free again, but
      * its look-back state is unknown (a tile counter left off zero). */
-    if (status < 0) s->lb_clean = 0;
+    if (status < 0) s->lb_clean = s->zeros_clean = 0;
     return status == CL_COMPLETE || status < 0;
 }
 
@@ -149,12 +149,25 @@ void clscan__scratch_release(clscan_context *ctx, clscan__scratch *slot,
     pthread_mutex_unlock(&ctx->lock);
 }
 
+clscan_status clscan__scratch_zeros(clscan_context *ctx, clscan__scratch *slot, size_t size)
+{
+    if (slot->zeros && slot->zeros_size >= size) return CLSCAN_SUCCESS;
+    if (slot->zeros) clReleaseMemObject(slot->zeros); /* (kept alive by its commands) */
+    slot->zeros = NULL;
+    slot->zeros_size = 0;
+    slot->zeros_clean = 0;
+    clscan_status st = clscan__create_buffer(ctx, size, "a scratch buffer of zeros", &slot->zeros);
+    if (st == CLSCAN_SUCCESS) slot->zeros_size = size;
+    return st;
+}
+
 void clscan__scratch_free(clscan__scratch *list)
 {
     while (list) {
         clscan__scratch *next = list->next;
         forget_use(list);
         if (list->buffer) clReleaseMemObject(list->buffer);
+        if (list->zeros) clReleaseMemObject(list->zeros);
         free(list);
         list = next;
     }
