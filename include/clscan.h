@@ -1043,11 +1043,13 @@ CLSCAN_API clscan_status clscan_run_length_encode_nontrivial(
  * Cost: one read of the samples. Where num_bins, rounded up to a power of two (256 at
  * least), fits in an eighth of the device's local memory (less 1 KiB) as 32-bit counters,
  * and 16384 at most (1024 bins on a 48 KiB device, 4096 on a 160 KiB one), each
- * work-group counts its share there and writes one row of partial counts, and a second
- * kernel sums the rows into counts (a scratch buffer of
- * rows * num_bins 32-bit counts); beyond that the samples are counted with global
- * atomics into a cleared scratch row. No 64-bit atomics are used. Counts are exact and
- * do not depend on timing. Each sample type, kind of bins and power of two of local
+ * work-group counts its share there; on devices with cl_khr_int64_base_atomics the
+ * groups then add their counts into num_bins 64-bit words and the last to arrive at a
+ * bin writes its count, one kernel (the words are a scratch buffer that every call
+ * leaves at zero, cleared once when made), elsewhere each group writes one row of
+ * partial counts and a second kernel sums the rows into counts (a scratch buffer of rows
+ * * num_bins 32-bit counts); beyond that the samples are counted with global atomics
+ * into a cleared scratch row. Counts are exact and do not depend on timing. Each sample type, kind of bins and power of two of local
  * counters (256 and up) is one program, built on first use.
  *
  * Events, wait lists, queues and threads as for the scans. Returns CLSCAN_SUCCESS;
