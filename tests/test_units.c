@@ -566,8 +566,9 @@ START_TEST(test_device_scan_choice)
 END_TEST
 
 /* NVIDIA's plain single-pass scans of integers: sub-group 0 walks the look-back under
- * the profile's register cap (kernels/config.c, plain_scan_walk); floats, compactions,
- * general scans, the multi-level scan, other devices and a forced walk do not. */
+ * the profile's register cap (kernels/config.c, plain_scan_walk); floats take the cap
+ * and keep their own walk; compactions, general scans, the multi-level scan, other
+ * devices and a forced walk take neither. */
 START_TEST(test_plain_scan_walk)
 {
     clscan__profile p;
@@ -592,7 +593,7 @@ START_TEST(test_plain_scan_walk)
                                                     floats[t], CLSCAN_OP_ADD, &c),
                          CLSCAN_SUCCESS);
         ck_assert_int_eq(c.lb_walk, CLSCAN__LB_WALK_AUTO);
-        ck_assert_uint_eq(c.ptx_maxnreg, 0);
+        ck_assert_uint_eq(c.ptx_maxnreg, t == 1 ? 40 : 48);
     }
     ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN__SCAN_MULTI_LEVEL, CLSCAN_INT32,
                                                 CLSCAN_OP_ADD, &c),
@@ -618,6 +619,10 @@ START_TEST(test_plain_scan_walk)
     ck_assert(c.lb_walk == CLSCAN__LB_WALK_GROUP && c.ptx_maxnreg == 0);
     ck_assert(clscan__kernel_defines(&c, &p, CLSCAN__DEFINES_BLOCK, d, sizeof d) < sizeof d);
     ck_assert(strstr(d, "#define CLSCAN_LB_WALK 1\n"));
+    ck_assert_int_eq(clscan__scan_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS, CLSCAN_FLOAT,
+                                                CLSCAN_OP_ADD, &c),
+                     CLSCAN_SUCCESS);
+    ck_assert(c.lb_walk == CLSCAN__LB_WALK_GROUP && c.ptx_maxnreg == 0);
     const char *sub[] = {"CLSCAN_LOOKBACK_WALK", "sub-group", NULL};
     ck_assert_int_eq(clscan__profile_finish(NULL, &p, table_getenv, sub), CLSCAN_SUCCESS);
     ck_assert_int_eq(clscan__select_config_choose(NULL, &p, CLSCAN__SCAN_SINGLE_PASS,

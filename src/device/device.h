@@ -183,7 +183,7 @@ typedef struct clscan__profile {
     cl_uint lb_spins;           /* fruitless look-back reads before the fallback */
     clscan__lb_test lb_test;    /* a test mode of cl/clscan_lookback.cl, or off */
     clscan__lb_walk lb_walk;    /* who walks the look-back (AUTO: the library's choice) */
-    /* NVIDIA's plain single-pass scans of integers, whose look-back sub-group 0 walks:
+    /* NVIDIA's plain single-pass scans (integers' look-back walked by sub-group 0):
      * registers a work-item may use, for 4-byte and for 8-byte types (0: no cap). */
     cl_uint scan_max_registers, scan_max_registers_8;
     /* NVIDIA's single-pass compactions of 4-byte elements: registers a work-item may use

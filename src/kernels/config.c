@@ -174,20 +174,23 @@ static clscan__lb_atomics lb_atomics_for(const clscan__profile *p, size_t value_
     return value_bytes % 8 == 0 && p->lb_word_bits == 64 ? p->lb_atomics_pair : p->lb_atomics;
 }
 
-/* A plain single-pass scan of integers on NVIDIA's warps: sub-group 0 walks its
+/* A plain single-pass scan on NVIDIA's warps: for integers sub-group 0 walks its
  * look-back (the kernels' own choice for integers is the work-group, whose two barriers a
  * window cost the few-tile calls most) under the profile's register cap, which keeps the
  * walk's registers from costing work-groups a multiprocessor (uncapped, int64 took 58
  * registers to the group walk's 40). On the H200 int32 exclusive sums took 0.80-0.97x
  * the time at 2^20, 0.85-0.87x at 2^22, 0.94-0.97x at 2^24 and 0.94-0.95x at 2^28, int64
- * 0.81x at 2^20 to 0.98x at 2^28 (docs/PERFORMANCE.md, thirtieth session). A profile
+ * 0.81x at 2^20 to 0.98x at 2^28 (docs/PERFORMANCE.md, thirtieth session). The float
+ * and double scans, whose ordered look-back sub-group 0 already walks in blocks, take the
+ * same caps (uncapped, ptxas gave both 64 registers): float inclusive sums 0.95x the time
+ * at 2^24 and 2^28, double 0.93-0.95x at 2^24 and 2^27 (thirty-third session). A profile
  * whose walk is forced (CLSCAN_LOOKBACK_WALK) keeps it, uncapped. */
 static void plain_scan_walk(const clscan__profile *p, clscan__scan_config *c)
 {
     if (c->algo != CLSCAN__SCAN_SINGLE_PASS || c->sg_impl != CLSCAN__SG_NVIDIA ||
-        p->lb_walk != CLSCAN__LB_WALK_AUTO || clscan__type_is_float(c->type))
+        p->lb_walk != CLSCAN__LB_WALK_AUTO)
         return;
-    c->lb_walk = CLSCAN__LB_WALK_SUBGROUP;
+    if (!clscan__type_is_float(c->type)) c->lb_walk = CLSCAN__LB_WALK_SUBGROUP;
     c->ptx_maxnreg =
         clscan_type_size(c->type) == 8 ? p->scan_max_registers_8 : p->scan_max_registers;
 }

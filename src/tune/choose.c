@@ -154,10 +154,11 @@ static void choose_device_scan(clscan__profile *p)
                                   ? "a work-item's loop iterations are limited"
                                   : "default off NVIDIA";
     }
-    /* Plain integer scans walked by a sub-group (kernels/config.c): five work-groups of
+    /* Plain scans (kernels/config.c; integers walked by a sub-group): five work-groups of
      * 256 a multiprocessor for 4-byte types, six for 8-byte ones (H200: int32 exclusive
      * sums of 2^28 570 us under 40, 551 under 48; int64 1215 under 40, 1258 under 48;
-     * docs/PERFORMANCE.md, thirtieth session). */
+     * docs/PERFORMANCE.md, thirtieth session; float and double 5-7% faster at 2^24 and
+     * up, thirty-third session). */
     p->scan_max_registers = p->nvidia_platform ? 48 : 0;
     p->scan_max_registers_8 = p->nvidia_platform ? 40 : 0;
     /* Compactions of 4-byte elements (kernels/config.c): five work-groups of 256 a

@@ -69,9 +69,9 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
            p->lb_atomics_source, pair, p->lb_spins, clscan__lb_walk_name(p->lb_walk),
            p->lb_test ? ", TEST MODE " : "", p->lb_test ? clscan__lb_test_name(p->lb_test) : "");
     if (p->scan_max_registers || p->scan_max_registers_8)
-        clscan__append(buf, size, &len, "               plain integer scans: look-back walked by "
-                       "sub-group 0 (unless a walk is forced), at most %u registers (4-byte "
-                       "types), %u (8-byte)\n",
+        clscan__append(buf, size, &len, "               plain scans: integers' look-back walked "
+                       "by sub-group 0, and at most %u registers (4-byte types), %u (8-byte), "
+                       "unless a walk is forced\n",
                        p->scan_max_registers, p->scan_max_registers_8);
     if (p->select_max_registers || p->runs_max_registers)
         clscan__append(buf, size, &len, "               compactions of 4-byte elements: at most "
