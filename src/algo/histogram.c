@@ -199,40 +199,31 @@ static clscan_status enqueue_hist(clscan__launch *l, clscan__program *prog, cons
         const cl_ulong m = c->n - done < h->pass_n ? c->n - done : h->pass_n;
         const cl_ulong off = c->samples_off + done;
         cl_ulong rows = 1, per_group = 0;
-        if (h->fused) {
+        if (h->local) {
             rows = pass_rows(h, wg, c->bins, m, &per_group);
-            cl_kernel k = prog->kernels[CLSCAN__K_HIST_FUSED];
-            const cl_int accumulate = pass > 0;
+            cl_kernel k = prog->kernels[h->fused ? CLSCAN__K_HIST_FUSED : CLSCAN__K_HIST_LOCAL];
             clscan__kernel_args a = clscan__args_begin(k, 0);
             CLSCAN__ARG(a, c->samples);
             CLSCAN__ARG(a, off);
             CLSCAN__ARG(a, m);
             CLSCAN__ARG(a, per_group);
             set_bin_args(&a, c);
-            CLSCAN__ARG(a, l->scratch->zeros);
-            CLSCAN__ARG(a, c->counts);
-            CLSCAN__ARG(a, c->counts);
-            CLSCAN__ARG(a, c->counts_off);
-            CLSCAN__ARG(a, c->count64);
-            CLSCAN__ARG(a, accumulate);
+            if (h->fused) { /* (the arrival words, then where the counts go) */
+                const cl_int accumulate = pass > 0;
+                CLSCAN__ARG(a, l->scratch->zeros);
+                CLSCAN__ARG(a, c->counts);
+                CLSCAN__ARG(a, c->counts);
+                CLSCAN__ARG(a, c->counts_off);
+                CLSCAN__ARG(a, c->count64);
+                CLSCAN__ARG(a, accumulate);
+            } else {
+                CLSCAN__ARG(a, rows_buf);
+            }
             if (a.err != CL_SUCCESS)
-                return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(hist_fused)");
-            s = clscan__enqueue(l, k, (size_t)rows, (size_t)wg, "enqueue hist_fused");
-            done += m;
-            continue;
-        } else if (h->local) {
-            rows = pass_rows(h, wg, c->bins, m, &per_group);
-            cl_kernel k = prog->kernels[CLSCAN__K_HIST_LOCAL];
-            clscan__kernel_args a = clscan__args_begin(k, 0);
-            CLSCAN__ARG(a, c->samples);
-            CLSCAN__ARG(a, off);
-            CLSCAN__ARG(a, m);
-            CLSCAN__ARG(a, per_group);
-            set_bin_args(&a, c);
-            CLSCAN__ARG(a, rows_buf);
-            if (a.err != CL_SUCCESS)
-                return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(hist_local)");
-            s = clscan__enqueue(l, k, (size_t)rows, (size_t)wg, "enqueue hist_local");
+                return clscan__fail_cl(l->ctx, a.err, h->fused ? "clSetKernelArg(hist_fused)"
+                                                               : "clSetKernelArg(hist_local)");
+            s = clscan__enqueue(l, k, (size_t)rows, (size_t)wg,
+                                h->fused ? "enqueue hist_fused" : "enqueue hist_local");
         } else {
             s = clscan__enqueue_clear(l, prog, rows_buf, c->bins);
             cl_kernel k = prog->kernels[CLSCAN__K_HIST_GLOBAL];
@@ -247,7 +238,8 @@ static clscan_status enqueue_hist(clscan__launch *l, clscan__program *prog, cons
             if (s == CLSCAN_SUCCESS)
                 s = clscan__enqueue(l, k, (size_t)h->groups, (size_t)wg, "enqueue hist_global");
         }
-        if (s == CLSCAN_SUCCESS) s = enqueue_sum(l, prog, c, rows_buf, rows, pass > 0);
+        if (s == CLSCAN_SUCCESS && !h->fused)
+            s = enqueue_sum(l, prog, c, rows_buf, rows, pass > 0);
         done += m;
     }
     if (h->fused && s == CLSCAN_SUCCESS) l->scratch->zeros_clean = 1;
