@@ -110,9 +110,9 @@ static cl_ulong sat_mul(cl_ulong a, cl_ulong b)
 }
 
 static hist_plan plan_passes(const clscan__profile *p, cl_ulong wg, cl_uint bins, int local,
-                             cl_uint mode)
+                             int fused, cl_uint mode)
 {
-    hist_plan h = {local, local && p->int64_atomics,
+    hist_plan h = {local, fused,
                    p->max_groups ? p->max_groups
                                  : (cl_ulong)p->compute_units * p->groups_per_cu,
                    1, 0, 0};
@@ -280,7 +280,9 @@ static clscan_status run_hist(clscan_context *ctx, cl_command_queue queue, bool 
     clscan_status s = hist_program(ctx, c->type, c->mode, local, local && p->int64_atomics, &prog);
     if (s != CLSCAN_SUCCESS) return s;
     const cl_ulong wg = prog->config.wg_size;
-    const hist_plan h = plan_passes(p, wg, c->bins, local != 0, c->mode);
+    /* (fused as the program was built: clscan_hist_fused is there) */
+    const hist_plan h = plan_passes(p, wg, c->bins, local != 0, (int)prog->config.hist_fused,
+                                    c->mode);
     cl_ulong rows = 1, per_group;
     if (local) rows = pass_rows(&h, wg, c->bins, c->n < h.pass_n ? c->n : h.pass_n, &per_group);
     /* (The fused kernel takes a slot for its zeros buffer alone.) */

@@ -86,10 +86,10 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
                    "with NVIDIA's warps: %s (%s)\n",
                    clscan__sort_algo_name(p->sort_algo), p->sort_algo_source, cap,
                    p->sort_max_registers_source);
-    clscan__append(buf, size, &len, "histograms:    %s; one-work-item groups count without a "
-                   "branch on samples in no bin for %s\n",
-                   p->int64_atomics ? "one kernel (64-bit arrival words)"
-                                    : "rows of partial counts, then their sums",
+    clscan__append(buf, size, &len, "histograms:    bins in local memory %s; one-work-item "
+                   "groups count without a branch on samples in no bin for %s\n",
+                   p->int64_atomics ? "in one kernel (64-bit arrival words)"
+                                    : "as rows of partial counts, then their sums",
                    p->hist_branch_free_source);
     clscan__append(buf, size, &len, "user texts:    up to %llu bytes each\n",
                    (unsigned long long)p->max_text_bytes);
