@@ -231,6 +231,7 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
 #if CLSCAN_SEL_EDGES
         const CLSCAN_E first_before = lid == 0 && base > 0 ? s.src[base - 1] : x[0];
         const uint lane = clscan_sg_lane(), sg = clscan_sg_id();
+        const bool first_of_range = lid == 0 && base == 0;
         if (lane == CLSCAN_SG_SIZE - 1) {
 #pragma unroll
             for (uint j = 0; j < CLSCAN_ITEMS; ++j) edges[j * CLSCAN_SG_COUNT + sg] = x[j];
@@ -241,8 +242,10 @@ CLSCAN_T clscan_sel_rank(clscan_sel_source s, ulong base, uint count,
             const uint slot = j * CLSCAN_SG_COUNT + sg; /* (row, sub-group) in element order */
             const CLSCAN_E below = clscan_sel_from_lane_below(x[j]);
             const CLSCAN_E before = lane ? below : slot ? edges[slot - 1] : first_before;
-            /* (As clscan_sel_keep_loaded: element 0 of the range is kept.) */
-            const uint kept = base + j * CLSCAN_WG_SIZE + lid == 0 ? 1u : (uint)(x[j] != before);
+            /* (As clscan_sel_keep_loaded: element 0 of the range is kept. Tiles start at
+             * multiples of CLSCAN_TILE, so that is row 0 of work-item 0 in tile 0: a test
+             * made once, not a 64-bit index compared in every row.) */
+            const uint kept = (j == 0 && first_of_range) ? 1u : (uint)(x[j] != before);
             bits |= kept << j;
         }
 #else
@@ -433,6 +436,12 @@ void clscan_sel_write_runs(clscan_sel_source s, __global CLSCAN_E *dst,
 #if CLSCAN_SEL_BALLOT
     const uint lane = clscan_sg_lane(), sg = clscan_sg_id();
     const uint first = (uint)base + sg * 32u; /* the sub-group's first element in row 0 */
+    /* The tile's heads go to dst from heads0 on, the runs they end to lengths from
+     * heads0 - 1 on: both addressed once here, then by a head's rank in the tile (a
+     * uint), not by a 64-bit index a head. */
+    __global CLSCAN_E *dst_tile = dst + heads0;
+    __global CLSCAN_SEL_LENGTH *ended = lengths + heads0;
+    (void)count; /* (keep has no bit past count: a partial tile's are cleared) */
 #endif
 #pragma unroll
     for (uint j = 0; j < CLSCAN_ITEMS; ++j) {
@@ -441,13 +450,15 @@ void clscan_sel_write_runs(clscan_sel_source s, __global CLSCAN_E *dst,
         /* The heads below in the row from the ballot (taken by every lane: before the
          * test), those before the row from the tile. */
         const uint below = clscan_sg_ballot((keep >> j) & 1u) & ((1u << lane) - 1u);
-        if (k < count && ((keep >> j) & 1u)) {
+        if ((keep >> j) & 1u) {
             const CLSCAN_T row = tile[j * CLSCAN_SG_COUNT + sg];
+            const uint rank = (uint)row + (uint)popcount(below);
             const uint in_row = first + j * CLSCAN_WG_SIZE + (32u - clz(below));
-            const uint before_row = max((uint)(row >> 32), after0);
-            clscan_sel_run_head(dst, lengths, (uint)base + k, CLSCAN_SEL_HELD_AT(j, k),
-                                heads0 + (uint)row + (uint)popcount(below),
-                                below ? in_row : before_row);
+            const uint after_last = below ? in_row : max((uint)(row >> 32), after0);
+            dst_tile[rank] = CLSCAN_SEL_HELD_AT(j, k);
+            /* (As clscan_sel_run_head: the range's first head ends no run.) */
+            if (heads0 + rank > 0)
+                ended[(int)rank - 1] = (CLSCAN_SEL_LENGTH)((uint)base + k - (after_last - 1));
         }
 #else
         if (k < count && ((keep >> j) & 1u)) {
