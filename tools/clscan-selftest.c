@@ -61,7 +61,8 @@ static void clscan_usage(FILE *f)
           "                     sort_pairs; general: every case of custom operators and\n"
           "                     types, transforms, segments, its reduction and reduction\n"
           "                     by key, and run-length encoding;\n"
-          "                     histogram: even and level bins, 32- and 64-bit counts),\n"
+          "                     histogram: even and level bins, 32- and 64-bit counts;\n"
+          "                     run_length: run-length encoding alone),\n"
           "                     or none. Default: all of them. Under Oclgrind name the\n"
           "                     kinds without the sorts: they are slow there, and trip\n"
           "                     its shadow-memory bug with a grown scratch buffer\n"
@@ -108,6 +109,9 @@ enum { CLSCAN_NAMES_TYPES, CLSCAN_NAMES_OPS, CLSCAN_NAMES_KINDS, CLSCAN_NAMES_SO
 #define CLSCAN_GENERAL_KIND_BIT (CLSCAN_SORT_KIND_BIT + CLSCAN_VERIFY_SORT_KIND_COUNT)
 /* ... and the histograms after them. */
 #define CLSCAN_HIST_KIND_BIT (CLSCAN_GENERAL_KIND_BIT + 1)
+/* ... and run-length encoding alone (the general kind runs it too). */
+#define CLSCAN_RLE_KIND_BIT (CLSCAN_HIST_KIND_BIT + 1)
+#define CLSCAN_RLE_KINDS ((1u << CLSCAN_GENERAL_KIND_BIT) | (1u << CLSCAN_RLE_KIND_BIT))
 
 /* Name k of a list of names (a type, an operator, a compaction or sort kind: --kinds
  * names the sorts after the compactions; a sort table's columns are the sorts alone). */
@@ -117,6 +121,8 @@ static const char *clscan_list_name(int which, int k)
         return "general";
     if (which == CLSCAN_NAMES_KINDS && k == CLSCAN_HIST_KIND_BIT)
         return "histogram";
+    if (which == CLSCAN_NAMES_KINDS && k == CLSCAN_RLE_KIND_BIT)
+        return "run_length";
     if (which == CLSCAN_NAMES_KINDS && k >= CLSCAN_SORT_KIND_BIT)
         return clscan_verify_sort_kind_name((clscan_verify_sort_kind)(k - CLSCAN_SORT_KIND_BIT));
     return which == CLSCAN_NAMES_TYPES ? clscan_type_name((clscan_type)k)
@@ -136,7 +142,7 @@ static const char *clscan_parse_names(const char *list, int which, unsigned *mas
         return NULL;
     const int count = which == CLSCAN_NAMES_TYPES ? CLSCAN_TYPE_COUNT
                       : which == CLSCAN_NAMES_OPS ? CLSCAN_OP_COUNT
-                                                  : CLSCAN_HIST_KIND_BIT + 1;
+                                                  : CLSCAN_RLE_KIND_BIT + 1;
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ",");
         int found = 0;
@@ -761,15 +767,15 @@ static void clscan_run_histograms(clscan_device_run *run, clscan_context *ctx,
             }
 }
 
-/* Run-length encoding of the type (with the general kind): every size, lengths
- * alternating 32 and 64 bits. */
+/* Run-length encoding of the type (with the general or the run_length kind): every size,
+ * lengths alternating 32 and 64 bits. */
 static void clscan_run_rle(clscan_device_run *run, clscan_context *ctx, cl_context cl_ctx,
                            cl_command_queue queue, int ty, const clscan_verify_size *sizes,
                            size_t nsizes)
 {
     clscan_selftest *t = run->t;
     char msg[1024] = "", line[1500];
-    if (!(t->kinds >> CLSCAN_GENERAL_KIND_BIT & 1)) return;
+    if (!(t->kinds & CLSCAN_RLE_KINDS)) return;
     clscan_phase(run, "%s run-length encode%s", clscan_type_name((clscan_type)ty), "");
     for (size_t z = 0; z < 2 * nsizes; z++) {
         /* (Every size twice: all runs, then only those longer than one.) */
@@ -904,7 +910,7 @@ static void clscan_run_device(clscan_selftest *t, cl_platform_id plat, cl_uint p
                            14);
     if (t->kinds >> CLSCAN_SORT_KIND_BIT & ((1u << CLSCAN_VERIFY_SORT_KIND_COUNT) - 1))
         clscan_print_table(f, run->sorts, CLSCAN_NAMES_SORTS, CLSCAN_VERIFY_SORT_KIND_COUNT, 14);
-    if (t->kinds >> CLSCAN_GENERAL_KIND_BIT & 1) {
+    if (t->kinds & CLSCAN_RLE_KINDS) {
         fprintf(f, "  run-length encode, all runs and those longer than one\n"
                    "  (type: passed/failed/skipped):");
         for (int ty = 0; ty < CLSCAN_TYPE_COUNT; ty++)

@@ -628,11 +628,12 @@ stage_intel() {
         -- "${khr[@]}"
     # (Sub-groups of 32 with cl_khr_subgroup_ballot take the paths of NVIDIA's warps that
     # ballot: compactions ranked by ballots with their elements stashed in local memory,
-    # unique's neighbours by shuffles, the look-back walker's highest lane; 35 s on 2
-    # cores. test-full adds the general scans, whose segment heads by flags then come
-    # from ballots in 32-item rows: 90 s more.)
+    # unique's and run-length encoding's neighbours by shuffles and their heads written
+    # from ballots, the look-back walker's highest lane; 50 s on 2 cores. test-full adds
+    # the general scans, whose segment heads by flags then come from ballots in 32-item
+    # rows: 90 s more.)
     local ballot=(--types "int32,double" --ops add
-                  --kinds "select_flagged,select_if,partition_if,unique")
+                  --kinds "select_flagged,select_if,partition_if,unique,run_length")
     [ "$cmd" = test-full ] && ballot=()
     run_intel_selftest intel:32 CLSCAN_SUBGROUP_WIDTH=32 CLSCAN_WORK_GROUP_SIZE=64 \
         CLSCAN_ITEMS_PER_THREAD=8 CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=32 \
