@@ -464,19 +464,58 @@ void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ul
 #endif
 #define CLSCAN_GEN_HEAD_WORDS (CLSCAN_WG_SIZE * CLSCAN_GEN_HEAD_ROW)
 
+/* Segments by keys: element k of a full tile that does not start the range, as
+ * clscan_gen_load gives element base + k, from `t`, the range's source moved to the
+ * tile's first element (src, seg and index_base advanced by base): the element before k
+ * is then always in the range, so there is no test for the range's first element, and
+ * the indices are the tile's (32 bits, the one before k at -1 from it), not 64-bit
+ * indices of the range, each with its own address arithmetic (three loads an element:
+ * the key, the key before, the value). On the H200 scan by key took 0.95x the time at
+ * 2^24 and reduce by key 0.92x at 2^24 and 2^28; segments by flags, one load fewer an
+ * element, took 1.04-1.07x as long so, and keep clscan_gen_load (docs/PERFORMANCE.md,
+ * thirty-fourth session). */
+#define CLSCAN_GEN_LOAD_INNER (CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_KEYS)
+#if CLSCAN_GEN_LOAD_INNER
+CLSCAN_T clscan_gen_load_inner(clscan_gen_source t, uint k)
+{
+    const int prev = (int)k - 1;
+    const uint head = t.seg[k] != t.seg[prev];
+    const int at = t.exclusive ? prev : (int)k;
+    const CLSCAN_GEN_IN x = clscan_gen_read(t.src + at, 0);
+    const CLSCAN_GEN_OUT v = CLSCAN_GEN_TRANSFORM(t, x, (long)at);
+    return clscan_seg_make(t.exclusive && head ? clscan_user_value_identity() : v, head);
+}
+#endif
+
 /* Loads the elements [base, base + count) of the scan, count > 0, into values (the value
  * identity past count) and heads (where an element's pair has its flag set). */
 void clscan_gen_load_values(clscan_gen_source s, ulong base, uint count,
                             __local CLSCAN_GEN_OUT *values, __local uint *heads)
 {
     const uint lid = get_local_id(0);
+#if CLSCAN_GEN_LOAD_INNER
+    const int inner = count == CLSCAN_TILE && base > 0; /* (the same for the group) */
+    clscan_gen_source t = s;
+    t.src += base;
+    t.seg += base;
+    t.index_base += base;
+#endif
     for (uint j0 = 0; j0 < CLSCAN_ITEMS; j0 += CLSCAN_GEN_LOAD_CHUNK) {
     CLSCAN_T xs[CLSCAN_GEN_LOAD_CHUNK];
+#if CLSCAN_GEN_LOAD_INNER
+    if (inner) {
 #pragma unroll
-    for (uint u = 0; u < CLSCAN_GEN_LOAD_CHUNK; ++u) {
-        const uint k = (j0 + u) * CLSCAN_WG_SIZE + lid;
-        /* (Past the end: the last element's loads, as clscan_gen_load_tile.) */
-        xs[u] = clscan_gen_load(s, base + min(k, count - 1));
+        for (uint u = 0; u < CLSCAN_GEN_LOAD_CHUNK; ++u)
+            xs[u] = clscan_gen_load_inner(t, (j0 + u) * CLSCAN_WG_SIZE + lid);
+    } else
+#endif
+    {
+#pragma unroll
+        for (uint u = 0; u < CLSCAN_GEN_LOAD_CHUNK; ++u) {
+            const uint k = (j0 + u) * CLSCAN_WG_SIZE + lid;
+            /* (Past the end: the last element's loads, as clscan_gen_load_tile.) */
+            xs[u] = clscan_gen_load(s, base + min(k, count - 1));
+        }
     }
 #pragma unroll
     for (uint u = 0; u < CLSCAN_GEN_LOAD_CHUNK; ++u) {
