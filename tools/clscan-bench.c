@@ -126,7 +126,7 @@ static int general_case(int call)
     case CALL_MAT2: return 1;            /* 2x2 uint matrix product, a 16-byte struct */
     case CALL_TRANSFORM_COUNT: return 3; /* int32 add of "x > 0.5f ? 1 : 0" over floats */
     case CALL_REDUCE_BY_KEY: return 10;  /* int32 add by int32 keys (CUB's ReduceByKey) */
-    case CALL_RLE: return 10;            /* (its keys: the runs to encode) */
+    case CALL_RLE: return 10;            /* (its keys' runs; keys of --type: rle_keys) */
     default: return -1;
     }
 }
@@ -137,7 +137,7 @@ static int general_case(int call)
 static int own_type(int call)
 {
     const int k = general_case(call);
-    if (k < 0) return -1;
+    if (k < 0 || call == CALL_RLE) return -1;
     const clscan_verify_gen_case g = clscan_verify_gen_case_get(k);
     return g.desc.type_name ? -1 : (int)g.desc.type;
 }
@@ -218,8 +218,9 @@ static void usage(FILE *f)
           "                            reduce-by-key (int32 add by int32 keys in runs of 1\n"
           "                            to 24: unique keys, sums and count, as CUB's\n"
           "                            ReduceByKey; --type, --mode ignored);\n"
-          "                            rle (clscan_run_length_encode of those keys: unique\n"
-          "                            values, uint32 lengths, count; --type, --mode ignored);\n"
+          "                            rle (clscan_run_length_encode of those keys, of\n"
+          "                            --type: unique values, uint32 lengths, count; --mode\n"
+          "                            ignored);\n"
           "                            compact (clscan_compact, the general compaction, of\n"
           "                            --type's OpenCL C type with --predicate, as select-if);\n"
           "                            general scans (clscan_scan, their own types: --type\n"
@@ -342,7 +343,7 @@ static size_t rows_per_call(const options *o, int call)
  * own types) only for the first. */
 static size_t rows_for_type(const options *o, int call, size_t t)
 {
-    return t > 0 && general_case(call) >= 0 ? 0 : rows_per_call(o, call);
+    return t > 0 && own_type(call) >= 0 ? 0 : rows_per_call(o, call);
 }
 
 /* Parses "2^K" or a number with an optional K, M or G suffix; 0 on success. */
@@ -974,7 +975,7 @@ static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl
                                     count, 0, NULL, done);
     }
     case CALL_RLE: /* (the keys in flags' place; unique values into out, lengths into aux) */
-        return clscan_run_length_encode(b->ctx, q, flags, 0, r->n, CLSCAN_INT32, out, 0, aux, 0,
+        return clscan_run_length_encode(b->ctx, q, flags, 0, r->n, r->type, out, 0, aux, 0,
                                         CLSCAN_UINT32, count, 0, NULL, done);
     case CALL_HISTOGRAM:
         return clscan_histogram_even(b->ctx, q, src, 0, r->n, r->type, HIST_BINS, r->bounds,
@@ -1060,7 +1061,11 @@ static int row_plan(bench *b, const options *o, row *r, row_run *d)
     const size_t gseg = d->gc.desc.segments == CLSCAN_SEGMENTS_FLAGS  ? 1
                         : d->gc.desc.segments == CLSCAN_SEGMENTS_KEYS ? 4
                                                                       : 0;
-    const size_t n = r->n, elem = d->gcase >= 0 ? d->gc.out_size : clscan_type_size(r->type);
+    const size_t n = r->n, ks = clscan_type_size(r->type);
+    /* (rle: the unique keys and the uint32 lengths go to buffers of d->bytes each.) */
+    const size_t elem = r->call == CALL_RLE ? (ks > 4 ? ks : 4)
+                        : d->gcase >= 0     ? d->gc.out_size
+                                            : ks;
     const int pairs = r->call == CALL_SORT_PAIRS;
     const size_t bytes = n * elem;
     /* (fbytes: select-flagged's flags, or the values of sort-pairs, each input's own, or
@@ -1068,7 +1073,7 @@ static int row_plan(bench *b, const options *o, row *r, row_run *d)
     d->elem = elem;
     d->bytes = bytes;
     d->fbytes = r->call == CALL_SELECT_FLAGGED ? n : pairs ? n * sizeof(cl_uint) : 0;
-    if (d->gcase >= 0) d->fbytes = n * gseg;
+    if (d->gcase >= 0) d->fbytes = n * (r->call == CALL_RLE ? ks : gseg);
     d->count_bytes = pairs                        ? d->fbytes
                      : r->call == CALL_HISTOGRAM ? HIST_BINS * sizeof(cl_uint)
                                                  : sizeof(cl_ulong);
@@ -1117,6 +1122,18 @@ static int row_plan(bench *b, const options *o, row *r, row_run *d)
     return 0;
 }
 
+/* Run-length encoding's keys of `type`: the int32 keys at keys[0, n) (runs of 1 to 24,
+ * as reduce by key's) widened in place to that type, from the last (a key of 4 or 8
+ * bytes overwrites only int32 keys already read). */
+static void rle_keys(clscan_type type, void *keys, size_t n)
+{
+    for (size_t i = n; i-- > 0;) {
+        const int32_t k = ((const int32_t *)keys)[i];
+        if (is_float(type)) clscan_verify_store_float(keys, i, type, (long double)k);
+        else clscan_verify_store_bits(keys, i, type, (uint64_t)(int64_t)k);
+    }
+}
+
 /* Fills the host input (and flags, segments or sort values) of row r, as its call needs. */
 static void row_fill(row *r, row_run *d)
 {
@@ -1148,6 +1165,7 @@ static void row_fill(row *r, row_run *d)
         clscan_verify_rng rng = {seed};
         d->gc.fill(d->host, r->n, &rng);
         clscan_verify_gen_fill_segments(&d->gc.desc, d->hflags, r->n, &rng);
+        if (r->call == CALL_RLE) rle_keys(r->type, d->hflags, r->n);
     } else {
         fill_input(d->host, r->n, r->type, r->op, seed);
     }
@@ -1325,14 +1343,19 @@ static int check_rle(bench *b, row *r, const row_run *d)
         free(lengths);
         return row_fail(r, "ERROR", "clEnqueueReadBuffer: %s", clscan_status_string(err));
     }
-    const int32_t *keys = (const int32_t *)d->hflags, *got = d->got;
+    const size_t ks = clscan_type_size(r->type);
+    const unsigned char *keys = d->hflags, *got = d->got;
     size_t j = 0, start = 0;
     for (size_t i = 0; i < r->n && !strcmp(r->check, "PASS"); ++i) {
-        if (i + 1 < r->n && keys[i + 1] == keys[i]) continue;
-        if (j >= m || got[j] != keys[i] || lengths[j] != i + 1 - start) {
+        if (i + 1 < r->n && !memcmp(keys + (i + 1) * ks, keys + i * ks, ks)) continue;
+        if (j >= m || memcmp(got + j * ks, keys + i * ks, ks) || lengths[j] != i + 1 - start) {
             r->check = "FAIL";
-            snprintf(r->note, sizeof r->note, "run %zu: got %d x %u, expected %d x %zu", j,
-                     j < m ? got[j] : 0, j < m ? lengths[j] : 0, keys[i], i + 1 - start);
+            snprintf(r->note, sizeof r->note,
+                     "run %zu (of elements %zu to %zu): %s, length %u (expected %zu)", j, start,
+                     i, j >= m ? "past the count" : memcmp(got + j * ks, keys + i * ks, ks)
+                                                        ? "its unique value differs"
+                                                        : "its unique value right",
+                     j < m ? lengths[j] : 0, i + 1 - start);
         }
         ++j;
         start = i + 1;
@@ -1753,7 +1776,7 @@ static double moved_bytes(const row *r)
     if (r->call == CALL_REDUCE_BY_KEY) /* values, keys, the sums written, the count */
         return n * 8 + (double)r->kept * 4 + 8;
     if (r->call == CALL_RLE) /* keys, the unique values and lengths written, the count */
-        return n * 4 + (double)r->kept * 8 + 8;
+        return n * e + (double)r->kept * (e + 4) + 8;
     if (general_case(r->call) >= 0) { /* input, output, segments */
         const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
         return n * (double)(g.in_size + g.out_size) +
