@@ -470,10 +470,11 @@ void clscan_gen_store_tile(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, ul
  * is then always in the range, so there is no test for the range's first element, and
  * the indices are the tile's (32 bits, the one before k at -1 from it), not 64-bit
  * indices of the range, each with its own address arithmetic (three loads an element:
- * the key, the key before, the value). On the H200 scan by key took 0.95x the time at
- * 2^24 and reduce by key 0.92x at 2^24 and 2^28; segments by flags, one load fewer an
- * element, took 1.04-1.07x as long so, and keep clscan_gen_load (docs/PERFORMANCE.md,
- * thirty-fourth session). */
+ * the key, the key before, the value). On the H200 scan by key took 0.93-0.95x the time
+ * at 2^24 (1.02x at 2^28: its kernel now holds 64 registers, not 48) and reduce by key
+ * 0.92-0.93x at 2^24 and 2^28; segments by flags, one load fewer an element, took
+ * 1.04-1.07x as long so, and keep clscan_gen_load (docs/PERFORMANCE.md, thirty-fourth
+ * session). */
 #define CLSCAN_GEN_LOAD_INNER (CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_KEYS)
 #if CLSCAN_GEN_LOAD_INNER
 CLSCAN_T clscan_gen_load_inner(clscan_gen_source t, uint k)
