@@ -8,7 +8,7 @@
  *                            rle, op for a general scan, whose own types and operator
  *                            come from its case (tools/verify_general.c)
  *   n, elem_bytes            elements per call, bytes per element (a general scan: of
- *                            its output, its case's size)
+ *                            its output, its case's size; rle: its keys', at least 4)
  *   bytes_moved              the least the call must move: a scan reads and writes n
  *                            elements; a compaction reads n elements (select-flagged: and
  *                            n flag bytes), writes the kept ones (partition: all n) and
@@ -1052,6 +1052,17 @@ static int row_fail(row *r, const char *status, const char *fmt, ...)
         goto done;                              \
     } while (0)
 
+/* Bytes per element of r's output, which the copy moves: a general scan's own (its case's,
+ * whatever --type said), rle's the larger of its keys' and its uint32 lengths' (both go to
+ * buffers of that many bytes an element), else the row's type's. */
+static size_t elem_bytes(const row *r)
+{
+    const size_t ks = clscan_type_size(r->type);
+    if (r->call == CALL_RLE) return ks > 4 ? ks : 4;
+    const int g = general_case(r->call);
+    return g >= 0 ? clscan_verify_gen_case_get(g).out_size : ks;
+}
+
 /* Sizes row r: SKIP where the device cannot run it or it does not fit; the rotation k
  * and the repeats; the host buffers. 0, or -1 with r->check and r->note set. */
 static int row_plan(bench *b, const options *o, row *r, row_run *d)
@@ -1062,10 +1073,7 @@ static int row_plan(bench *b, const options *o, row *r, row_run *d)
                         : d->gc.desc.segments == CLSCAN_SEGMENTS_KEYS ? 4
                                                                       : 0;
     const size_t n = r->n, ks = clscan_type_size(r->type);
-    /* (rle: the unique keys and the uint32 lengths go to buffers of d->bytes each.) */
-    const size_t elem = r->call == CALL_RLE ? (ks > 4 ? ks : 4)
-                        : d->gcase >= 0     ? d->gc.out_size
-                                            : ks;
+    const size_t elem = elem_bytes(r);
     const int pairs = r->call == CALL_SORT_PAIRS;
     const size_t bytes = n * elem;
     /* (fbytes: select-flagged's flags, or the values of sort-pairs, each input's own, or
@@ -1787,13 +1795,6 @@ static double moved_bytes(const row *r)
     if (is_sort(r->call)) return 2 * n * (e + (r->call == CALL_SORT_PAIRS ? 4 : 0));
     return n * e + (r->call == CALL_SELECT_FLAGGED ? n : 0) +
            (r->call == CALL_PARTITION ? n : (double)r->kept) * e + 8;
-}
-/* Bytes per element of r's output, which the copy moves: a general scan's own (its case's,
- * whatever --type said), else the row's type's. */
-static size_t elem_bytes(const row *r)
-{
-    const int g = general_case(r->call);
-    return g >= 0 ? clscan_verify_gen_case_get(g).out_size : clscan_type_size(r->type);
 }
 static double copy_bytes(const row *r) { return 2.0 * (double)r->n * (double)elem_bytes(r); }
 static double per_ns(double amount, double ns) { return ns > 0 ? amount / ns : 0; }
