@@ -11,7 +11,8 @@
 // sortkB (DeviceRadixSort::SortKeys of random uint32 keys by their bits [0, B): B = 8 is
 // the histogram and one digit pass, each 8 more bits one pass more), sort64 and sortf
 // (DeviceRadixSort::SortKeys of int64 and float keys of random bits, as clscan-bench's
-// sort rows; their copy moves the same bytes).
+// sort rows; their copy moves the same bytes), rle64 and rlef (rle's keys as int64 and
+// float, as clscan-bench's rle rows of those types; the copy moves the keys' bytes).
 // Prints "cub_OP n=2^K us=... copy_us=... K=...".
 // SPDX-License-Identifier: MIT
 #include <cub/cub.cuh>
@@ -49,13 +50,14 @@ static double now()
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: cub_more reduce|bykey|rle|histogram|sortkB|sort64|sortf log2n...\n");
+        std::fprintf(stderr, "usage: cub_more reduce|bykey|rle|rle64|rlef|histogram|sortkB|sort64|sortf "
+                             "log2n...\n");
         return 2;
     }
     const char *op = argv[1];
     for (int ai = 2; ai < argc; ai++) {
         const int lg = std::atoi(argv[ai]);
-        const int wide = !std::strcmp(op, "sort64");
+        const int wide = !std::strcmp(op, "sort64") || !std::strcmp(op, "rle64");
         const size_t n = (size_t)1 << lg, bytes = n * (wide ? 8 : 4);
         std::vector<int32_t> vals(n), keys(n);
         int32_t key = 0;
@@ -80,10 +82,15 @@ int main(int argc, char **argv)
         CK(cudaMalloc(&cnt, 8));
         std::vector<int64_t> wide_keys(wide ? n : 0);
         for (size_t i = 0; i < wide_keys.size(); i++)
-            wide_keys[i] = (int64_t)((uint64_t)mix(i) << 32 | mix(i + (1ull << 40)));
+            wide_keys[i] = !std::strcmp(op, "rle64")
+                               ? (int64_t)keys[i]
+                               : (int64_t)((uint64_t)mix(i) << 32 | mix(i + (1ull << 40)));
+        std::vector<float> float_keys(!std::strcmp(op, "rlef") ? n : 0);
+        for (size_t i = 0; i < float_keys.size(); i++) float_keys[i] = (float)keys[i];
         const void *src = wide ? (const void *)wide_keys.data()
                           : !std::strcmp(op, "rle") ? (const void *)keys.data()
-                                                    : (const void *)vals.data();
+                          : !std::strcmp(op, "rlef") ? (const void *)float_keys.data()
+                                                     : (const void *)vals.data();
         CK(cudaMemcpy(a, src, bytes, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(k, keys.data(), n * 4, cudaMemcpyHostToDevice));
         void *tmp = nullptr;
@@ -98,6 +105,12 @@ int main(int argc, char **argv)
                                                (int64_t)n);
             else if (!std::strcmp(op, "rle"))
                 cub::DeviceRunLengthEncode::Encode(t, x, a, o, (uint32_t *)o2, cnt, (int64_t)n);
+            else if (!std::strcmp(op, "rle64"))
+                cub::DeviceRunLengthEncode::Encode(t, x, (int64_t *)a, (int64_t *)o, (uint32_t *)o2,
+                                                   cnt, (int64_t)n);
+            else if (!std::strcmp(op, "rlef"))
+                cub::DeviceRunLengthEncode::Encode(t, x, (float *)a, (float *)o, (uint32_t *)o2,
+                                                   cnt, (int64_t)n);
             else if (!std::strcmp(op, "histogram"))
                 cub::DeviceHistogram::HistogramEven(t, x, a, o, 257, 0, 256, (int64_t)n);
             else if (!std::strncmp(op, "sortk", 5) && std::atoi(op + 5) > 0)
