@@ -67,7 +67,12 @@ typedef struct clscan_gen_source {
  * alias, one access an element instead of one a word; the test is the same for every
  * work-item, so the branch does not diverge. A buffer over host memory
  * (CL_MEM_USE_HOST_PTR) may start anywhere on a CPU device, which takes the other side
- * (PoCL faulted on a 16-byte vector load from such a pointer). */
+ * (PoCL faulted on a 16-byte vector load from such a pointer). The read's two sides
+ * load the same bytes, and NVIDIA's compiler merges them into one load of the smaller
+ * alignment (Clang 15 does too): reads there go a word at a time, as the H200's SASS
+ * shows. Kept apart (a vector on one side, single words on the other), the 2x2 matrix
+ * scan took 1.05x the time there, its kernel spilling (docs/PERFORMANCE.md,
+ * thirty-fifth session), so the plain form stays. */
 #define CLSCAN_GEN_IS_ALIGNED(p, T) (((size_t)(p) & (sizeof(T) - 1)) == 0)
 CLSCAN_GEN_IN clscan_gen_read(__global const CLSCAN_GEN_IN *src, ulong i)
 {

@@ -634,8 +634,9 @@ static char *make_prelude(const general_plan *g)
          * type, since a buffer over host memory, CL_MEM_USE_HOST_PTR, may start anywhere
          * on a CPU device (PoCL takes the pointer as it is, and a 16-byte vector load from
          * it faulted): the kernels read and write them through the alias where the pointer
-         * is aligned (clscan_gen_read, cl/clscan_general_tile.cl). docs/PERFORMANCE.md,
-         * twenty-second and twenty-third sessions. */
+         * is aligned (clscan_gen_read, cl/clscan_general_tile.cl, which says where a
+         * compiler merges the read's two sides). docs/PERFORMANCE.md, twenty-second,
+         * twenty-third and thirty-fifth sessions. */
         if (d->type_name && (g->out_size == 8 || g->out_size == 16)) {
             put(&t, "typedef %s __attribute__((__aligned__(%zu))) clscan_gen_scan_t;\n"
                     "#define CLSCAN_T clscan_gen_scan_t\n"

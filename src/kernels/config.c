@@ -236,8 +236,10 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
  * uncapped, three work-groups of 256; under 64, four). On the H200, run-length encoding
  * of int32 took 0.90x the time at 2^28, select-if and select-flagged 0.95-0.96x,
  * partition 0.98x (docs/PERFORMANCE.md, thirty-first session). Unique lost under every
- * cap and keeps none; 8-byte elements and counts, unmeasured, keep none either; a forced
- * walk (CLSCAN_LOOKBACK_WALK) leaves the programs uncapped. */
+ * cap and keeps none; 8-byte elements and counts keep none either (run-length encoding
+ * of int64 keys, 64 registers uncapped: 1.02-1.03x the time at 2^28 under 64, 1.07x
+ * under 56, thirty-fifth session; the others unmeasured); a forced walk
+ * (CLSCAN_LOOKBACK_WALK) leaves the programs uncapped. */
 static void compaction_register_cap(const clscan__profile *p, clscan__scan_config *c)
 {
     if (c->algo != CLSCAN__SCAN_SINGLE_PASS || c->sg_impl != CLSCAN__SG_NVIDIA ||
