@@ -340,10 +340,11 @@ static size_t rows_per_call(const options *o, int call)
 }
 
 /* Rows a call makes for the t-th --type: rows_per_call's, but a general-scan call (its
- * own types) only for the first. */
+ * own types, a struct's too) only for the first; rle, whose keys are of --type, for
+ * each. */
 static size_t rows_for_type(const options *o, int call, size_t t)
 {
-    return t > 0 && own_type(call) >= 0 ? 0 : rows_per_call(o, call);
+    return t > 0 && general_case(call) >= 0 && call != CALL_RLE ? 0 : rows_per_call(o, call);
 }
 
 /* Parses "2^K" or a number with an optional K, M or G suffix; 0 on success. */
