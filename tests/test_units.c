@@ -361,10 +361,11 @@ START_TEST(test_scan_defines)
     ck_assert_int_eq(w.lb_atomics, CLSCAN__LB_PTX);
     ck_assert(clscan__kernel_defines(&w, &p, CLSCAN__DEFINES_BLOCK, sp, sizeof sp) < sizeof sp);
     ck_assert(strstr(sp, "#define CLSCAN_LB_ATOMICS 2\n"));
-    ck_assert(!strstr(sp, "CLSCAN_SEL_STASH"));
+    ck_assert(strstr(sp, "#define CLSCAN_SEL_STASH 1\n")); /* (8-byte elements: below) */
     /* Compactions ranked by warps' ballots keep their elements in local memory between
      * the phases (counted in the local bytes, which still fit, on small local memories
-     * too) but for unique and run-length encoding (which shuffle them). */
+     * too) but for unique and run-length encoding of 4-byte elements (which shuffle
+     * them in registers); of 8-byte elements those two stash them as well. */
     for (int e = 0; e < 4; ++e) {
         clscan__profile q = p; /* (a copy of the fields, freed with p) */
         if (e >= 2) q.local_mem_size = 4096;
@@ -385,6 +386,14 @@ START_TEST(test_scan_defines)
                                                   CLSCAN_INT32, CLSCAN_UINT32, NULL, &w),
                      CLSCAN_SUCCESS);
     ck_assert_uint_eq(w.sel_stash, 0);
+    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_RUNS,
+                                                  CLSCAN_FLOAT, CLSCAN_UINT64, NULL, &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(w.sel_stash, 0);
+    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_UNIQUE,
+                                                  CLSCAN_UINT64, CLSCAN_UINT32, NULL, &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(w.sel_stash, 1);
     /* A forced mode holds for every value. */
     {
         const char *env[] = {"CLSCAN_LOOKBACK_ATOMICS", "cl12", NULL};
@@ -659,10 +668,12 @@ static cl_uint runs_cap(clscan__profile *p, const char **env)
     return c.ptx_maxnreg;
 }
 
-/* NVIDIA's single-pass compactions of 4-byte elements carry the profile's register caps
- * (kernels/config.c, compaction_register_cap): 64 for run-length encoding, 48 for the
- * other modes but unique; 8-byte elements or counts, the multi-level scan, a forced walk
- * and a CPU take none. The cap reaches the program's defines. */
+/* NVIDIA's single-pass compactions carry the profile's register caps
+ * (kernels/config.c, compaction_register_cap): of 4-byte elements 64 for run-length
+ * encoding, 48 for the other modes but unique; of 8-byte elements 48 for unique and
+ * run-length encoding, whose elements are stashed (none where the stash does not fit
+ * local memory), none for the others; 8-byte counts of 4-byte elements, the multi-level
+ * scan, a forced walk and a CPU take none. The cap reaches the program's defines. */
 START_TEST(test_compaction_register_cap)
 {
     clscan__profile p;
@@ -682,7 +693,9 @@ START_TEST(test_compaction_register_cap)
         {CLSCAN__SELECT_UNIQUE, CLSCAN_INT32, CLSCAN_UINT32, 0},
         {CLSCAN__SELECT_IF, CLSCAN_INT64, CLSCAN_UINT32, 0},
         {CLSCAN__SELECT_IF, CLSCAN_INT32, CLSCAN_UINT64, 0},
-        {CLSCAN__SELECT_RUNS, CLSCAN_DOUBLE, CLSCAN_UINT64, 0},
+        {CLSCAN__SELECT_RUNS, CLSCAN_DOUBLE, CLSCAN_UINT64, 48},
+        {CLSCAN__SELECT_UNIQUE, CLSCAN_INT64, CLSCAN_UINT32, 48},
+        {CLSCAN__SELECT_FLAGGED, CLSCAN_UINT64, CLSCAN_UINT32, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         const char *pred = cases[i].mode == CLSCAN__SELECT_IF ? "x > 0" : NULL;
@@ -698,6 +711,17 @@ START_TEST(test_compaction_register_cap)
                                                       cases[i].mode, cases[i].elem,
                                                       cases[i].count, pred, &c),
                          CLSCAN_SUCCESS);
+        ck_assert_uint_eq(c.ptx_maxnreg, 0);
+    }
+    {
+        clscan__profile q = p; /* (a copy of the fields, freed with p) */
+        /* (34 KiB: the tile of 256 x 16 fits, its stash of 32 KiB beside it does not) */
+        q.local_mem_size = 34816;
+        ck_assert_int_eq(clscan__select_config_choose(NULL, &q, CLSCAN__SCAN_SINGLE_PASS,
+                                                      CLSCAN__SELECT_RUNS, CLSCAN_INT64,
+                                                      CLSCAN_UINT64, NULL, &c),
+                         CLSCAN_SUCCESS);
+        ck_assert_uint_eq(c.sel_stash, 0);
         ck_assert_uint_eq(c.ptx_maxnreg, 0);
     }
     const char *group[] = {"CLSCAN_LOOKBACK_WALK", "group", NULL};

@@ -163,7 +163,9 @@ static void choose_device_scan(clscan__profile *p)
     p->scan_max_registers_8 = p->nvidia_platform ? 40 : 0;
     /* Compactions of 4-byte elements (kernels/config.c): five work-groups of 256 a
      * multiprocessor for select-if, select-flagged and partition, four (not three) for
-     * run-length encoding (H200, docs/PERFORMANCE.md, thirty-first session). */
+     * run-length encoding (H200, docs/PERFORMANCE.md, thirty-first session); the first
+     * cap also for unique and run-length encoding of 8-byte elements, stashed (five
+     * groups, not four; thirty-sixth session). */
     p->select_max_registers = p->nvidia_platform ? 48 : 0;
     p->runs_max_registers = p->nvidia_platform ? 64 : 0;
     /* Keys alone: four work-groups of 256 a multiprocessor rather than two at the 98

@@ -76,8 +76,10 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
     if (p->select_max_registers || p->runs_max_registers)
         clscan__append(buf, size, &len, "               compactions of 4-byte elements: at most "
                        "%u registers (select, partition), %u (run-length encoding), none "
-                       "(unique)\n",
-                       p->select_max_registers, p->runs_max_registers);
+                       "(unique); of 8-byte elements, stashed: %u (unique, run-length "
+                       "encoding)\n",
+                       p->select_max_registers, p->runs_max_registers,
+                       p->select_max_registers);
     char cap[80] = "no register cap"; /* (one-sweep passes of 4-byte keys on NVIDIA) */
     if (p->sort_max_registers || p->sort_pair_max_registers)
         snprintf(cap, sizeof cap, "at most %u registers (keys alone), %u (pairs)",
