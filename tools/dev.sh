@@ -582,9 +582,13 @@ setup_intel_ocl() {
 
 # The quick selftest on Intel's runtime with one sub-group implementation (intel or khr,
 # or intel:32 for Intel's sub-groups of 32 lanes), the CLSCAN_* settings after it, then
-# "--" and selftest options (none: the kinds below); it fails too when the scans did not
-# take that implementation (the "scan layers" line).
-run_intel_selftest() {
+# "--" and selftest options (none: the kinds below), started in the background: the
+# runtime's compiler, which the quick selftest mostly waits on, takes one core, so the
+# runs go side by side (on 2 cores, 3 runs of about 100 s took 300 s one after another).
+# finish_intel_selftests waits for them and counts each; a run fails too when the scans
+# did not take its implementation (the "scan layers" line).
+intel_runs=()
+start_intel_selftest() {
     local impl=${1%%:*} width= settings=()
     [ "$1" = "$impl" ] || width=${1#*:}
     shift
@@ -597,23 +601,41 @@ run_intel_selftest() {
     # (The kinds the selftest ran by default before the sorts joined them, issue 21.)
     [ ${#opts[@]} -gt 0 ] ||
         opts=(--kinds "select_flagged,select_if,partition_if,unique,general,histogram")
+    local run=$impl$width log=$build/selftest-intel-$impl$width.log
     echo "== clscan-selftest --quick ${opts[*]} on Intel's runtime: $impl sub-groups," \
-        "${settings[*]}"
-    local log=$build/selftest-intel-$impl$width.log rc=0 start=$SECONDS
-    env "${settings[@]}" "$build/clscan-selftest" --quick "${opts[@]}" \
-        >"$log" 2>&1 </dev/null || rc=$?
-    grep -m 1 "scan layers" "$log" || true
-    tail -n 1 "$log"
-    local what="$impl sub-groups${width:+ of $width}"
-    if [ "$rc" = 0 ] && grep -q "scan layers:.* $impl sub-groups of $width" "$log"; then
-        echo "selftest ($what): passed ($((SECONDS - start)) s)"
-        passed=$((passed + 1))
-    else
-        echo "selftest ($what): exit $rc, or not on $what (see $log)"
-        grep -m 20 -E "FAIL|failures \(" "$log" || true
-        fail 1 "selftest ($what) on Intel's runtime: exit $rc:
+        "${settings[*]}" >"$log.head"
+    (
+        start=$SECONDS rc=0
+        env "${settings[@]}" "$build/clscan-selftest" --quick "${opts[@]}" \
+            >"$log" 2>&1 </dev/null || rc=$?
+        echo "$rc $((SECONDS - start))" >"$log.rc"
+    ) &
+    intel_runs+=("$run $impl ${width:--} $!")
+}
+finish_intel_selftests() {
+    local entry run impl width pid rc took log
+    for entry in "${intel_runs[@]}"; do
+        read -r run impl width pid <<<"$entry"
+        [ "$width" = - ] && width=
+        wait "$pid" || true
+        log=$build/selftest-intel-$run.log
+        cat "$log.head"
+        read -r rc took <"$log.rc" 2>/dev/null || { rc=unknown; took=?; }
+        grep -m 1 "scan layers" "$log" || true
+        tail -n 1 "$log"
+        local what="$impl sub-groups${width:+ of $width}"
+        if [ "$rc" = 0 ] && grep -q "scan layers:.* $impl sub-groups of $width" "$log"; then
+            echo "selftest ($what): passed ($took s, beside the other runs)"
+            passed=$((passed + 1))
+        else
+            echo "selftest ($what): exit $rc, or not on $what (see $log)"
+            grep -m 20 -E "FAIL|failures \(" "$log" || true
+            fail 1 "selftest ($what) on Intel's runtime: exit $rc:
 $(grep -m 6 -E "FAIL|failures \(" "$log")"
-    fi
+        fi
+        rm -f "$log.head" "$log.rc"
+    done
+    intel_runs=()
 }
 
 # Installs the runtime (an install that fails fails the command), then runs the quick
@@ -648,7 +670,7 @@ stage_intel() {
         suites=(layers general-blocks carry-subgroups histogram units scan select general sort
                 carry stream options)
     fi
-    run_intel_selftest intel "${wide[@]}" -- "${narrow[@]}"
+    start_intel_selftest intel "${wide[@]}" -- "${narrow[@]}"
     # (The khr run under the silent look-back test, every fourth tile publishing nothing:
     # the general kernels' sub-group walk and its fallback run only on native sub-groups,
     # and this is the one such stack here. The plain integer scans walk by sub-group too
@@ -659,7 +681,7 @@ stage_intel() {
     local khr=("${narrow[@]}")
     [ "$cmd" = test-full ] || khr=(--types "int32,double" --ops "add,mul"
                                    --kinds "select_if,partition_if,general")
-    run_intel_selftest khr CLSCAN_SUBGROUP_IMPL=khr CLSCAN_LOOKBACK_TEST=silent \
+    start_intel_selftest khr CLSCAN_SUBGROUP_IMPL=khr CLSCAN_LOOKBACK_TEST=silent \
         CLSCAN_LOOKBACK_WALK=sub-group "${wide[@]}" \
         -- "${khr[@]}"
     # (Sub-groups of 32 with cl_khr_subgroup_ballot take the paths of NVIDIA's warps that
@@ -671,9 +693,10 @@ stage_intel() {
     local ballot=(--types "int32,double" --ops add
                   --kinds "select_flagged,select_if,partition_if,unique,run_length")
     [ "$cmd" = test-full ] && ballot=()
-    run_intel_selftest intel:32 CLSCAN_SUBGROUP_WIDTH=32 CLSCAN_WORK_GROUP_SIZE=64 \
+    start_intel_selftest intel:32 CLSCAN_SUBGROUP_WIDTH=32 CLSCAN_WORK_GROUP_SIZE=64 \
         CLSCAN_ITEMS_PER_THREAD=8 CLSCAN_SP_WORK_GROUP_SIZE=64 CLSCAN_SP_ITEMS_PER_THREAD=32 \
         -- "${ballot[@]}"
+    finish_intel_selftests
     run_suite intel "$intel_dir/vendors" "${suites[@]}"
     echo "Intel's runtime: $((SECONDS - start)) s"
 }
@@ -752,9 +775,11 @@ test | test-full)
     [ "$found" = 1 ] || { echo "dev.sh: no OpenCL implementation found" >&2; fail 1 "no OpenCL implementation found"; }
     if command -v oclgrind >/dev/null; then
         # (General scans run under Oclgrind through tests/test_general, below.)
-        # (test: the scans of four operators, the built-in-able add, max as the order
-        # operators' path, mul shuffled, xor bitwise; test-full all seven.)
-        default_ops=add,mul,max,xor
+        # (test: the scans of three operators, the built-in-able add, mul shuffled, xor
+        # bitwise; test-full all seven, max and min among them: the four operators took
+        # 299 s in CI's run of 2026-12-01 (2 cores), and max alone 158 s beside two other
+        # Oclgrind runs.)
+        default_ops=add,mul,xor
         [ "$cmd" = test-full ] && default_ops=add,mul,min,max,and,or,xor
         oclgrind_bg default "" "$build/clscan-selftest" --quick --ops "$default_ops" \
             --kinds select_flagged,select_if,partition_if,unique
@@ -783,14 +808,17 @@ test | test-full)
         # 4:40 and 3:42 of a 12.5-minute stage that runs two at a time; with add and xor
         # 199-220 s and 111 s, while CI took 30-32 minutes on 2 cores); test-full takes
         # all three. The 32-bit words' run: its words, not its operator, are what it adds
-        # to the other run.)
+        # to the other run. In test the 64-bit words' run takes int32, the 32-bit words'
+        # int64; test-full adds int64 on 64-bit words (the two types took 234 s in CI's run
+        # of 2026-12-01; side by side, int32 alone 85 s and int64 157 s).)
         every=select_flagged,select_if,partition_if,unique
         if [ "$cmd" = test-full ]; then
             kinds=$every run_oclgrind_profiles < <(lookback_runs | grep -v '^sp-silent-32 ')
             run_oclgrind_profiles < <(lookback_runs | grep '^sp-silent-32 ')
         else
             run_oclgrind_profiles < <(lookback_runs | sed -e "/^multi-level /s/\$/ kinds=$every/" \
-                -e '/^sp-silent-32 /s/$/ types=int64 ops=add/' -e '/^sp-silent /s/$/ ops=add/')
+                -e '/^sp-silent-32 /s/$/ types=int64 ops=add/' \
+                -e '/^sp-silent /s/$/ types=int32 ops=add/')
         fi
         # (The sorts before the general runs: the longest runs first, two at a time.)
         run_oclgrind_sorts
