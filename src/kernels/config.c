@@ -295,7 +295,7 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
      * the H200, four work-groups a multiprocessor; stashed, 48: select-if 7-9% faster at
      * 2^24 and 2^28, select-flagged 13-15%; docs/PERFORMANCE.md, twentieth session).
      * Unique and run-length encoding of 4-byte elements shuffle them across lanes and
-     * keep them in registers (stashed, they were 3-8% slower there); of 8-byte elements
+     * keep them in registers (stashed, they were 3-9% slower there); of 8-byte elements
      * they stash them too, under a register cap (compaction_register_cap). */
     const int neighbours = mode == CLSCAN__SELECT_UNIQUE || runs;
     if (select_ballots(out, p) && (!neighbours || clscan_type_size(elem_type) == 8)) {
