@@ -701,16 +701,15 @@ static char *make_prelude(const general_plan *g)
 #define OUTPUT_LOOP_ALLOWANCE 16
 
 /* The profile a description's calls are planned with: the device's, with the loop
- * budget divided among an output stage's iterations and, with an output stage, the
- * look-back's one-word mode for values of two words too. */
+ * budget divided among an output stage's iterations. (An output stage keeps the
+ * profile's look-back words: until the thirty-seventh session it took the one-word
+ * mode for values of two words too, which made reduce by key 7% faster on the H200
+ * then; with PTX pairs it now takes 0.85-0.97x the time from 2^20 to 2^28,
+ * docs/PERFORMANCE.md.) */
 static clscan__profile plan_profile(const clscan_context *ctx, const clscan_scan_desc *d)
 {
     clscan__profile p = ctx->target.profile;
-    if (d->output) {
-        p.max_loop_iterations /= OUTPUT_LOOP_ALLOWANCE;
-        /* (PTX words made reduce by key, an output stage, 7% slower on the H200.) */
-        p.lb_atomics_pair = p.lb_atomics;
-    }
+    if (d->output) p.max_loop_iterations /= OUTPUT_LOOP_ALLOWANCE;
     return p;
 }
 

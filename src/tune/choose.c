@@ -219,8 +219,8 @@ static clscan_status finish_lookback(const clscan_context *ctx, clscan__profile 
     /* Values of whole pairs of words: on the H200, PTX words (each pair in one 16-byte
      * access) made int64 scans 8% and int32 scans by key 6-8% faster than the 1.2
      * atomics (tenth session), a user's 16-byte struct (the 2x2 matrix product) 38-39%
-     * (twenty-second); the 1.2 atomics stay for the rest (PTX: int32 scans 17%, reduce
-     * by key 7% slower; docs/PERFORMANCE.md). */
+     * (twenty-second), reduce by key 3-15% (thirty-seventh); the 1.2 atomics stay for
+     * the rest (PTX: int32 scans 17% slower; docs/PERFORMANCE.md). */
     p->lb_atomics_pair = p->lb_atomics;
     if (!forced && p->lb_word_bits == 64 && !lb_atomics_unavailable(p, CLSCAN__LB_PTX))
         p->lb_atomics_pair = CLSCAN__LB_PTX;
