@@ -1123,7 +1123,8 @@ START_TEST(test_warm)
                 ++calls;
             }
     /* unique of one tile a compute unit and more: groups of half the size on NVIDIA's
-     * GPUs (clscan__select_config_halve), a program of its own that warm builds too. */
+     * GPUs whose local memory does not hold its stash (clscan__select_config_halve), a
+     * program of its own that warm builds too. */
     {
         const clscan__profile *p = &ctx->target.profile;
         clscan_verify_compact_case c;

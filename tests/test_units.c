@@ -364,8 +364,8 @@ START_TEST(test_scan_defines)
     ck_assert(strstr(sp, "#define CLSCAN_SEL_STASH 1\n")); /* (8-byte elements: below) */
     /* Compactions ranked by warps' ballots keep their elements in local memory between
      * the phases (counted in the local bytes, which still fit, on small local memories
-     * too) but for unique and run-length encoding of 4-byte elements (which shuffle
-     * them in registers); of 8-byte elements those two stash them as well. */
+     * too) but for run-length encoding of 4-byte elements (which shuffles them in
+     * registers); of 8-byte elements it stashes them as well. */
     for (int e = 0; e < 4; ++e) {
         clscan__profile q = p; /* (a copy of the fields, freed with p) */
         if (e >= 2) q.local_mem_size = 4096;
@@ -384,6 +384,10 @@ START_TEST(test_scan_defines)
     }
     ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_UNIQUE,
                                                   CLSCAN_INT32, CLSCAN_UINT32, NULL, &w),
+                     CLSCAN_SUCCESS);
+    ck_assert_uint_eq(w.sel_stash, 1);
+    ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_RUNS,
+                                                  CLSCAN_INT32, CLSCAN_UINT64, NULL, &w),
                      CLSCAN_SUCCESS);
     ck_assert_uint_eq(w.sel_stash, 0);
     ck_assert_int_eq(clscan__select_config_choose(NULL, &p, p.scan_algo, CLSCAN__SELECT_RUNS,
@@ -670,9 +674,9 @@ static cl_uint runs_cap(clscan__profile *p, const char **env)
 
 /* NVIDIA's single-pass compactions carry the profile's register caps
  * (kernels/config.c, compaction_register_cap): of 4-byte elements 64 for run-length
- * encoding, 48 for the other modes but unique; of 8-byte elements 48 for unique and
- * run-length encoding, whose elements are stashed (none where the stash does not fit
- * local memory), none for the others; 8-byte counts of 4-byte elements, the multi-level
+ * encoding, 48 for the other modes; of 8-byte elements 48 for unique and run-length
+ * encoding, whose elements are stashed (unique's of any size; none where the stash does
+ * not fit local memory), none for the others; 8-byte counts of 4-byte elements, the multi-level
  * scan, a forced walk and a CPU take none. The cap reaches the program's defines. */
 START_TEST(test_compaction_register_cap)
 {
@@ -690,7 +694,7 @@ START_TEST(test_compaction_register_cap)
         {CLSCAN__SELECT_FLAGGED, CLSCAN_FLOAT, CLSCAN_UINT32, 48},
         {CLSCAN__SELECT_PARTITION, CLSCAN_UINT32, CLSCAN_UINT32, 48},
         {CLSCAN__SELECT_RUNS, CLSCAN_INT32, CLSCAN_UINT64, 64},
-        {CLSCAN__SELECT_UNIQUE, CLSCAN_INT32, CLSCAN_UINT32, 0},
+        {CLSCAN__SELECT_UNIQUE, CLSCAN_INT32, CLSCAN_UINT32, 48},
         {CLSCAN__SELECT_IF, CLSCAN_INT64, CLSCAN_UINT32, 0},
         {CLSCAN__SELECT_IF, CLSCAN_INT32, CLSCAN_UINT64, 0},
         {CLSCAN__SELECT_RUNS, CLSCAN_DOUBLE, CLSCAN_UINT64, 48},

@@ -235,25 +235,27 @@ clscan_status clscan__scan_config_choose(const clscan_context *ctx, const clscan
  * multiprocessor. 4-byte elements: run-length encoding took 80 registers uncapped, three
  * work-groups of 256, under 64 four: on the H200, run-length encoding of int32 took 0.90x
  * the time at 2^28, select-if and select-flagged (48, their elements stashed)
- * 0.95-0.96x, partition 0.98x (docs/PERFORMANCE.md, thirty-first session); unique lost
- * under every cap and keeps none. 8-byte elements: unique and run-length encoding, whose
- * elements are stashed (clscan__select_config_choose), take select-if's 48 (64 uncapped,
- * four work-groups; five under 48): run-length encoding of int64 and double keys
- * 0.91-0.95x the time at 2^24 and 2^28, unique 0.87-0.92x (thirty-sixth session; the
- * stash alone kept 64 registers and was slower, and caps without it spilled or lost);
- * select-if and select-flagged of 8-byte elements keep none (no change under 48). A
- * forced walk (CLSCAN_LOOKBACK_WALK) leaves the programs uncapped. */
+ * 0.95-0.96x, partition 0.98x (docs/PERFORMANCE.md, thirty-first session). Unique,
+ * whose elements are stashed (clscan__select_config_choose), takes select-if's 48 (64
+ * uncapped, four work-groups; five under 48): int32 and float unique 0.92x the time at
+ * 2^28 and 0.97-0.99x at 2^24 (thirty-seventh session; kept in registers it lost under
+ * every cap, thirtieth); so do 8-byte elements' run-length encoding, also stashed:
+ * int64 and double keys 0.91-0.95x the time at 2^24 and 2^28, 8-byte unique 0.87-0.92x
+ * (thirty-sixth session; the stash alone kept 64 registers and was slower, and caps
+ * without it spilled or lost). Select-if and select-flagged of 8-byte elements keep none
+ * (no change under 48). A forced walk (CLSCAN_LOOKBACK_WALK) leaves the programs
+ * uncapped. */
 static void compaction_register_cap(const clscan__profile *p, clscan__scan_config *c)
 {
     if (c->algo != CLSCAN__SCAN_SINGLE_PASS || c->sg_impl != CLSCAN__SG_NVIDIA ||
         p->lb_walk != CLSCAN__LB_WALK_AUTO)
         return;
-    const int neighbours = c->select == CLSCAN__SELECT_RUNS || c->select == CLSCAN__SELECT_UNIQUE;
-    if (clscan_type_size(c->elem_type) == 8) {
-        if (neighbours && c->sel_stash) c->ptx_maxnreg = p->select_max_registers;
+    const int wide = clscan_type_size(c->elem_type) == 8;
+    if (c->select == CLSCAN__SELECT_UNIQUE || (c->select == CLSCAN__SELECT_RUNS && wide)) {
+        if (c->sel_stash) c->ptx_maxnreg = p->select_max_registers;
     } else if (c->select == CLSCAN__SELECT_RUNS) {
         c->ptx_maxnreg = p->runs_max_registers;
-    } else if (!neighbours && clscan_type_size(c->type) == 4) {
+    } else if (!wide && clscan_type_size(c->type) == 4) {
         c->ptx_maxnreg = p->select_max_registers;
     }
 }
@@ -294,11 +296,11 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
      * tile leaves room (held in registers, they kept the select kernel at 64 registers on
      * the H200, four work-groups a multiprocessor; stashed, 48: select-if 7-9% faster at
      * 2^24 and 2^28, select-flagged 13-15%; docs/PERFORMANCE.md, twentieth session).
-     * Unique and run-length encoding of 4-byte elements shuffle them across lanes and
-     * keep them in registers (stashed, they were 3-9% slower there); of 8-byte elements
-     * they stash them too, under a register cap (compaction_register_cap). */
-    const int neighbours = mode == CLSCAN__SELECT_UNIQUE || runs;
-    if (select_ballots(out, p) && (!neighbours || clscan_type_size(elem_type) == 8)) {
+     * Run-length encoding of 4-byte elements shuffles them across lanes and keeps them
+     * in registers (stashed, it was 3-9% slower, under every cap too: thirty-sixth
+     * session); of 8-byte elements it stashes them, as unique does, under a register cap
+     * (compaction_register_cap). */
+    if (select_ballots(out, p) && (!runs || clscan_type_size(elem_type) == 8)) {
         out->sel_stash = 1;
         if (clscan__scan_local_bytes(out, p) > clscan__local_budget(p)) out->sel_stash = 0;
     }

@@ -202,7 +202,9 @@ bool clscan__tiles_leave_units_idle(const clscan__profile *p, cl_ulong tile, cl_
  * (ptxas: 75 registers, three work-groups of 256 a multiprocessor), from one tile a
  * compute unit on. On the H200, groups of 128 took 0.92x the time for int32 and float at
  * 2^24 to 2^28; below one tile a compute unit (2^20) 1.05x, and int64 gained nothing
- * (docs/PERFORMANCE.md, twenty-ninth session). */
+ * (docs/PERFORMANCE.md, twenty-ninth session). Since the thirty-seventh session unique
+ * stashes its elements wherever local memory holds them (0.92x the halved groups' time
+ * at 2^28), so this takes only devices whose local memory does not. */
 bool clscan__select_config_halve(const clscan__profile *p, const clscan__scan_config *cfg,
                                  cl_ulong n);
 /* Makes the sub-group fields of c fit its work-group size (a native implementation needs

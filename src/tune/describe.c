@@ -75,8 +75,8 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
                        p->scan_max_registers, p->scan_max_registers_8);
     if (p->select_max_registers || p->runs_max_registers)
         clscan__append(buf, size, &len, "               compactions of 4-byte elements: at most "
-                       "%u registers (select, partition), %u (run-length encoding), none "
-                       "(unique); of 8-byte elements, stashed: %u (unique, run-length "
+                       "%u registers (select, partition; unique, stashed), %u (run-length "
+                       "encoding); of 8-byte elements, stashed: %u (unique, run-length "
                        "encoding)\n",
                        p->select_max_registers, p->runs_max_registers,
                        p->select_max_registers);
