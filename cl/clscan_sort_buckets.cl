@@ -341,13 +341,63 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
 /* Keys a cache line holds (the stride of the buckets' prefetches). */
 #define CLSCAN_BK_LINE (64 / (uint)sizeof(CLSCAN_SORT_K))
 
+/* A bucket of few keys (clscan_sort_bk_buckets): the keys [lo, hi) and their values,
+ * from where the scatter put them (from_tmp: the temporary, else the output), sorted
+ * stably by the chunks of `width` bits that clscan_sort_bk_plan passes over, each pass
+ * putting each key at lo + the number of keys of smaller digit and of earlier keys of its
+ * digit, found by comparing with every key of the bucket; then in the output. Where the
+ * square of the count is no more than the digit's 2^width counters, this costs less
+ * than clearing, counting and scanning them (a bucket of 8 keys, as with 2049 keys under
+ * a 4 KiB cache, would clear and scan 4096 counters in each pass of 12 bits). */
+void clscan_sort_bk_bucket_few(__global CLSCAN_SORT_K *out, __global CLSCAN_SORT_K *tmp,
+                               __global CLSCAN_SORT_V *vout, __global CLSCAN_SORT_V *vtmp,
+                               int from_tmp, CLSCAN_SORT_K diff, uint from, uint width,
+                               ulong lo, ulong hi)
+{
+    (void)vout;
+    (void)vtmp;
+    const uint mask = (1u << width) - 1u;
+    for (uint shift = clscan_sort_bk_next_chunk(diff, 0, from, width); shift < from;
+         shift = clscan_sort_bk_next_chunk(diff, shift + width, from, width)) {
+        __global const CLSCAN_SORT_K *kf = from_tmp ? tmp : out;
+        __global CLSCAN_SORT_K *kt = from_tmp ? out : tmp;
+        __global const CLSCAN_SORT_V *vf = from_tmp ? vtmp : vout;
+        __global CLSCAN_SORT_V *vt = from_tmp ? vout : vtmp;
+        (void)vf;
+        (void)vt;
+        for (ulong i = lo; i < hi; ++i) {
+            const CLSCAN_SORT_K k = kf[i];
+            const uint d = (uint)(clscan_sort_ordered(k) >> shift) & mask;
+            ulong to = lo;
+            for (ulong j = lo; j < hi; ++j) {
+                const uint e = (uint)(clscan_sort_ordered(kf[j]) >> shift) & mask;
+                to += e < d || (e == d && j < i);
+            }
+            kt[to] = k;
+#if CLSCAN_SORT_VALUE_BYTES
+            vt[to] = vf[i];
+#endif
+        }
+        from_tmp = !from_tmp;
+    }
+    if (from_tmp) {
+        for (ulong i = lo; i < hi; ++i) {
+            out[i] = tmp[i];
+#if CLSCAN_SORT_VALUE_BYTES
+            vout[i] = vtmp[i];
+#endif
+        }
+    }
+}
+
 /* Where the buckets take the keys: group b sorts bucket b (of the scanned counts of
  * `groups` runs), stably, by the chunks of clscan_sort_bk_plan from the lowest (the
  * bucket's keys agree in every bit from the bucket digit up, so a chunk that reaches
  * into it orders them by the bits below), skipping chunks in which no keys differ (they
  * would move none), moving its keys (and values) between where the scatter put them and
  * the other of the temporary and the output, and copies them to the output where the
- * last pass wrote the temporary. Launched with CLSCAN_SORT_RADIX groups. */
+ * last pass wrote the temporary; a bucket of few keys takes clscan_sort_bk_bucket_few
+ * instead. Launched with CLSCAN_SORT_RADIX groups. */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
                             __global const CLSCAN_T *counts, ulong counts_off,
@@ -364,6 +414,12 @@ void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
     const uint radix = 1u << width, mask = radix - 1u;
     const ulong lo = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b, n);
     const ulong hi = (ulong)clscan_sort_bk_start(counts + counts_off, groups, b + 1, n);
+    if (hi - lo <= 64 && (hi - lo) * (hi - lo) <= (ulong)radix) {
+        clscan_sort_bk_bucket_few(out, tmp, vout, vtmp,
+                                  !clscan_sort_bk_scatter_to_out(passes, out_free), diff,
+                                  (uint)from, width, lo, hi);
+        return;
+    }
     /* Two rows of counters: the digits of the pass about to move the keys, and those of
      * the pass after it, counted while this one moves them (one counting loop in all,
      * before the first pass). */
