@@ -341,6 +341,16 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
 /* Keys a cache line holds (the stride of the buckets' prefetches). */
 #define CLSCAN_BK_LINE (64 / (uint)sizeof(CLSCAN_SORT_K))
 
+/* A pass's sides in a bucket's kernel: keys (kf) and values (vf) from the temporary where
+ * from_tmp, else from the output, to the other (kt, vt). */
+#define CLSCAN_BK_PASS_SIDES()                                                                     \
+    __global const CLSCAN_SORT_K *kf = from_tmp ? tmp : out;                                      \
+    __global CLSCAN_SORT_K *kt = from_tmp ? out : tmp;                                            \
+    __global const CLSCAN_SORT_V *vf = from_tmp ? vtmp : vout;                                    \
+    __global CLSCAN_SORT_V *vt = from_tmp ? vout : vtmp;                                          \
+    (void)vf;                                                                                      \
+    (void)vt
+
 /* A bucket of few keys (clscan_sort_bk_buckets): the keys [lo, hi) and their values,
  * from where the scatter put them (from_tmp: the temporary, else the output), sorted
  * stably by the chunks of `width` bits that clscan_sort_bk_plan passes over, each pass
@@ -359,12 +369,7 @@ void clscan_sort_bk_bucket_few(__global CLSCAN_SORT_K *out, __global CLSCAN_SORT
     const uint mask = (1u << width) - 1u;
     for (uint shift = clscan_sort_bk_next_chunk(diff, 0, from, width); shift < from;
          shift = clscan_sort_bk_next_chunk(diff, shift + width, from, width)) {
-        __global const CLSCAN_SORT_K *kf = from_tmp ? tmp : out;
-        __global CLSCAN_SORT_K *kt = from_tmp ? out : tmp;
-        __global const CLSCAN_SORT_V *vf = from_tmp ? vtmp : vout;
-        __global CLSCAN_SORT_V *vt = from_tmp ? vout : vtmp;
-        (void)vf;
-        (void)vt;
+        CLSCAN_BK_PASS_SIDES();
         for (ulong i = lo; i < hi; ++i) {
             const CLSCAN_SORT_K k = kf[i];
             const uint d = (uint)(clscan_sort_ordered(k) >> shift) & mask;
@@ -450,12 +455,7 @@ void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
     }
     while (shift < (uint)from) {
         const uint next = clscan_sort_bk_next_chunk(diff, shift + width, (uint)from, width);
-        __global const CLSCAN_SORT_K *kf = from_tmp ? tmp : out;
-        __global CLSCAN_SORT_K *kt = from_tmp ? out : tmp;
-        __global const CLSCAN_SORT_V *vf = from_tmp ? vtmp : vout;
-        __global CLSCAN_SORT_V *vt = from_tmp ? vout : vtmp;
-        (void)vf;
-        (void)vt;
+        CLSCAN_BK_PASS_SIDES();
         CLSCAN_T *now = bins[row], *later = bins[row ^ 1u];
         CLSCAN_T at = 0;
         for (uint d = 0; d < radix; ++d) {
