@@ -341,6 +341,22 @@ void clscan_sort_bk_scatter(__global const CLSCAN_SORT_K *src, ulong src_off,
 /* Keys a cache line holds (the stride of the buckets' prefetches). */
 #define CLSCAN_BK_LINE (64 / (uint)sizeof(CLSCAN_SORT_K))
 
+/* A bucket's keys [lo, hi) and their values from the temporary to the output (where its
+ * last pass wrote the temporary). */
+void clscan_sort_bk_copy_out(__global CLSCAN_SORT_K *out, __global const CLSCAN_SORT_K *tmp,
+                             __global CLSCAN_SORT_V *vout, __global const CLSCAN_SORT_V *vtmp,
+                             ulong lo, ulong hi)
+{
+    (void)vout;
+    (void)vtmp;
+    for (ulong i = lo; i < hi; ++i) {
+        out[i] = tmp[i];
+#if CLSCAN_SORT_VALUE_BYTES
+        vout[i] = vtmp[i];
+#endif
+    }
+}
+
 /* A pass's sides in a bucket's kernel: keys (kf) and values (vf) from the temporary where
  * from_tmp, else from the output, to the other (kt, vt). */
 #define CLSCAN_BK_PASS_SIDES()                                                                     \
@@ -385,14 +401,7 @@ void clscan_sort_bk_bucket_few(__global CLSCAN_SORT_K *out, __global CLSCAN_SORT
         }
         from_tmp = !from_tmp;
     }
-    if (from_tmp) {
-        for (ulong i = lo; i < hi; ++i) {
-            out[i] = tmp[i];
-#if CLSCAN_SORT_VALUE_BYTES
-            vout[i] = vtmp[i];
-#endif
-        }
-    }
+    if (from_tmp) clscan_sort_bk_copy_out(out, tmp, vout, vtmp, lo, hi);
 }
 
 /* Where the buckets take the keys: group b sorts bucket b (of the scanned counts of
@@ -489,14 +498,7 @@ void clscan_sort_bk_buckets(CLSCAN_BK_SIDES_PARAMS, ulong n, ulong groups,
         row ^= 1u;
         shift = next;
     }
-    if (from_tmp) {
-        for (ulong i = lo; i < hi; ++i) {
-            out[i] = tmp[i];
-#if CLSCAN_SORT_VALUE_BYTES
-            vout[i] = vtmp[i];
-#endif
-        }
-    }
+    if (from_tmp) clscan_sort_bk_copy_out(out, tmp, vout, vtmp, lo, hi);
 }
 
 #endif /* CLSCAN_SORT_BUCKETS */
