@@ -212,7 +212,7 @@ run_oclgrind_sorts() {
     # value a process (a later call with wider values grows the scratch buffer, and
     # Oclgrind then takes the grown part as uninitialised: docs/IMPLEMENTATION-ISSUES.md;
     # int64 keys' pairs take every value type, the widest first). Most buckets of 2049
-    # keys hold a few, which each pass ranks by comparing (clscan_sort_bk_pass_few); the
+    # keys hold a few, which each pass ranks by comparing (clscan_sort_bk_bucket_few); the
     # few, narrow and special keys fill some buckets enough to take the counters. Since
     # then the four runs take 8-19 s each under Oclgrind (uint32 keys with int64 values
     # took 2:01 before, int64 pairs 4:32), so test runs them all, as PoCL, rusticl and
