@@ -204,7 +204,8 @@ bool clscan__tiles_leave_units_idle(const clscan__profile *p, cl_ulong tile, cl_
  * 2^24 to 2^28; below one tile a compute unit (2^20) 1.05x, and int64 gained nothing
  * (docs/PERFORMANCE.md, twenty-ninth session). Since the thirty-seventh session unique
  * stashes its elements wherever local memory holds them (0.92x the halved groups' time
- * at 2^28), so this takes only devices whose local memory does not. */
+ * at 2^28), so this takes only a device or tuning whose local memory does not (on
+ * NVIDIA's 48 KiB, larger tiles than the default's, through the tuning overrides). */
 bool clscan__select_config_halve(const clscan__profile *p, const clscan__scan_config *cfg,
                                  cl_ulong n);
 /* Makes the sub-group fields of c fit its work-group size (a native implementation needs
