@@ -1122,9 +1122,9 @@ START_TEST(test_warm)
                               layout, msg);
                 ++calls;
             }
-    /* unique of one tile a compute unit and more: groups of half the size on NVIDIA's
-     * GPUs whose local memory does not hold its stash (clscan__select_config_halve), a
-     * program of its own that warm builds too. */
+    /* unique of one tile a compute unit and more, the size that took a program of its
+     * own (groups of half the size on NVIDIA) until the thirty-eighth session: it builds
+     * nothing either. */
     {
         const clscan__profile *p = &ctx->target.profile;
         clscan_verify_compact_case c;

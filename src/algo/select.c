@@ -184,10 +184,6 @@ static clscan_status run_compaction(clscan_context *ctx, cl_command_queue queue,
                                           count_type, c->predicate, &cfg)) != CLSCAN_SUCCESS)
         return s;
     if (c->mode == CLSCAN__SELECT_RUNS) cfg.value_bytes = c->wide ? 8 : 4; /* the lengths' */
-    if (clscan__select_config_halve(&ctx->target.profile, &cfg, c->n)) {
-        cfg.wg_size /= 2;
-        clscan__config_subgroups_fit(&cfg);
-    }
     if ((s = clscan__program_get(ctx, &cfg, &prog)) != CLSCAN_SUCCESS) return s;
     cfg = prog->config; /* the shape actually built */
     const int single = c->n > 0 && clscan__lookback_fits(&cfg, c->n);

@@ -313,15 +313,6 @@ bool clscan__tiles_leave_units_idle(const clscan__profile *p, cl_ulong tile, cl_
     return n < tile * p->compute_units;
 }
 
-bool clscan__select_config_halve(const clscan__profile *p, const clscan__scan_config *cfg,
-                                 cl_ulong n)
-{
-    return cfg->select == CLSCAN__SELECT_UNIQUE && cfg->algo == CLSCAN__SCAN_SINGLE_PASS &&
-           cfg->sg_impl == CLSCAN__SG_NVIDIA && select_ballots(cfg, p) && !cfg->sel_stash &&
-           clscan_type_size(cfg->elem_type) == 4 && cfg->wg_size >= 64 &&
-           !clscan__tiles_leave_units_idle(p, (cl_ulong)cfg->wg_size * cfg->items, n);
-}
-
 clscan_status clscan__general_config_choose(const clscan_context *ctx, const clscan__profile *p,
                                             clscan__scan_algo algo, clscan_type type,
                                             size_t elem_bytes, size_t value_bytes,

@@ -193,21 +193,9 @@ clscan_status clscan__select_config_choose(const clscan_context *ctx, const clsc
                                            clscan_type elem_type, clscan_type count_type,
                                            const char *predicate, clscan__scan_config *out);
 /* Whether n elements in tiles of `tile` leave some of p's compute units without a tile
- * (fewer elements than a tile for each unit): the size rule of the shapes below and of
- * the general scans' small tiles (src/algo/general.c). */
+ * (fewer elements than a tile for each unit): the size rule of the general scans' small
+ * tiles (src/algo/general.c). */
 bool clscan__tiles_leave_units_idle(const clscan__profile *p, cl_ulong tile, cl_ulong n);
-/* Whether a compaction of n elements by cfg (clscan__select_config_choose's shape) takes
- * work-groups of half its size, the same items a work-item: unique of 4-byte elements
- * where NVIDIA's ballots rank it and its elements stay in registers across the look-back
- * (ptxas: 75 registers, three work-groups of 256 a multiprocessor), from one tile a
- * compute unit on. On the H200, groups of 128 took 0.92x the time for int32 and float at
- * 2^24 to 2^28; below one tile a compute unit (2^20) 1.05x, and int64 gained nothing
- * (docs/PERFORMANCE.md, twenty-ninth session). Since the thirty-seventh session unique
- * stashes its elements wherever local memory holds them (0.92x the halved groups' time
- * at 2^28), so this takes only a device or tuning whose local memory does not (on
- * NVIDIA's 48 KiB, larger tiles than the default's, through the tuning overrides). */
-bool clscan__select_config_halve(const clscan__profile *p, const clscan__scan_config *cfg,
-                                 cl_ulong n);
 /* Makes the sub-group fields of c fit its work-group size (a native implementation needs
  * whole sub-groups; emulated ones are capped at the group). */
 void clscan__config_subgroups_fit(clscan__scan_config *c);

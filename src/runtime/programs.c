@@ -220,13 +220,6 @@ static clscan_status warm_select(clscan_context *ctx, clscan__select_mode mode, 
                                                    mode, type, count_type, NULL, &cfg);
     if (s == CLSCAN_SUCCESS && (s = clscan__program_get(ctx, &cfg, &prog)) == CLSCAN_SUCCESS)
         clscan__program_put(ctx, prog);
-    /* Large calls' groups of half the size, where the device takes them (select.c). */
-    if (s == CLSCAN_SUCCESS && clscan__select_config_halve(&ctx->target.profile, &cfg, ~0ull)) {
-        cfg.wg_size /= 2;
-        clscan__config_subgroups_fit(&cfg);
-        if ((s = clscan__program_get(ctx, &cfg, &prog)) == CLSCAN_SUCCESS)
-            clscan__program_put(ctx, prog);
-    }
     return s;
 }
 
