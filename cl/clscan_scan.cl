@@ -155,18 +155,25 @@ CLSCAN_T clscan_reduce_run_(__global const CLSCAN_T *src, ulong src_off, ulong n
     return acc;
 }
 
+/* The local memory of a kernel that runs clscan_reduce_run_: the group's tile (none
+ * with CLSCAN_WG_DIRECT, whose reduction reads global memory) and the scratch. */
+#if CLSCAN_WG_DIRECT
+#define CLSCAN_REDUCE_LOCALS                                                   \
+    __local CLSCAN_T *tile = 0;                                                \
+    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH]
+#else
+#define CLSCAN_REDUCE_LOCALS                                                   \
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];                               \
+    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH]
+#endif
+
 /* partials[part_off + group] = the combination of the group's tiles of
  * src[src_off, src_off + n). */
 __kernel CLSCAN_KERNEL_ATTRIBUTES
 void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
                          ulong tiles_per_group, __global CLSCAN_T *partials, ulong part_off)
 {
-#if CLSCAN_WG_DIRECT
-    __local CLSCAN_T *tile = 0; /* (no tile: the direct reduction reads global memory) */
-#else
-    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
-#endif
-    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
+    CLSCAN_REDUCE_LOCALS;
     const CLSCAN_T acc = clscan_reduce_run_(src, src_off, n, tiles_per_group, get_group_id(0),
                                             tile, scratch);
     if (get_local_id(0) == 0) partials[part_off + get_group_id(0)] = acc;
@@ -363,12 +370,7 @@ void clscan_reduce_single(__global const CLSCAN_T *src, ulong src_off, ulong n,
                           uint epoch, uint spin_limit, __global CLSCAN_T *result,
                           ulong result_off)
 {
-#if CLSCAN_WG_DIRECT
-    __local CLSCAN_T *tile = 0; /* (no tile: the direct reduction reads global memory) */
-#else
-    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
-#endif
-    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
+    CLSCAN_REDUCE_LOCALS;
     __local uint ticket, missing;
     const uint lid = get_local_id(0);
     const ulong g = clscan_lb_ticket(state, groups, &ticket);
