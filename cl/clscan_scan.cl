@@ -59,18 +59,19 @@
     } while (0)
 #endif
 
-/* partials[part_off + group] = the combination of the group's tiles of
- * src[src_off, src_off + n). */
-__kernel CLSCAN_KERNEL_ATTRIBUTES
-void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
-                         ulong tiles_per_group, __global CLSCAN_T *partials, ulong part_off)
+/* The combination of the tiles of src[src_off, src_off + n) that group `group` owns
+ * when each owns tiles_per_group, returned to every work-item of the group (which runs
+ * it together: tile, without CLSCAN_WG_DIRECT, is the group's tile in local memory).
+ * The same group index gives the same bits, whichever work-group runs it. */
+CLSCAN_T clscan_reduce_run_(__global const CLSCAN_T *src, ulong src_off, ulong n,
+                            ulong tiles_per_group, ulong group, __local CLSCAN_T *tile,
+                            __local CLSCAN_T *scratch)
 {
-#if !CLSCAN_WG_DIRECT
-    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
-#endif
-    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
-    CLSCAN_GROUP_TILES(n, tiles_per_group, first, end);
+    const ulong ntiles = (n + CLSCAN_TILE - 1) / CLSCAN_TILE;
+    const ulong first = group * tiles_per_group;
+    const ulong end = min(first + tiles_per_group, ntiles);
 #if CLSCAN_WG_DIRECT
+    (void)tile;
     CLSCAN_T acc = CLSCAN_IDENTITY;
     for (ulong t = first; t < end; ++t) {
         const ulong base = t * CLSCAN_TILE;
@@ -151,6 +152,30 @@ void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
         acc = CLSCAN_OP(acc, total);
     }
 #endif
+    return acc;
+}
+
+/* The local memory of a kernel that runs clscan_reduce_run_: the group's tile (none
+ * with CLSCAN_WG_DIRECT, whose reduction reads global memory) and the scratch. */
+#if CLSCAN_WG_DIRECT
+#define CLSCAN_REDUCE_LOCALS                                                   \
+    __local CLSCAN_T *tile = 0;                                                \
+    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH]
+#else
+#define CLSCAN_REDUCE_LOCALS                                                   \
+    __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];                               \
+    __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH]
+#endif
+
+/* partials[part_off + group] = the combination of the group's tiles of
+ * src[src_off, src_off + n). */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_reduce_tiles(__global const CLSCAN_T *src, ulong src_off, ulong n,
+                         ulong tiles_per_group, __global CLSCAN_T *partials, ulong part_off)
+{
+    CLSCAN_REDUCE_LOCALS;
+    const CLSCAN_T acc = clscan_reduce_run_(src, src_off, n, tiles_per_group, get_group_id(0),
+                                            tile, scratch);
     if (get_local_id(0) == 0) partials[part_off + get_group_id(0)] = acc;
 }
 
@@ -328,6 +353,78 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
     else
         clscan_scan_serial_out(in, dst + dst_off, base, count, carry, inclusive);
 #endif
+}
+
+/* A reduction of src[src_off, +n) into result[result_off] in one kernel, where the
+ * levels would take two (src/algo/reduce.c), launched with `groups` work-groups: each
+ * folds the run of tiles of its ticket (state's counter, as clscan_scan_single) with
+ * clscan_reduce_tiles's code and publishes it as that ticket's look-back aggregate; the
+ * group of the last ticket, which starts after every other has, then folds the
+ * partials before its own, work-item l a consecutive share, and the shares in order.
+ * A partial that does not show within spin_limit reads (the silent test's, or one a
+ * failed earlier call left unpublished) is folded again by that group with the owner's
+ * code, so its bits are the owner's, and published in the owner's words: the smallest
+ * such index a round. A published partial stays, so the rounds end, at the latest with
+ * the `groups`-th, in one that finds every partial. (Not on llvmpipe, which drops that
+ * store: docs/IMPLEMENTATION-ISSUES.md.) */
+__kernel CLSCAN_KERNEL_ATTRIBUTES
+void clscan_reduce_single(__global const CLSCAN_T *src, ulong src_off, ulong n,
+                          ulong tiles_per_group, uint groups, __global clscan_lb_word *state,
+                          uint epoch, uint spin_limit, __global CLSCAN_T *result,
+                          ulong result_off)
+{
+    CLSCAN_REDUCE_LOCALS;
+    __local uint ticket, missing;
+    const uint lid = get_local_id(0);
+    const ulong g = clscan_lb_ticket(state, groups, &ticket);
+    __global clscan_lb_word *status = state + CLSCAN_LB_HEADER_WORDS;
+    const CLSCAN_T acc = clscan_reduce_run_(src, src_off, n, tiles_per_group, g, tile, scratch);
+    if (g + 1 < groups) {
+#if CLSCAN_LB_TEST == 2
+        if (g % 4 == 1) return; /* the silent test: the last group folds this one again */
+#endif
+        if (lid == 0)
+            clscan_lb_publish(status + g * CLSCAN_LB_PARTS, epoch, CLSCAN_LB_AGGREGATE, acc);
+        return;
+    }
+    const uint per = (groups - 1 + CLSCAN_WG_SIZE - 1) / CLSCAN_WG_SIZE;
+    CLSCAN_T share = CLSCAN_IDENTITY;
+    uint m = 0u;
+    for (uint round = 0; m != 0xffffffffu && round < groups; ++round) {
+        if (lid == 0) missing = 0xffffffffu;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        share = CLSCAN_IDENTITY;
+        for (uint j = 0; j < per; ++j) {
+            const uint i = lid * per + j;
+            if (i + 1 < groups) {
+                __global clscan_lb_word *words = status + (ulong)i * CLSCAN_LB_PARTS;
+                CLSCAN_T v = CLSCAN_IDENTITY;
+                uint kind, spins = 0;
+                while ((kind = clscan_lb_read(words, epoch, &v)) == 0u && spins++ < spin_limit) {
+                }
+                /* (Decided by what was read, not by how the wait ended.) */
+                if (kind == 0u)
+                    atomic_min(&missing, i);
+                else
+                    share = CLSCAN_OP(share, v);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        m = missing;
+        barrier(CLK_LOCAL_MEM_FENCE); /* (read by all before work-item 0 resets it) */
+        if (m != 0xffffffffu) {
+            const CLSCAN_T again = clscan_reduce_run_(src, src_off, n, tiles_per_group, m, tile,
+                                                      scratch);
+            /* (The owner's words, bit for bit: should the owner publish too, both write the
+             * same words.) */
+            if (lid == 0)
+                clscan_lb_publish(status + (ulong)m * CLSCAN_LB_PARTS, epoch,
+                                  CLSCAN_LB_AGGREGATE, again);
+            barrier(CLK_GLOBAL_MEM_FENCE);
+        }
+    }
+    const CLSCAN_T before = clscan_wg_reduce_value(share, scratch);
+    if (lid == 0) result[result_off] = CLSCAN_OP(before, acc);
 }
 #endif /* CLSCAN_SINGLE_PASS */
 

@@ -327,6 +327,13 @@ general_runs() {
     echo "reduce-one-pass CK_FORK=no CK_RUN_CASE=builtin CLSCAN_TEST_TYPES=int32,float" \
         "CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=16 CLSCAN_SP_ITEMS_PER_THREAD=4" \
         "CLSCAN_COMPUTE_UNITS=64 CLSCAN_SINGLE_GROUP_TILES=1"
+    # (and the same on 4 compute units: the levels in one kernel, clscan_reduce_single,
+    # and with the silent look-back, whose last group folds every fourth partial again)
+    local one_kernel="CK_FORK=no CK_RUN_CASE=builtin CLSCAN_TEST_TYPES=int32,float"
+    one_kernel+=" CLSCAN_SCAN_ALGO=single-pass CLSCAN_SP_WORK_GROUP_SIZE=16"
+    one_kernel+=" CLSCAN_SP_ITEMS_PER_THREAD=4 CLSCAN_COMPUTE_UNITS=4"
+    echo "reduce-one-kernel $one_kernel"
+    echo "reduce-one-kernel-silent $one_kernel CLSCAN_LOOKBACK_TEST=silent"
     # Histograms (tests/test_histogram, up to 700 samples): the bins local memory holds,
     # then, in a process of its own, the global-atomics path (40000 bins), whose scratch
     # row would otherwise grow past earlier calls' and trip Oclgrind's reused-range fault

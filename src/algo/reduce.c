@@ -64,6 +64,58 @@ static clscan_status enqueue_level(clscan__launch *l, clscan__program *prog, int
                            general ? "enqueue gen_reduce_tiles" : "enqueue reduce_tiles");
 }
 
+/* Up to how many tiles a compute unit the levels of a reduction run as one kernel (the
+ * H200's crossing: below). */
+#define ONE_KERNEL_TILES_PER_UNIT 8
+
+/* Whether the plain reduction of n elements with the single-pass program cfg takes
+ * clscan_reduce_single: groups of several work-items, up to ONE_KERNEL_TILES_PER_UNIT
+ * tiles a compute unit, where the levels would be two kernels, the first level's and
+ * the one group's that folds its partials. One kernel does both: the level's last group
+ * folds the others' partials, published as look-back aggregates, instead of a kernel
+ * launched after the level. On the H200 (docs/PERFORMANCE.md, thirty-eighth session)
+ * int32 and float sums took 0.49-0.85x the time at 2^21 and 2^22 and 0.91-0.97x at 2^23
+ * (8 tiles a unit); from 2^24 int32 sums took 1.01-1.15x, float ones 0.95-1.07x. */
+static bool one_kernel_levels(const clscan__profile *p, const clscan__scan_config *cfg,
+                              cl_ulong n)
+{
+    if (!p->reduce_single || cfg->algo != CLSCAN__SCAN_SINGLE_PASS || cfg->wg_size <= 1 ||
+        n == 0)
+        return false;
+    const cl_ulong tile = (cl_ulong)cfg->wg_size * cfg->items;
+    if ((n + tile - 1) / tile > (cl_ulong)ONE_KERNEL_TILES_PER_UNIT * p->compute_units)
+        return false;
+    const clscan__level_plan lp = clscan__plan_level(p, cfg, n);
+    return lp.groups > 1 && lp.groups < 0xffffffffu &&
+           clscan__plan_level(p, cfg, lp.groups).groups == 1;
+}
+
+/* Enqueues clscan_reduce_single over the launch's scratch slot (look-back words). */
+static clscan_status enqueue_one_kernel(clscan__launch *l, clscan__program *prog,
+                                        const reduce_call *c)
+{
+    const clscan__scan_config *cfg = &prog->config;
+    const clscan__level_plan lp = clscan__plan_level(&l->ctx->target.profile, cfg, c->n);
+    clscan__lookback_args lb;
+    clscan_status s = clscan__lookback_begin(l, prog, &lb);
+    if (s != CLSCAN_SUCCESS) return s;
+    const cl_uint groups = (cl_uint)lp.groups;
+    cl_kernel k = prog->kernels[CLSCAN__K_REDUCE_SINGLE];
+    clscan__kernel_args a = clscan__args_begin(k, 0);
+    CLSCAN__ARG(a, c->src);
+    CLSCAN__ARG(a, c->src_off);
+    CLSCAN__ARG(a, c->n);
+    CLSCAN__ARG(a, lp.per_group);
+    CLSCAN__ARG(a, groups);
+    CLSCAN__ARG(a, lb.state);
+    CLSCAN__ARG(a, lb.epoch);
+    CLSCAN__ARG(a, lb.spins);
+    CLSCAN__ARG(a, c->result);
+    CLSCAN__ARG(a, c->result_off);
+    if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(reduce_single)");
+    return clscan__enqueue(l, k, (size_t)groups, cfg->wg_size, "enqueue reduce_single");
+}
+
 /* The levels of one reduction, on a launch holding the scratch they need. */
 static clscan_status enqueue_reduce(clscan__launch *l, clscan__program *prog,
                                     const reduce_call *c)
@@ -125,17 +177,19 @@ static clscan_status reduce_with(clscan_context *ctx, cl_command_queue queue, bo
                                  const cl_event *wait, cl_event *event)
 {
     clscan_status s;
-    const cl_ulong elements = scratch_elements(&ctx->target.profile, &prog->config, c->n);
+    const int one = !c->general && one_kernel_levels(&ctx->target.profile, &prog->config, c->n);
+    const size_t bytes =
+        one ? clscan__lookback_bytes(&prog->config, c->n)
+            : (size_t)scratch_elements(&ctx->target.profile, &prog->config, c->n) *
+                  clscan__config_elem_bytes(&prog->config);
     clscan__launch l;
-    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait,
-                                  (size_t)elements * clscan__config_elem_bytes(&prog->config),
-                                  event)) !=
+    if ((s = clscan__launch_begin(&l, ctx, queue, in_order, nwait, wait, bytes, event)) !=
         CLSCAN_SUCCESS) {
         clscan__program_put(ctx, prog);
         return s;
     }
     pthread_mutex_lock(&prog->lock);
-    s = enqueue_reduce(&l, prog, c);
+    s = one ? enqueue_one_kernel(&l, prog, c) : enqueue_reduce(&l, prog, c);
     pthread_mutex_unlock(&prog->lock);
     clscan__program_put(ctx, prog);
     return clscan__launch_end(&l, s, event);

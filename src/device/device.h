@@ -181,6 +181,10 @@ typedef struct clscan__profile {
      * lb_atomics. */
     clscan__lb_atomics lb_atomics_pair;
     cl_uint lb_spins;           /* fruitless look-back reads before the fallback */
+    /* Plain reductions of up to 8 single-pass tiles a compute unit in one kernel
+     * (clscan_reduce_single) where the levels would take two, and why or why not. */
+    int reduce_single;
+    const char *reduce_single_source;
     clscan__lb_test lb_test;    /* a test mode of cl/clscan_lookback.cl, or off */
     clscan__lb_walk lb_walk;    /* who walks the look-back (AUTO: the library's choice) */
     /* NVIDIA's plain single-pass scans (integers' look-back walked by sub-group 0):

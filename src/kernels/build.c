@@ -58,6 +58,7 @@ static const struct {
     [CLSCAN__K_PARTIALS] = {"clscan_scan_partials", 1},
     [CLSCAN__K_SCAN] = {"clscan_scan_tiles", 1},
     [CLSCAN__K_SINGLE] = {"clscan_scan_single", 1},
+    [CLSCAN__K_REDUCE_SINGLE] = {"clscan_reduce_single", 1},
     [CLSCAN__K_CLEAR] = {"clscan_clear_words", 0},
     [CLSCAN__K_SEL_COUNT] = {"clscan_sel_count_tiles", 1},
     [CLSCAN__K_SEL_WRITE] = {"clscan_sel_write_tiles", 1},
@@ -496,7 +497,8 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan__target
     int wanted[CLSCAN__KERNEL_COUNT] = {0};
     wanted[CLSCAN__K_REDUCE] = wanted[CLSCAN__K_PARTIALS] = wanted[CLSCAN__K_SCAN] =
         !sort && !hist;
-    wanted[CLSCAN__K_SINGLE] = single && !cfg->select && !general;
+    wanted[CLSCAN__K_SINGLE] = wanted[CLSCAN__K_REDUCE_SINGLE] =
+        single && !cfg->select && !general;
     wanted[CLSCAN__K_CLEAR] = (single && !hist) || (sort && cfg->sort_onesweep) || hist;
     wanted[CLSCAN__K_SEL_COUNT] = wanted[CLSCAN__K_SEL_WRITE] = wanted[CLSCAN__K_SEL_ZERO] =
         cfg->select != 0;

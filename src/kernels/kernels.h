@@ -117,6 +117,7 @@ typedef enum clscan__kernel_id {
     CLSCAN__K_PARTIALS,      /* clscan_scan_partials */
     CLSCAN__K_SCAN,          /* clscan_scan_tiles */
     CLSCAN__K_SINGLE,        /* clscan_scan_single (single-pass programs only) */
+    CLSCAN__K_REDUCE_SINGLE, /* clscan_reduce_single (single-pass programs only) */
     CLSCAN__K_CLEAR,         /* clscan_clear_words (single-pass and one-sweep programs) */
     CLSCAN__K_SEL_COUNT,     /* compaction programs: clscan_sel_count_tiles, */
     CLSCAN__K_SEL_WRITE,     /* clscan_sel_write_tiles, */

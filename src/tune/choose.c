@@ -133,6 +133,8 @@ static void choose_device_scan(clscan__profile *p)
     /* GPUs: a predecessor that has not published after this many reads (about a
      * microsecond each) is stalled, not slow; CPUs run a started group to its end. */
     p->lb_spins = 256;
+    p->reduce_single = 1;
+    p->reduce_single_source = "default";
     p->lb_test = CLSCAN__LB_TEST_OFF;
     p->lb_walk = CLSCAN__LB_WALK_AUTO;
     /* 64 KiB: far beyond any predicate or operator, and far below what overflows a
@@ -351,6 +353,14 @@ clscan_status clscan__profile_finish(const clscan_context *ctx, clscan__profile 
         (p->sp_items > 1 || p->sp_items_8 > 1) && strstr(p->device_name, "llvmpipe")) {
         p->scan_algo = CLSCAN__SCAN_MULTI_LEVEL;
         p->scan_algo_source = "single-pass ruled out: llvmpipe with work-groups under 16";
+    }
+    /* llvmpipe drops the store by which the one-kernel reduction's last group publishes
+     * a partial it folded again, in the loop that waits for the others' partials; the
+     * group then goes round until llvmpipe's loop budget ends every loop
+     * (docs/IMPLEMENTATION-ISSUES.md): the levels stay two kernels there. */
+    if (strstr(p->device_name, "llvmpipe")) {
+        p->reduce_single = 0;
+        p->reduce_single_source = "ruled out: llvmpipe drops a store after its wait loop";
     }
     if (p->local_banks && !is_pow2(p->local_banks)) p->padding = 0;
     if (p->compute_units == 0) p->compute_units = 1;

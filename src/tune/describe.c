@@ -88,6 +88,11 @@ size_t clscan__profile_describe(const clscan__profile *p, char *buf, size_t size
                    "with NVIDIA's warps: %s (%s)\n",
                    clscan__sort_algo_name(p->sort_algo), p->sort_algo_source, cap,
                    p->sort_max_registers_source);
+    clscan__append(buf, size, &len, "reductions:    %s (%s)\n",
+                   p->reduce_single ? "levels in one kernel, single-pass groups of several "
+                                      "work-items, up to 8 tiles a compute unit"
+                                    : "levels in kernels of their own",
+                   p->reduce_single_source);
     clscan__append(buf, size, &len, "histograms:    bins in local memory %s; one-work-item "
                    "groups count without a branch on samples in no bin for %s\n",
                    p->int64_atomics ? "in one kernel (64-bit arrival words)"
