@@ -73,9 +73,11 @@ static clscan_status enqueue_level(clscan__launch *l, clscan__program *prog, int
  * tiles a compute unit, where the levels would be two kernels, the first level's and
  * the one group's that folds its partials. One kernel does both: the level's last group
  * folds the others' partials, published as look-back aggregates, instead of a kernel
- * launched after the level. On the H200 (docs/PERFORMANCE.md, thirty-eighth session)
- * int32 and float sums took 0.49-0.85x the time at 2^21 and 2^22 and 0.91-0.97x at 2^23
- * (8 tiles a unit); from 2^24 int32 sums took 1.01-1.15x, float ones 0.95-1.07x. */
+ * launched after the level. On the H200 (docs/PERFORMANCE.md, thirty-ninth session)
+ * int32 sums took 0.46-0.60x the batched time of the two kernels at 2^21, 0.63-0.93x at
+ * 2^22 and 0.90-0.97x at 2^23 (8 tiles a unit), float sums alike; from 2^24 int32 sums
+ * had taken 1.01-1.15x (thirty-eighth session). Not where p->reduce_single is off
+ * (llvmpipe, tune/choose.c). */
 static bool one_kernel_levels(const clscan__profile *p, const clscan__scan_config *cfg,
                               cl_ulong n)
 {
