@@ -12,7 +12,9 @@
 // the histogram and one digit pass, each 8 more bits one pass more), sort64 and sortf
 // (DeviceRadixSort::SortKeys of int64 and float keys of random bits, as clscan-bench's
 // sort rows; their copy moves the same bytes), rle64 and rlef (rle's keys as int64 and
-// float, as clscan-bench's rle rows of those types; the copy moves the keys' bytes).
+// float, as clscan-bench's rle rows of those types; the copy moves the keys' bytes),
+// unique (DeviceSelect::Unique of int32 where each element after the first starts a new
+// run with probability 1/2, as clscan-bench's unique rows by default).
 // Prints "cub_OP n=2^K us=... copy_us=... K=...".
 // SPDX-License-Identifier: MIT
 #include <cub/cub.cuh>
@@ -50,7 +52,7 @@ static double now()
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: cub_more reduce|bykey|rle|rle64|rlef|histogram|sortkB|sort64|sortf "
+        std::fprintf(stderr, "usage: cub_more reduce|bykey|rle|rle64|rlef|histogram|unique|sortkB|sort64|sortf "
                              "log2n...\n");
         return 2;
     }
@@ -85,11 +87,14 @@ int main(int argc, char **argv)
             wide_keys[i] = !std::strcmp(op, "rle64")
                                ? (int64_t)keys[i]
                                : (int64_t)((uint64_t)mix(i) << 32 | mix(i + (1ull << 40)));
+        std::vector<int32_t> runs(!std::strcmp(op, "unique") ? n : 0);
+        for (size_t i = 0, v = 0; i < runs.size(); i++) runs[i] = (int32_t)(v += i && mix(i * 11 + 5) & 1);
         std::vector<float> float_keys(!std::strcmp(op, "rlef") ? n : 0);
         for (size_t i = 0; i < float_keys.size(); i++) float_keys[i] = (float)keys[i];
         const void *src = wide ? (const void *)wide_keys.data()
                           : !std::strcmp(op, "rle") ? (const void *)keys.data()
                           : !std::strcmp(op, "rlef") ? (const void *)float_keys.data()
+                          : !std::strcmp(op, "unique") ? (const void *)runs.data()
                                                      : (const void *)vals.data();
         CK(cudaMemcpy(a, src, bytes, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(k, keys.data(), n * 4, cudaMemcpyHostToDevice));
@@ -111,6 +116,8 @@ int main(int argc, char **argv)
             else if (!std::strcmp(op, "rlef"))
                 cub::DeviceRunLengthEncode::Encode(t, x, (float *)a, (float *)o, (uint32_t *)o2,
                                                    cnt, (int64_t)n);
+            else if (!std::strcmp(op, "unique"))
+                cub::DeviceSelect::Unique(t, x, a, o, cnt, (int64_t)n);
             else if (!std::strcmp(op, "histogram"))
                 cub::DeviceHistogram::HistogramEven(t, x, a, o, 257, 0, 256, (int64_t)n);
             else if (!std::strncmp(op, "sortk", 5) && std::atoi(op + 5) > 0)
