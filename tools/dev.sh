@@ -809,9 +809,9 @@ test | test-full)
         oclgrind_bg layers "CLSCAN_KERNEL_INCLUDE_DIR=$PWD/cl CLSCAN_TEST_QUICK=1 CK_FORK=no" \
             "$build/tests/test_layers"
         # test: the profiles of the 'profiles-ci' suite (tests/meson.build) with add and
-        # xor (mul's shuffled operator runs in the default run above, and in every profile
-        # natively on PoCL and rusticl; the two profiles took 102 and 93 s with all three in
-        # CI's run of 2026-12-02); test-full: every profile, all three operators.
+        # xor (mul's shuffled operator runs in the default run above, and in these two
+        # profiles natively on rusticl, every operator; the two took 102 and 93 s with all
+        # three in CI's run of 2026-12-02); test-full: every profile, all three operators.
         if [ "$cmd" = test-full ]; then
             run_oclgrind_profiles <tests/profiles.txt
         else
