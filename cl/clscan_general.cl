@@ -133,7 +133,7 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
                        uint carry_flags CLSCAN_GEN_OUTPUT_PARAMS)
 {
     const clscan_gen_outputs o = CLSCAN_GEN_OUTPUTS(n, carry_flags);
-    __global uint *stats = stats_base + stats_off;
+    __global uint *stats = CLSCAN_LB_STATS(state, stats_base, stats_off);
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     __local clscan_lb_local lb;
     __local uint ticket;

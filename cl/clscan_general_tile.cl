@@ -97,7 +97,7 @@ void clscan_gen_write(__global CLSCAN_GEN_OUT *dst, ulong i, const CLSCAN_GEN_OU
 /* The output stage (include/clscan.h: clscan_scan_output): the prelude defines
  * CLSCAN_GEN_OUTPUT_GIVEN, the element types CLSCAN_GEN_O0 to CLSCAN_GEN_O3 of the
  * output buffers, and clscan_user_output, which runs the user's statement for one
- * element. The kernels take the four buffers as bytes (a dummy where unused) and an
+ * element. The kernels take the four buffers as bytes (NULL where unused) and an
  * element offset into each, where there is an output stage. */
 /* CLSCAN_GEN_OUTPUT_SPARSE (the prelude's, with reduce by key's statements): they do
  * nothing except where an element ends its segment (1), or starts or ends one (3), so
@@ -133,6 +133,30 @@ typedef struct clscan_gen_outputs {
 #define CLSCAN_GEN_OUTPUTS(n, flags) {0, 0, 0, 0, 0, 0, 0, 0, n, flags}
 #endif
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
+/* Output k as the statements see it: its buffer from its element offset on where it is
+ * given (CLSCAN_GEN_Ok_GIVEN), else a null pointer to const void (CLSCAN_GEN_Ok), which
+ * they cannot index: the host passes NULL for it (src/runtime/runtime.h,
+ * clscan__no_carry, says why). */
+#ifdef CLSCAN_GEN_O0_GIVEN
+#define CLSCAN_GEN_AT0(o) ((__global CLSCAN_GEN_O0 *)(o).o0 + (o).off0)
+#else
+#define CLSCAN_GEN_AT0(o) ((__global CLSCAN_GEN_O0 *)0)
+#endif
+#ifdef CLSCAN_GEN_O1_GIVEN
+#define CLSCAN_GEN_AT1(o) ((__global CLSCAN_GEN_O1 *)(o).o1 + (o).off1)
+#else
+#define CLSCAN_GEN_AT1(o) ((__global CLSCAN_GEN_O1 *)0)
+#endif
+#ifdef CLSCAN_GEN_O2_GIVEN
+#define CLSCAN_GEN_AT2(o) ((__global CLSCAN_GEN_O2 *)(o).o2 + (o).off2)
+#else
+#define CLSCAN_GEN_AT2(o) ((__global CLSCAN_GEN_O2 *)0)
+#endif
+#ifdef CLSCAN_GEN_O3_GIVEN
+#define CLSCAN_GEN_AT3(o) ((__global CLSCAN_GEN_O3 *)(o).o3 + (o).off3)
+#else
+#define CLSCAN_GEN_AT3(o) ((__global CLSCAN_GEN_O3 *)0)
+#endif
 void clscan_user_output(const CLSCAN_GEN_OUT y, const CLSCAN_GEN_IN x, const ulong i,
                         const ulong p, const ulong n, const ulong s, const uint first,
                         const uint last, __global const CLSCAN_GEN_SEG *segments,
@@ -150,10 +174,8 @@ void clscan_gen_stage(const clscan_gen_source s, ulong i, const CLSCAN_GEN_OUT y
 #ifdef CLSCAN_GEN_OUTPUT_GIVEN
     const CLSCAN_GEN_IN x = clscan_gen_read(s.src, i);
     clscan_user_output(y, x, s.index_base + i, i, o.n, heads, first, last, s.seg,
-                       (__global CLSCAN_GEN_O0 *)o.o0 + o.off0,
-                       (__global CLSCAN_GEN_O1 *)o.o1 + o.off1,
-                       (__global CLSCAN_GEN_O2 *)o.o2 + o.off2,
-                       (__global CLSCAN_GEN_O3 *)o.o3 + o.off3);
+                       CLSCAN_GEN_AT0(o), CLSCAN_GEN_AT1(o), CLSCAN_GEN_AT2(o),
+                       CLSCAN_GEN_AT3(o));
 #else
     (void)s;
     (void)i;

@@ -63,6 +63,12 @@ typedef uint clscan_lb_word;
 #define CLSCAN_LB_EPOCH_BITS (CLSCAN_LB_HALF_BITS - 2)
 /* Words before the first tile's status: the tile counter lives in the first 32 bits. */
 #define CLSCAN_LB_HEADER_WORDS (128 / (CLSCAN_LB_WORD_BITS / 8))
+/* The kernels' statistics words (stats[0..2]): stats_base + stats_off where the host
+ * passes a buffer (a test's hook), else the status buffer's header from its 32-bit word
+ * stats_off on. (A NULL argument costs NVIDIA's enqueue less than the status buffer
+ * passed twice: src/runtime/runtime.h, clscan__no_carry.) */
+#define CLSCAN_LB_STATS(state, stats_base, stats_off)                                  \
+    ((stats_base) ? (stats_base) + (stats_off) : (__global uint *)(state) + (stats_off))
 
 /* Kinds, in a tag's two low bits. 0 (or another call's epoch): nothing yet. */
 #define CLSCAN_LB_AGGREGATE 1u /* the owner's tile total */

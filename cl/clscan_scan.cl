@@ -303,7 +303,7 @@ void clscan_scan_single(__global const CLSCAN_T *src, ulong src_off, __global CL
                         ulong init_off, __global CLSCAN_T *total_buf, ulong total_off,
                         uint carry_flags)
 {
-    __global uint *stats = stats_base + stats_off;
+    __global uint *stats = CLSCAN_LB_STATS(state, stats_base, stats_off);
 #if CLSCAN_WG_SIZE > 1
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
 #endif

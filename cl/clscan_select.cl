@@ -102,7 +102,7 @@ void clscan_sel_single(__global const CLSCAN_E *src, ulong src_off,
                        __global clscan_lb_word *state, uint epoch, uint spin_limit,
                        __global ulong *count, __global uint *stats_base, uint stats_off)
 {
-    __global uint *stats = stats_base + stats_off;
+    __global uint *stats = CLSCAN_LB_STATS(state, stats_base, stats_off);
     __local CLSCAN_T scratch[CLSCAN_WG_SCRATCH];
     __local clscan_lb_local lb;
     __local uint ticket;

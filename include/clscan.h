@@ -706,7 +706,9 @@ CLSCAN_API clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue
  *   segments  the call's segment buffer from segments_offset on (flags as uchar, or the
  *          keys), const, to compare an element's key with its neighbours'
  *   out0 .. out3   __global pointers to the element types desc->output_types[0..3]
- *          names: the buffers `outputs` passes, from element output_offsets[k] on
+ *          names: the buffers `outputs` passes, from element output_offsets[k] on; an
+ *          output without a type is a null `__global const void *`, which the
+ *          statements cannot index (CLSCAN_ERROR_BUILD_FAILED where they try)
  *
  * and may write to the output buffers (and read them, and read anything else they can
  * reach through them). Example, a variable-length output: with an exclusive add scan of

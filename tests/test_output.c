@@ -306,6 +306,13 @@ START_TEST(test_errors)
         clscan_scan_desc broken = ok;
         broken.output = "out0[i] = y;\nout0[i] = no_such_thing;";
         refused(d, &broken, a, b, one, 1, CLSCAN_ERROR_BUILD_FAILED, "no_such_thing", 0, o);
+        /* An output without a type is a null pointer to const void: the statements
+         * cannot write it (before, it stood for src, which such a write changed). */
+        clscan_scan_desc untyped = ok;
+        untyped.output = "out0[i] = y;\nout1[i] = 1;";
+        refused(d, &untyped, a, b, one, 1, CLSCAN_ERROR_BUILD_FAILED, "does not compile", 0, a);
+        untyped.output = "out0[i] = y + out3[0];";
+        refused(d, &untyped, a, b, one, 1, CLSCAN_ERROR_BUILD_FAILED, "does not compile", 0, a);
         clReleaseMemObject(a);
         clReleaseMemObject(b);
         clReleaseMemObject(o);

@@ -108,7 +108,7 @@ typedef struct clscan__lookback_args {
     cl_mem state;           /* the status buffer */
     cl_uint epoch;          /* this call's tag */
     cl_uint spins;          /* fruitless reads before a fallback */
-    cl_mem stats;           /* fallback counters: the slot's header, or the test hook's */
+    cl_mem stats;           /* fallback counters: the test hook's, or NULL (the slot's header) */
     cl_uint stats_off;
 } clscan__lookback_args;
 bool clscan__lookback_fits(const clscan__scan_config *cfg, cl_ulong n);

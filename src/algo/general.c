@@ -356,7 +356,7 @@ static clscan_status check_carry(const clscan_context *ctx, const general_plan *
         {src, "src", src_b, n * g->in_size},
         {no_dst ? NULL : dst, "dst", dst_b, n * g->out_size},
         {seg, "segments", seg_offset * g->seg_size, n * g->seg_size}};
-    return clscan__check_carry(ctx, carry, g->out_size, no_dst, src, ranges, 3, ca);
+    return clscan__check_carry(ctx, carry, g->out_size, no_dst, ranges, 3, ca);
 }
 
 /* Checks the buffers of the call against the plan, and the carry (filling *ca). dst
@@ -575,9 +575,13 @@ static char *make_prelude(const general_plan *g)
     if (d->output) { /* the output stage: its buffers' types, then the user's statements */
         put(&t, "#define CLSCAN_GEN_OUTPUT_GIVEN 1\n");
         if (g->sparse) put(&t, "#define CLSCAN_GEN_OUTPUT_SPARSE %d\n", g->sparse);
-        for (int k = 0; k < 4; ++k)
-            put(&t, "#define CLSCAN_GEN_O%d %s\n", k,
-                d->output_types[k] ? d->output_types[k] : "uchar");
+        for (int k = 0; k < 4; ++k) {
+            if (d->output_types[k])
+                put(&t, "#define CLSCAN_GEN_O%d %s\n#define CLSCAN_GEN_O%d_GIVEN 1\n", k,
+                    d->output_types[k], k);
+            else /* (a null pointer the statements cannot index) */
+                put(&t, "#define CLSCAN_GEN_O%d const void\n", k);
+        }
         put(&t,
             "void clscan_user_output(const %s y, const %s x, const ulong i, const ulong p,\n"
             "    const ulong n, const ulong s, const uint first, const uint last,\n"
@@ -832,7 +836,7 @@ typedef struct general_call {
     cl_ulong src_off, seg_off, dst_off, n;
     cl_int inclusive;
     clscan__carry_args carry;
-    cl_mem outs[4]; /* the output stage's buffers (src where none) */
+    cl_mem outs[4]; /* the output stage's buffers (NULL where none) */
     cl_ulong out_offs[4]; /* element offsets into them */
     const clscan__profile *profile; /* what the levels are planned with (plan_profile) */
     cl_ulong index_base;            /* desc->index_base */
@@ -894,7 +898,7 @@ static clscan_status enqueue_multi(clscan__launch *l, clscan__program *prog, con
     const clscan__level_plan lp = clscan__plan_level(c->profile, cfg, c->n);
     const cl_int use_partials = lp.groups > 1;
     const cl_ulong part_off = 0;
-    cl_mem partials = l->scratch ? l->scratch->buffer : c->src; /* (unused with one group) */
+    cl_mem partials = l->scratch ? l->scratch->buffer : NULL; /* (unused with one group) */
     clscan_status s;
     if (use_partials) {
         l->scratch->lb_clean = 0; /* partials overwrite status words */
@@ -1008,7 +1012,9 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
         return clscan__enqueue_marker(ctx, queue, num_events_in_wait_list, event_wait_list,
                                       event);
     if (!dst && desc->output) ca.flags |= CLSCAN__CARRY_FLAG_SKIP_STORE;
-    if (!dst) dst = src; /* (not written: CLSCAN__CARRY_FLAG_NO_DST or _SKIP_STORE) */
+    /* (A NULL dst is not written: CLSCAN__CARRY_FLAG_NO_DST or _SKIP_STORE. Absent
+     * buffers go to the kernels as NULL: clscan__no_carry says why. The segments stay src
+     * where an output stage runs without segments, whose statements may read them.) */
 
     clscan__program *prog = NULL;
     if ((s = general_program(ctx, &g, ctx->target.profile.scan_algo, small_tiles(ctx, &g, n),
@@ -1027,8 +1033,9 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
         clscan__program_put(ctx, prog);
         return s;
     }
-    general_call c = {src, segments ? segments : src, dst, src_offset, segments_offset,
-                      dst_offset, n, inclusive != 0, ca, {src, src, src, src}, {0, 0, 0, 0},
+    general_call c = {src, segments ? segments : desc->output ? src : NULL, dst, src_offset,
+                      segments_offset, dst_offset, n, inclusive != 0, ca,
+                      {NULL, NULL, NULL, NULL}, {0, 0, 0, 0},
                       &planned, desc->index_base, desc->output != NULL};
     for (int k = 0; k < 4; ++k)
         if (outs[k]) {

@@ -40,7 +40,7 @@ clscan_status clscan__lookback_begin(clscan__launch *l, clscan__program *prog,
     out->state = slot->buffer;
     out->epoch = ++slot->lb_epoch;
     out->spins = l->ctx->target.profile.lb_spins;
-    out->stats = hook ? hook : slot->buffer;
+    out->stats = hook; /* (NULL: the kernels count in the status buffer's header) */
     out->stats_off = hook ? 0 : LB_STATS_OFFSET;
     return CLSCAN_SUCCESS;
 }

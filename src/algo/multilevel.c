@@ -77,7 +77,7 @@ clscan_status clscan__enqueue_scan_level(clscan__launch *l, clscan__program *pro
     const clscan__scan_config *cfg = &prog->config;
     const clscan__level_plan lp = clscan__plan_level(&l->ctx->target.profile, cfg, n);
     const cl_int use_partials = lp.groups > 1;
-    const clscan__carry_args none = clscan__no_carry(clscan__config_elem_bytes(cfg), src);
+    const clscan__carry_args none = clscan__no_carry(clscan__config_elem_bytes(cfg));
     if (!carry) carry = &none;
     clscan_status s;
     if (use_partials) {

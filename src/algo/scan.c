@@ -51,7 +51,7 @@ static clscan_status check_dst(const clscan_context *ctx, cl_mem src, size_t src
         return s;
     const clscan__byte_range ranges[2] = {{src, "src", src_offset * elem, n * elem},
                                          {dst, "dst", dst_offset * elem, n * elem}};
-    return clscan__check_carry(ctx, carry, elem, no_dst, src, ranges, 2, ca);
+    return clscan__check_carry(ctx, carry, elem, no_dst, ranges, 2, ca);
 }
 
 clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl_mem src,
@@ -71,7 +71,7 @@ clscan_status clscan__scan_carry(clscan_context *ctx, cl_command_queue queue, cl
         return s;
     const int want_total = (ca.flags & CLSCAN__CARRY_FLAG_OUT) != 0;
     if (n == 0 && !want_total) return clscan__enqueue_marker(ctx, queue, nwait, wait, event);
-    if (!dst) dst = src; /* (not written: CLSCAN__CARRY_FLAG_NO_DST) */
+    /* (A NULL dst is not written: CLSCAN__CARRY_FLAG_NO_DST.) */
 
     /* In place, a look-back fallback would read tiles their owners are overwriting:
      * those calls take the multi-level scan (with its own tile shape), whose kernels

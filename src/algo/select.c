@@ -70,13 +70,13 @@ static clscan_status check_select(const clscan_context *ctx, cl_command_queue qu
 }
 
 /* Sets the arguments the write kernels start with, as a's next ones: src, src_off, flags,
- * flags_off, dst, dst_off, (RUNS: lengths, lengths_off,) n (without flags, src stands
- * in: the kernel needs a valid buffer). */
+ * flags_off, dst, dst_off, (RUNS: lengths, lengths_off,) n (flags NULL where there are
+ * none: clscan__no_carry says why). */
 static void set_range_args(clscan__kernel_args *a, const select_call *c, cl_mem src,
                            cl_ulong src_off)
 {
     const cl_ulong flags_off = c->flags_offset, dst_off = c->dst_offset, n = c->n;
-    cl_mem flags = c->flags ? c->flags : src;
+    const cl_mem flags = c->flags;
     CLSCAN__ARG(*a, src);
     CLSCAN__ARG(*a, src_off);
     CLSCAN__ARG(*a, flags);
@@ -124,8 +124,8 @@ static clscan_status enqueue_multi(clscan__launch *l, clscan__program *prog, con
     const cl_int use_partials = lp.groups > 1;
     const cl_ulong flags_off = c->flags_offset, n = c->n;
     const cl_ulong part_off = 0;
-    cl_mem flags = c->flags ? c->flags : src;
-    cl_mem partials = l->scratch ? l->scratch->buffer : src; /* (unused with one group) */
+    const cl_mem flags = c->flags;
+    cl_mem partials = l->scratch ? l->scratch->buffer : NULL; /* (unused with one group) */
     clscan_status s;
     if (use_partials) {
         l->scratch->lb_clean = 0; /* partials overwrite status words */

@@ -267,7 +267,7 @@ clscan_status clscan_scan_host(clscan_context *ctx, const cl_command_queue queue
      * (its device ranges cannot overlap the host ones). */
     clscan__carry_args carry_args;
     if ((s = check_host(ctx, src, dst, n, in_size, out_size)) != CLSCAN_SUCCESS ||
-        (s = clscan__check_carry(ctx, carry, out_size, 0, NULL, NULL, 0, &carry_args)) !=
+        (s = clscan__check_carry(ctx, carry, out_size, 0, NULL, 0, &carry_args)) !=
             CLSCAN_SUCCESS)
         return s;
     if (n == 0)

@@ -138,18 +138,18 @@ clscan_status clscan__check_disjoint(const clscan_context *ctx, cl_mem a, const 
     return CLSCAN_SUCCESS;
 }
 
-clscan__carry_args clscan__no_carry(size_t elem, cl_mem dummy)
+clscan__carry_args clscan__no_carry(size_t elem)
 {
-    clscan__carry_args a = {no_value, elem, dummy, dummy, 0, 0, 0};
+    clscan__carry_args a = {no_value, elem, NULL, NULL, 0, 0, 0};
     return a;
 }
 
 clscan_status clscan__check_carry(const clscan_context *ctx, const clscan_carry *carry,
-                                  size_t elem, bool no_dst, cl_mem dummy,
+                                  size_t elem, bool no_dst,
                                   const clscan__byte_range *ranges, int nranges,
                                   clscan__carry_args *out)
 {
-    *out = clscan__no_carry(elem, dummy);
+    *out = clscan__no_carry(elem);
     if (no_dst) out->flags |= CLSCAN__CARRY_FLAG_NO_DST;
     CLSCAN__RETURN_IF(ctx, no_dst && (!carry || !carry->out_buffer),
                      CLSCAN_ERROR_INVALID_ARGUMENT,

@@ -179,14 +179,17 @@ typedef struct clscan__byte_range {
 } clscan__byte_range;
 /* Checks carry (NULL: none) for elements of elem bytes: the buffers' context and range,
  * the total's element against `ranges` (the call's other ranges, NULL mems skipped);
- * no_dst: the call has no dst (then the total is required). dummy: a buffer of the call
- * to stand in for absent ones. Fills *out. */
+ * no_dst: the call has no dst (then the total is required). Fills *out; absent buffers
+ * are NULL (see clscan__no_carry). */
 clscan_status clscan__check_carry(const clscan_context *ctx, const clscan_carry *carry,
-                                  size_t elem, bool no_dst, cl_mem dummy,
+                                  size_t elem, bool no_dst,
                                   const clscan__byte_range *ranges, int nranges,
                                   clscan__carry_args *out);
-/* No carry, for internal scans: zeros of elem bytes and `dummy` as the buffers. */
-clscan__carry_args clscan__no_carry(size_t elem, cl_mem dummy);
+/* No carry, for internal scans: zeros of elem bytes, and NULL buffers. The kernels read
+ * and write the carry's buffers only where the flags say they are given, and a NULL
+ * buffer argument costs the host's enqueue less than a stand-in buffer: on the H200 each
+ * non-NULL buffer argument took about 0.2 us (docs/PERFORMANCE.md, fortieth session). */
+clscan__carry_args clscan__no_carry(size_t elem);
 /* Sets the six carry arguments (value, in_buf, in_off, out_buf, out_off, flags) as a's
  * next ones, counting on. */
 void clscan__set_carry_args(clscan__kernel_args *a, const clscan__carry_args *c);
