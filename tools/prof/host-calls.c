@@ -2,7 +2,9 @@
  * alone on the first GPU (else the first device): the queries of the argument checks
  * (clGetCommandQueueInfo, clGetMemObjectInfo, clGetEventInfo), clSetKernelArg, event
  * retain and release, clEnqueueNDRangeKernel of an empty kernel with and without an
- * event and with 6, 18 and 30 arguments, against clEnqueueCopyBuffer; each the median
+ * event and with 6, 18 and 30 arguments, with 12 buffer arguments against 11 of them
+ * NULL, and with 16 ulong arguments against one struct of 16 ulongs, against
+ * clEnqueueCopyBuffer; each the median
  * over 5 rounds of the mean of R calls (the queue finished between rounds, kernels in
  * rounds of 16 so that it never fills). The CPU stacks' figures swing with their worker
  * threads; the GPU's are the point.
@@ -153,6 +155,45 @@ int main(void)
         clReleaseKernel(wk);
         clReleaseProgram(wp);
     }
+    /* What the arguments' kind costs: 12 pointers, all buffers or all but one NULL; 16
+     * ulongs apart or in one struct (docs/PERFORMANCE.md, fortieth session). */
+    const char *ksrc =
+        "__kernel void p12(__global int *a0, __global int *a1, __global int *a2,"
+        " __global int *a3, __global int *a4, __global int *a5, __global int *a6,"
+        " __global int *a7, __global int *a8, __global int *a9, __global int *a10,"
+        " __global int *a11) { if (get_global_id(0) == (size_t)-1) a0[0] = 1; }\n"
+        "__kernel void u16(__global int *p, ulong b0, ulong b1, ulong b2, ulong b3, ulong b4,"
+        " ulong b5, ulong b6, ulong b7, ulong b8, ulong b9, ulong b10, ulong b11, ulong b12,"
+        " ulong b13, ulong b14, ulong b15) { if (get_global_id(0) == (size_t)-1) p[0] = (int)b15; }\n"
+        "typedef struct { ulong b[16]; } s16;\n"
+        "__kernel void s16k(__global int *p, s16 s) { if (get_global_id(0) == (size_t)-1) p[0] = (int)s.b[15]; }\n";
+    cl_program kp = clCreateProgramWithSource(ctx, 1, &ksrc, NULL, &err);
+    if (clBuildProgram(kp, 1, &dev, "", NULL, NULL) != CL_SUCCESS) return printf("build failed\n"), 1;
+    cl_kernel p12 = clCreateKernel(kp, "p12", &err), u16 = clCreateKernel(kp, "u16", &err);
+    cl_kernel s16 = clCreateKernel(kp, "s16k", &err);
+    cl_mem bufs[12];
+    for (int i = 0; i < 12; ++i) bufs[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    const cl_mem none = NULL;
+    for (int nulls = 0; nulls < 2; ++nulls) {
+        for (int i = 0; i < 12; ++i) clSetKernelArg(p12, i, sizeof(cl_mem), i && nulls ? &none : &bufs[i]);
+        TIME(nulls ? "NDRange, 12 pointers, 11 of them NULL" : "NDRange, 12 pointers, 12 buffers", 16,
+             (void)0, clEnqueueNDRangeKernel(q, p12, 1, NULL, &g, &l, 0, NULL, NULL));
+    }
+    cl_ulong sixteen[16] = {0};
+    clSetKernelArg(u16, 0, sizeof a, &a);
+    clSetKernelArg(s16, 0, sizeof a, &a);
+    for (int i = 0; i < 16; ++i) clSetKernelArg(u16, 1 + i, 8, &sixteen[i]);
+    clSetKernelArg(s16, 1, sizeof sixteen, sixteen);
+    TIME("NDRange, a buffer and 16 ulongs", 16, (void)0,
+         clEnqueueNDRangeKernel(q, u16, 1, NULL, &g, &l, 0, NULL, NULL));
+    TIME("NDRange, a buffer and a struct of 16 ulongs", 16, (void)0,
+         clEnqueueNDRangeKernel(q, s16, 1, NULL, &g, &l, 0, NULL, NULL));
+    clFinish(q);
+    for (int i = 0; i < 12; ++i) clReleaseMemObject(bufs[i]);
+    clReleaseKernel(p12);
+    clReleaseKernel(u16);
+    clReleaseKernel(s16);
+    clReleaseProgram(kp);
     TIME("clEnqueueCopyBuffer 256 KiB, no event", 16, (void)0,
          clEnqueueCopyBuffer(q, a, c, 0, 0, 256 << 10, 0, NULL, NULL));
     TIME("clEnqueueFillBuffer 8 B, no event", 16, (void)0, {
