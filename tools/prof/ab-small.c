@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "prof-time.h"
+
 enum { ROUNDS = 30, WARMUP = 2, CALLS = 200 };
 
 typedef struct build {
@@ -33,17 +35,6 @@ typedef struct build {
                                     const cl_event *, cl_event *);
 } build;
 
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-static int cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 static int load(const char *path, build *b)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

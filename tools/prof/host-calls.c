@@ -18,17 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-static int cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "prof-time.h"
+
 #define ROUNDS 5
 #define TIME(label, reps, setup, body)                                                     \
     do {                                                                                   \
