@@ -3,8 +3,8 @@
  * path (with its own clscan_context on one cl_context and in-order queue), and batches of
  * 200 calls without events (then clFinish) alternate between them, 30 rounds after 2 of
  * warm-up; printed per call, the median and quartiles of each build's wall time a call.
- * Calls: reduce by key, scan by key (int32 add by int32 keys in runs of 1 to 64) and the
- * plain int32 inclusive scan, n elements. Swap the paths to see the order's own effect.
+ * Calls: reduce by key, scan by key (int32 add by int32 keys in runs of 1 to 64), the
+ * plain int32 inclusive scan and a uint32 keys-only sort (of those keys), n elements. Swap the paths to see the order's own effect.
  * Build: cc -O2 -Iinclude -o /tmp/ab-small tools/prof/ab-small.c -lOpenCL -ldl
  * Use:   /tmp/ab-small OLD/libclscan.so NEW/libclscan.so 65536 */
 /* SPDX-License-Identifier: MIT */
@@ -33,6 +33,8 @@ typedef struct build {
     clscan_status (*inclusive_scan)(clscan_context *, cl_command_queue, cl_mem, size_t, cl_mem,
                                     size_t, size_t, clscan_type, clscan_op, cl_uint,
                                     const cl_event *, cl_event *);
+    clscan_status (*sort_keys)(clscan_context *, cl_command_queue, cl_mem, size_t, cl_mem, size_t,
+                               size_t, clscan_type, cl_uint, const cl_event *, cl_event *);
 } build;
 
 static int load(const char *path, build *b)
@@ -43,7 +45,8 @@ static int load(const char *path, build *b)
     *(void **)&b->reduce_by_key = dlsym(h, "clscan_reduce_by_key");
     *(void **)&b->scan = dlsym(h, "clscan_scan");
     *(void **)&b->inclusive_scan = dlsym(h, "clscan_inclusive_scan");
-    return !b->create || !b->reduce_by_key || !b->scan || !b->inclusive_scan;
+    *(void **)&b->sort_keys = dlsym(h, "clscan_sort_keys");
+    return !b->create || !b->reduce_by_key || !b->scan || !b->inclusive_scan || !b->sort_keys;
 }
 
 int main(int argc, char **argv)
@@ -81,8 +84,9 @@ int main(int argc, char **argv)
     d.op = CLSCAN_OP_ADD;
     d.segments = CLSCAN_SEGMENTS_KEYS;
     d.key_type = CLSCAN_INT32;
-    static const char *const names[3] = {"reduce by key", "scan by key", "plain scan"};
-    for (int which = 0; which < 3; ++which) {
+    static const char *const names[4] = {"reduce by key", "scan by key", "plain scan",
+                                         "sort keys"};
+    for (int which = 0; which < 4; ++which) {
         double w[2][ROUNDS];
         for (int r = -WARMUP; r < ROUNDS; ++r)
             for (int k = 0; k < 2; ++k) {
@@ -93,9 +97,11 @@ int main(int argc, char **argv)
                                                         0, out, 0, count, 0, NULL, NULL)
                         : which == 1 ? b[k].scan(b[k].ctx, q, &d, 1, vals, 0, keys, 0, out, 0, n,
                                                  0, NULL, NULL)
-                                     : b[k].inclusive_scan(b[k].ctx, q, vals, 0, out, 0, n,
+                        : which == 2 ? b[k].inclusive_scan(b[k].ctx, q, vals, 0, out, 0, n,
                                                            CLSCAN_INT32, CLSCAN_OP_ADD, 0, NULL,
-                                                           NULL);
+                                                           NULL)
+                                     : b[k].sort_keys(b[k].ctx, q, keys, 0, out, 0, n, CLSCAN_UINT32,
+                                                      0, NULL, NULL);
                     if (s != CLSCAN_SUCCESS) return printf("%s: status %d\n", names[which], s), 1;
                 }
                 clFinish(q);
