@@ -154,6 +154,7 @@ typedef struct options {
     double keep;           /* --keep-fraction */
     int first_call;        /* --first-call: 0 no, 1 calls, 2 warm */
     int batched;           /* batched wall times (default on; --no-batched) */
+    unsigned rotations;    /* --rotations: the most inputs a row rotates over (default 64) */
 } options;
 
 typedef struct stats {
@@ -407,7 +408,7 @@ static int parse_args(options *o, int argc, char **argv)
                                              "--mode", "--algo", "--sizes", "--repeats",
                                              "--warmup", "--call", "--predicate",
                                              "--keep-fraction", "--csv", "--json",
-                                             "--first-call", "--chunk"};
+                                             "--first-call", "--chunk", "--rotations"};
         size_t known = 0;
         while (known < sizeof valued / sizeof *valued && strcmp(a, valued[known])) known++;
         if (known == sizeof valued / sizeof *valued) return usage_error("unknown option", a, NULL);
@@ -441,6 +442,8 @@ static int parse_args(options *o, int argc, char **argv)
             if (!bad && !strcmp(a, "--platform")) o->platform = (long)num;
             else if (!bad && !strcmp(a, "--device")) o->device = (long)num;
             else if (!bad && !strcmp(a, "--repeats")) bad = (o->repeats = (unsigned)num) == 0;
+            else if (!bad && !strcmp(a, "--rotations"))
+                bad = (o->rotations = (unsigned)num) == 0 || num > MAX_ROTATE;
             else if (!bad) o->warmup = (unsigned)num;
         }
         if (bad) return usage_error("bad value for", a, v);
@@ -1108,7 +1111,7 @@ static int row_plan(bench *b, const options *o, row *r, row_run *d)
     cl_ulong fixed = bytes + (b->unified ? 2 * (cl_ulong)bytes + fbytes : 0);
     cl_ulong fit = avail > fixed ? (avail - fixed) / (bytes + fbytes) : 0;
     size_t k = (size_t)((ROTATE_BYTES + bytes - 1) / bytes);
-    k = k > MAX_ROTATE ? MAX_ROTATE : k;
+    k = k > o->rotations ? o->rotations : k;
     if (fit < 1)
         return row_fail(r, "SKIP", "input + output (%zu bytes each)%s do not fit in 7/8 of "
                         "CL_DEVICE_GLOBAL_MEM_SIZE (%llu)", bytes,
@@ -1839,7 +1842,7 @@ static void print_table(const bench *b, const row *rows, size_t count)
            "ones, all n for partition, and the\n8-byte count) / dev us. Gel/s: n / dev us. "
            "copy: clEnqueueCopyBuffer of n*size bytes, as\nmany reps. ratio: GB/s / copy GB/s. "
            "call: a scan's operator and mode, or the compaction\n(with its predicate or keep "
-           "fraction last). Inputs rotate over min(64, 256 MiB / (n*size))\nbuffers (at least "
+           "fraction last). Inputs rotate over min(--rotations (64), 256 MiB /\n(n*size)) buffers (at least "
            "1, as memory allows), all into one output buffer.\n"
            "batch us: batched wall, K calls back to back on one in-order queue (no profiling, "
            "no events\nasked for), then one clFinish: wall time / K, median of %d batches; "
@@ -2166,7 +2169,7 @@ done:
 int main(int argc, char **argv)
 {
     options o = {.platform = -1, .device = -1, .repeats = 50, .warmup = 5, .keep = 0.5,
-                 .batched = 1};
+                 .batched = 1, .rotations = MAX_ROTATE};
     if (parse_args(&o, argc, argv)) return 2;
     if (o.first_call && !o.list) return first_call(&o);
     if (!o.ntypes) o.types[o.ntypes++] = CLSCAN_INT32;

@@ -8,6 +8,7 @@
 # sizes: log2 of n, comma-separated (defaults 16,20,24,28 and 20,24,27). Logs: $OUT/all.log.
 # The primitives and CUB's calls: tools/primitives.txt.
 # ONLY: an extended regular expression; only the primitives whose names match it run.
+# BENCH_ARGS: more clscan-bench options for every row of ours (e.g. --rotations 1).
 # SPDX-License-Identifier: MIT
 set -uo pipefail
 scan_sizes=${1:-16,20,24,28}
@@ -24,7 +25,7 @@ ours() { # name type call mode sizes [env...]
     shift 5
     [[ $name =~ ${ONLY:-.} ]] || return 0
     env "$@" $b/clscan-bench --type "$type" --call "$call" --mode "$mode" --sizes "$ns" \
-        --repeats 10 --warmup 2 </dev/null 2>&1 | tee -a "$log" |
+        --repeats 10 --warmup 2 ${BENCH_ARGS:-} </dev/null 2>&1 | tee -a "$log" |
         awk -v name="$name" '{ for (i = 1; i <= NF; ++i) if ($i ~ /^2\^[0-9]+$/) break;
                                if (i > NF || index($0, " PASS") == 0) next;
                                print name, $i, $(i+9), $(i+10), $(i+2) }'
