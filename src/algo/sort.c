@@ -282,8 +282,9 @@ typedef struct sort_side {
 
 /* Where pass `pass` reads and writes: the input (pass 0), the temporary (odd passes) or
  * the output (even passes), writing the temporary (even) or the output (odd); the passes
- * are even in number, so the last writes the output. Keys only: the value sides name the
- * key buffers, and are never touched. */
+ * are even in number, so the last writes the output. Keys only: the value sides are NULL
+ * (the kernels have no values; a NULL buffer argument costs NVIDIA's enqueue less than
+ * naming the key buffers again: src/runtime/runtime.h, clscan__no_carry). */
 typedef struct sort_pass_sides {
     sort_side from, to, vfrom, vto;
 } sort_pass_sides;
@@ -294,9 +295,10 @@ static sort_pass_sides pass_sides(const sort_call *c, cl_mem scratch, cl_ulong t
     const cl_ulong kb = clscan_type_size(c->key_type);
     const sort_side kin = {c->keys, c->keys_offset}, kout = {c->keys_out, c->keys_out_offset};
     const sort_side ktmp = {scratch, tmp_keys / kb};
-    const sort_side vin = c->pairs ? (sort_side){c->values, c->values_offset} : kin;
-    const sort_side vout = c->pairs ? (sort_side){c->values_out, c->values_out_offset} : kout;
-    const sort_side vtmp = vb ? (sort_side){scratch, tmp_values / vb} : ktmp;
+    const sort_side none = {NULL, 0};
+    const sort_side vin = c->pairs ? (sort_side){c->values, c->values_offset} : none;
+    const sort_side vout = c->pairs ? (sort_side){c->values_out, c->values_out_offset} : none;
+    const sort_side vtmp = vb ? (sort_side){scratch, tmp_values / vb} : none;
     sort_pass_sides ps;
     ps.from = pass == 0 ? kin : (pass & 1) ? ktmp : kout;
     ps.to = (pass & 1) ? kout : ktmp;
@@ -462,7 +464,8 @@ static clscan_status enqueue_buckets(clscan__launch *l, clscan__program *prog,
     if (a.err != CL_SUCCESS) return clscan__fail_cl(l->ctx, a.err, "clSetKernelArg(sort_bk_decide)");
     if ((s = clscan__enqueue(l, k, 1, 1, "enqueue sort_bk_decide")) != CLSCAN_SUCCESS || !enabled)
         return s;
-    const sort_side vin = c->pairs ? (sort_side){c->values, c->values_offset} : ps.to;
+    const sort_side none = {NULL, 0}; /* (keys only: pass_sides) */
+    const sort_side vin = c->pairs ? (sort_side){c->values, c->values_offset} : none;
     k = prog->kernels[CLSCAN__K_SORT_BK_SCATTER];
     a = clscan__args_begin(k, 0);
     CLSCAN__ARG(a, c->keys);
