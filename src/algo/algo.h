@@ -59,13 +59,17 @@ clscan_status clscan__desc_program(clscan_context *ctx, const clscan_scan_desc *
  * of values, each work-item for its own elements in order, where the statements of
  * clscan_scan_output, which may write every element, keep the tile of pairs and write
  * side by side (general.c, clscan_gen_values_store); on one work-item groups the vector
- * path of built-in operators (clscan_gen_vec_emit). */
+ * path of built-in operators (clscan_gen_vec_emit). The caller has checked the call
+ * (clscan__check_call, which gave in_order), src's, the segments' and the outputs' ranges
+ * and that the outputs overlap neither one another nor the inputs, so these checks are
+ * not made again: on NVIDIA each range's check is two driver calls, and reduce by key's
+ * small calls are bound by the host. The description is checked here. */
 #define CLSCAN__SPARSE_ENDS 1
 #define CLSCAN__SPARSE_HEADS 2
 clscan_status clscan__scan_output_sparse(clscan_context *ctx, cl_command_queue queue,
-                                         const clscan_scan_desc *desc, int inclusive,
-                                         cl_mem src, size_t src_offset, cl_mem segments,
-                                         size_t segments_offset, size_t n,
+                                         bool in_order, const clscan_scan_desc *desc,
+                                         int inclusive, cl_mem src, size_t src_offset,
+                                         cl_mem segments, size_t segments_offset, size_t n,
                                          const cl_mem *outputs, const size_t *output_offsets,
                                          cl_uint num_outputs, int sparse,
                                          cl_uint num_events_in_wait_list,

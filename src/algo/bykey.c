@@ -202,7 +202,7 @@ clscan_status clscan_reduce_by_key(clscan_context *ctx, cl_command_queue queue,
     d.output_types[3] = NULL;
     const cl_mem outs[3] = {unique_keys, reduced, count};
     const size_t offs[3] = {unique_keys_offset, reduced_offset, 0};
-    return clscan__scan_output_sparse(ctx, queue, &d, 1, values, values_offset, keys,
+    return clscan__scan_output_sparse(ctx, queue, in_order, &d, 1, values, values_offset, keys,
                                       keys_offset, n, outs, offs, 3, sparse,
                                       num_events_in_wait_list,
                                       event_wait_list, event);

@@ -974,22 +974,27 @@ static clscan_status check_outputs(const clscan_context *ctx, const clscan_scan_
 }
 
 /* clscan_scan_carry (output_call 0: a desc with output is refused), clscan_scan_output
- * (1, with its buffers) and clscan__scan_output_sparse (2, with its sparse). */
+ * (1, with its buffers) and clscan__scan_output_sparse (2, with its sparse; its caller
+ * checked the call, giving *checked_in_order, and the buffers: no dst, no carry). */
 static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
                                   const clscan_scan_desc *desc, int inclusive, cl_mem src,
                                   size_t src_offset, cl_mem segments, size_t segments_offset,
                                   cl_mem dst, size_t dst_offset, size_t n, int output_call,
-                                  int sparse,
+                                  int sparse, const bool *checked_in_order,
                                   const cl_mem *outputs, const size_t *output_offsets,
                                   cl_uint num_outputs,
                                   const clscan_carry *carry, cl_uint num_events_in_wait_list,
                                   const cl_event *event_wait_list, cl_event *event)
 {
     bool in_order = true;
+    clscan_status s = CLSCAN_SUCCESS;
+    if (checked_in_order)
+        in_order = *checked_in_order;
     /* (The type and op checked here are placeholders: check_desc checks the real ones.) */
-    clscan_status s = clscan__check_call(ctx, queue, CLSCAN_INT32, CLSCAN_OP_ADD,
-                                         num_events_in_wait_list, event_wait_list, &in_order);
-    if (s != CLSCAN_SUCCESS) return s;
+    else if ((s = clscan__check_call(ctx, queue, CLSCAN_INT32, CLSCAN_OP_ADD,
+                                     num_events_in_wait_list, event_wait_list, &in_order)) !=
+             CLSCAN_SUCCESS)
+        return s;
     general_plan g;
     clscan__carry_args ca;
     cl_mem outs[4] = {NULL, NULL, NULL, NULL};
@@ -997,10 +1002,13 @@ static clscan_status scan_general(clscan_context *ctx, cl_command_queue queue,
     CLSCAN__RETURN_IF(ctx, desc->output && !output_call, CLSCAN_ERROR_INVALID_ARGUMENT,
                      "desc->output is given: call clscan_scan_output, which takes the output "
                      "stage's buffers");
-    if (output_call && (s = check_outputs(ctx, desc, outputs, num_outputs, outs)) != CLSCAN_SUCCESS)
-        return s;
-    if ((s = check_buffers(ctx, &g, src, src_offset, segments, segments_offset, dst,
-                           dst_offset, n, carry, &ca)) != CLSCAN_SUCCESS)
+    if (checked_in_order) { /* (clscan__scan_output_sparse: checked by its caller) */
+        for (cl_uint k = 0; k < num_outputs && k < 4; ++k) outs[k] = outputs[k];
+        ca = clscan__no_carry(g.out_size);
+    } else if ((output_call &&
+                (s = check_outputs(ctx, desc, outputs, num_outputs, outs)) != CLSCAN_SUCCESS) ||
+               (s = check_buffers(ctx, &g, src, src_offset, segments, segments_offset, dst,
+                                  dst_offset, n, carry, &ca)) != CLSCAN_SUCCESS)
         return s;
     /* A built-in operator on a library type, as it is: the ordinary scan. */
     if (clscan__desc_is_plain(desc))
@@ -1071,7 +1079,7 @@ clscan_status clscan_scan_carry(clscan_context *ctx, cl_command_queue queue,
                                 const cl_event *event_wait_list, cl_event *event)
 {
     return scan_general(ctx, queue, desc, inclusive, src, src_offset, segments,
-                        segments_offset, dst, dst_offset, n, 0, 0, NULL, NULL, 0, carry,
+                        segments_offset, dst, dst_offset, n, 0, 0, NULL, NULL, NULL, 0, carry,
                         num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -1085,21 +1093,22 @@ clscan_status clscan_scan_output(clscan_context *ctx, cl_command_queue queue,
                                  const cl_event *event_wait_list, cl_event *event)
 {
     return scan_general(ctx, queue, desc, inclusive, src, src_offset, segments,
-                        segments_offset, dst, dst_offset, n, 1, 0, outputs, output_offsets,
+                        segments_offset, dst, dst_offset, n, 1, 0, NULL, outputs, output_offsets,
                         num_outputs, carry,
                         num_events_in_wait_list, event_wait_list, event);
 }
 
 clscan_status clscan__scan_output_sparse(clscan_context *ctx, cl_command_queue queue,
-                                         const clscan_scan_desc *desc, int inclusive,
-                                         cl_mem src, size_t src_offset, cl_mem segments,
-                                         size_t segments_offset, size_t n,
+                                         bool in_order, const clscan_scan_desc *desc,
+                                         int inclusive, cl_mem src, size_t src_offset,
+                                         cl_mem segments, size_t segments_offset, size_t n,
                                          const cl_mem *outputs, const size_t *output_offsets,
                                          cl_uint num_outputs, int sparse,
                                          cl_uint num_events_in_wait_list,
                                          const cl_event *event_wait_list, cl_event *event)
 {
     return scan_general(ctx, queue, desc, inclusive, src, src_offset, segments,
-                        segments_offset, NULL, 0, n, 2, sparse, outputs, output_offsets, num_outputs,
-                        NULL, num_events_in_wait_list, event_wait_list, event);
+                        segments_offset, NULL, 0, n, 2, sparse, &in_order, outputs,
+                        output_offsets, num_outputs, NULL, num_events_in_wait_list,
+                        event_wait_list, event);
 }
