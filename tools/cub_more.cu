@@ -27,27 +27,7 @@
 #include <cstring>
 #include <vector>
 
-#define CK(x)                                                                            \
-    do {                                                                                 \
-        cudaError_t e_ = (x);                                                            \
-        if (e_ != cudaSuccess) {                                                         \
-            std::printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__);  \
-            std::exit(2);                                                                \
-        }                                                                                \
-    } while (0)
-
-static uint32_t mix(uint64_t i)
-{
-    uint32_t h = (uint32_t)i * 2654435761u ^ (uint32_t)(i >> 32);
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    return h ^ (h >> 15);
-}
-static double now()
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
+#include "cub_common.cuh"
 
 int main(int argc, char **argv)
 {

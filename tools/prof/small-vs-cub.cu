@@ -27,14 +27,8 @@
 #include <cstring>
 #include <vector>
 
-#define CK(x)                                                                            \
-    do {                                                                                 \
-        cudaError_t e_ = (x);                                                            \
-        if (e_ != cudaSuccess) {                                                         \
-            std::printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__);  \
-            std::exit(2);                                                                \
-        }                                                                                \
-    } while (0)
+#include "../cub_common.cuh"
+
 #define CL(x)                                                                            \
     do {                                                                                 \
         long e_ = (long)(x);                                                             \
@@ -48,19 +42,7 @@ enum { ROUNDS = 21, WARMUP = 2, CALLS = 200 };
 static const char *const CALL_NAMES[] = {"scan", "select", "bykey", "rbk", "reduce", "unique"};
 enum { NCALLS = sizeof CALL_NAMES / sizeof *CALL_NAMES };
 
-static uint32_t mix(uint64_t i)
-{
-    uint32_t h = (uint32_t)i * 2654435761u ^ (uint32_t)(i >> 32);
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    return h ^ (h >> 15);
-}
-static double now_us()
-{
-    return std::chrono::duration<double, std::micro>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
+static double now_us() { return now() * 1e6; }
 struct IsEven {
     __device__ bool operator()(int x) const { return (x & 1) == 0; }
 };
