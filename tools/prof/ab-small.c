@@ -4,7 +4,8 @@
  * 200 calls without events (then clFinish) alternate between them, 30 rounds after 2 of
  * warm-up; printed per call, the median and quartiles of each build's wall time a call.
  * Calls: reduce by key, scan by key (int32 add by int32 keys in runs of 1 to 64), the
- * plain int32 inclusive scan and a uint32 keys-only sort (of those keys), n elements. Swap the paths to see the order's own effect.
+ * plain int32 inclusive scan and a uint32 keys-only sort (of those keys), n elements.
+ * Swap the paths to see the order's own effect.
  * Build: cc -O2 -Iinclude -o /tmp/ab-small tools/prof/ab-small.c -lOpenCL -ldl
  * Use:   /tmp/ab-small OLD/libclscan.so NEW/libclscan.so 65536 */
 /* SPDX-License-Identifier: MIT */

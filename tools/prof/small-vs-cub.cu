@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "../cub_common.cuh"
+#include "prof-time.h"
 
 #define CL(x)                                                                            \
     do {                                                                                 \
@@ -42,7 +43,6 @@ enum { ROUNDS = 21, WARMUP = 2, CALLS = 200 };
 static const char *const CALL_NAMES[] = {"scan", "select", "bykey", "rbk", "reduce", "unique"};
 enum { NCALLS = sizeof CALL_NAMES / sizeof *CALL_NAMES };
 
-static double now_us() { return now() * 1e6; }
 struct IsEven {
     __device__ bool operator()(int x) const { return (x & 1) == 0; }
 };
@@ -160,8 +160,12 @@ int main(int argc, char **argv)
         int c = 0;
         while (c < NCALLS && std::strcmp(argv[i], CALL_NAMES[c])) ++c;
         if (c < NCALLS) want[c] = true, any = 1;
-        else if (std::atoi(argv[i]) > 0 && std::atoi(argv[i]) <= 28) logs.push_back(std::atoi(argv[i]));
-        else return std::printf("usage: small-vs-cub log2n... [scan|select|bykey|rbk|reduce|unique...]\n"), 2;
+        else if (std::atoi(argv[i]) > 0 && std::atoi(argv[i]) <= 28)
+            logs.push_back(std::atoi(argv[i]));
+        else
+            return std::printf("usage: small-vs-cub log2n... "
+                               "[scan|select|bykey|rbk|reduce|unique...]\n"),
+                   2;
     }
     if (logs.empty()) logs = {16, 20};
     if (!any) std::fill(want, want + NCALLS, true);
