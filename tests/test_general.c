@@ -33,21 +33,28 @@ static clscan_test_dev *gd;
 static const size_t gen_sizes[] = {0,   1,   2,   3,    31,   64,   127,   128,   129,
                                    255, 256, 257, 1000, 4099, 8192, 65537, 200003};
 
-/* Case k on device gd, every size, both modes, both layouts. */
-static void run_case(int k)
+/* Whether case k is left out: $CLSCAN_TEST_SKIP_CASE names one case number not to run,
+ * $CLSCAN_TEST_ONLY_CASE the one case to run. tools/dev.sh runs the case whose kernel
+ * Oclgrind 21.10 can only run unoptimised in a run of its own
+ * (docs/IMPLEMENTATION-ISSUES.md). */
+static int case_skipped(int k)
 {
-    const clscan_verify_gen_case c = clscan_verify_gen_case_get(k);
-    if (!gd->fp64 && c.desc.type == CLSCAN_DOUBLE) return;
-    /* $CLSCAN_TEST_SKIP_CASE: one case number not to run; $CLSCAN_TEST_ONLY_CASE: the one
-     * case to run. tools/dev.sh runs the case whose kernel Oclgrind 21.10 can only run
-     * unoptimised in a run of its own (docs/IMPLEMENTATION-ISSUES.md). */
     const char *skip = getenv("CLSCAN_TEST_SKIP_CASE");
     const char *only = getenv("CLSCAN_TEST_ONLY_CASE");
     if ((skip && *skip && atoi(skip) == k) || (only && *only && atoi(only) != k)) {
         fprintf(stderr, "case %d skipped (CLSCAN_TEST_%s_CASE)\n", k,
                 skip && *skip && atoi(skip) == k ? "SKIP" : "ONLY");
-        return;
+        return 1;
     }
+    return 0;
+}
+
+/* Case k on device gd, every size, both modes, both layouts. */
+static void run_case(int k)
+{
+    const clscan_verify_gen_case c = clscan_verify_gen_case_get(k);
+    if (!gd->fp64 && c.desc.type == CLSCAN_DOUBLE) return;
+    if (case_skipped(k)) return;
     const uint64_t seed = clscan_verify_mix(clscan_test_seed(20261124u), (uint64_t)k);
     fprintf(stderr, "%s: case %d: %s\n", gd->name, k, c.name);
     /* $CLSCAN_TEST_MAX_SIZE caps the sizes (for runs under Oclgrind). */
@@ -402,6 +409,58 @@ START_TEST(test_lookback_blocks)
             clscan_context_release(ctx);
         }
         reproducible();
+    }
+}
+END_TEST
+
+/* Operators declared exact (CLSCAN_COMBINE_EXACT in the source): the look-back combines
+ * totals as it finds them, the order of operands kept. The table's non-commutative 2x2
+ * matrix product, alone and segmented by keys, so declared, against the host at edge
+ * sizes up to hundreds of tiles, inclusive and exclusive, in contexts whose look-back is
+ * plain, delayed or silent (the fallbacks then compute predecessors' totals). A walk that
+ * swapped two totals would give another product (the matrices' determinants are odd, so
+ * no prefix product collapses to 0). Where the profile's scan is multi-level (no
+ * look-back) it checks nothing and says so; $CLSCAN_TEST_SKIP_CASE and ONLY_CASE
+ * apply to the two cases. */
+START_TEST(test_exact_operator)
+{
+    static const int cases[] = {1, 7}; /* the matrix product, then by keys */
+    const char *cap_text = getenv("CLSCAN_TEST_MAX_SIZE");
+    const size_t cap = cap_text && *cap_text ? (size_t)strtoull(cap_text, NULL, 0) : SIZE_MAX;
+    for (int d = 0; d < clscan_test_ndevs; ++d) {
+        gd = &clscan_test_devs[d];
+        const clscan_lookback_test modes[] = {CLSCAN_LOOKBACK_TEST_OFF, CLSCAN_LOOKBACK_TEST_DELAY,
+                                              CLSCAN_LOOKBACK_TEST_SILENT};
+        const clscan__profile *p = &gd->ctx->target.profile;
+        if (p->scan_algo != CLSCAN__SCAN_SINGLE_PASS) {
+            fprintf(stderr, "%s: exact operators not checked: the scans are multi-level\n",
+                    gd->name);
+            continue;
+        }
+        const size_t tile = p->sp_wg_size * p->sp_items;
+        const size_t sizes[] = {0, 1, 2, 129, tile - 1, tile + 1, 37 * tile + 5, 300 * tile + 11};
+        const uint64_t seed = clscan_test_seed(20261202u);
+        for (int m = 0; m < 3; ++m) {
+            clscan_context *ctx = test_context(modes[m]);
+            for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ++ci) {
+                if (case_skipped(cases[ci])) continue;
+                const clscan_verify_gen_case c = clscan_verify_gen_case_exact(cases[ci]);
+                ck_assert_ptr_nonnull(strstr(c.desc.source, "CLSCAN_COMBINE_EXACT"));
+                for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si)
+                    for (int incl = 0; incl < 2 && sizes[si] <= cap; ++incl) {
+                        char msg[512];
+                        const clscan_verify_result r = clscan_verify_run_general(
+                            ctx, gd->cl_ctx, gd->queue, &c, sizes[si], incl, 0, seed + si, msg,
+                            sizeof msg);
+                        ck_assert_msg(r == CLSCAN_VERIFY_PASS,
+                                      "%s, look-back mode %d, %s declared exact, n %zu, %s, "
+                                      "seed %" PRIu64 ": %s",
+                                      gd->name, m, c.name, sizes[si],
+                                      incl ? "inclusive" : "exclusive", seed + si, msg);
+                    }
+            }
+            clscan_context_release(ctx);
+        }
     }
 }
 END_TEST
@@ -988,11 +1047,12 @@ static Suite *gen_suite(void)
     tcase_add_test(dev, test_segmented_streamed);
     suite_add_tcase(s, dev);
     /* (A case of its own, so that tools/dev.sh's Intel stage can run it alone:
-     * CK_RUN_CASE=blocks.) */
+     * CK_RUN_CASE=blocks. Exact operators' unordered walk, by sub-group 0 there, with it.) */
     TCase *blocks = tcase_create("blocks");
     tcase_add_checked_fixture(blocks, clscan_test_setup, clscan_test_teardown);
     tcase_set_timeout(blocks, 850);
     tcase_add_test(blocks, test_lookback_blocks);
+    tcase_add_test(blocks, test_exact_operator);
     suite_add_tcase(s, blocks);
     return s;
 }

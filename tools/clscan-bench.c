@@ -28,7 +28,7 @@
  *                            cannot evaluate on the host), and why
  *   call                     scan, select-if, select-flagged, partition, unique,
  *                            sort-keys, sort-pairs, seg-add, seg-keys-min, seg-keys-add,
- *                            custom-max, mat2 or transform-count
+ *                            custom-max, mat2, mat2-exact or transform-count
  *   predicate                select-if, partition: the predicate's text
  *   keep_fraction            select-flagged, unique: the share of elements asked kept
  *   kept                     compaction: the count the checked call wrote
@@ -111,7 +111,7 @@
 /* What a row times: a scan, or one of the compactions. */
 enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
        CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_SEG_KEYS_ADD, CALL_CUSTOM_MAX,
-       CALL_MAT2, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HISTOGRAM, CALL_REDUCE_BY_KEY,
+       CALL_MAT2, CALL_MAT2_EXACT, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HISTOGRAM, CALL_REDUCE_BY_KEY,
        CALL_RLE, CALL_COMPACT, CALL_HOST_STREAM, CALL_COUNT };
 #define HIST_BINS 256 /* histogram: even bins (row_fill picks the samples and range) */
 /* The general scans (clscan_scan) a call times: cases of tools/verify_general.c whose input
@@ -124,11 +124,20 @@ static int general_case(int call)
     case CALL_SEG_KEYS_ADD: return 10;   /* int32 add by int32 keys (CUB's ScanByKey) */
     case CALL_CUSTOM_MAX: return 0;      /* float "a > b ? a : b" */
     case CALL_MAT2: return 1;            /* 2x2 uint matrix product, a 16-byte struct */
+    case CALL_MAT2_EXACT: return 1;      /* the same, declared exact (call_case) */
     case CALL_TRANSFORM_COUNT: return 3; /* int32 add of "x > 0.5f ? 1 : 0" over floats */
     case CALL_REDUCE_BY_KEY: return 10;  /* int32 add by int32 keys (CUB's ReduceByKey) */
     case CALL_RLE: return 10;            /* (its keys' runs; keys of --type: rle_keys) */
     default: return -1;
     }
+}
+
+/* The description and host reference a general-scan call times (case 0 for the others). */
+static clscan_verify_gen_case call_case(int call)
+{
+    const int k = general_case(call);
+    return call == CALL_MAT2_EXACT ? clscan_verify_gen_case_exact(k)
+                                   : clscan_verify_gen_case_get(k < 0 ? 0 : k);
 }
 
 /* The type a row of a general-scan call is shown with: its case's (--type is ignored for
@@ -138,7 +147,7 @@ static int own_type(int call)
 {
     const int k = general_case(call);
     if (k < 0 || call == CALL_RLE) return -1;
-    const clscan_verify_gen_case g = clscan_verify_gen_case_get(k);
+    const clscan_verify_gen_case g = call_case(call);
     return g.desc.type_name ? -1 : (int)g.desc.type;
 }
 
@@ -231,7 +240,9 @@ static void usage(FILE *f)
           "                            seg-keys-min (int64 min by int32 keys),\n"
           "                            seg-keys-add (int32 add by int32 keys), custom-max\n"
           "                            (float, \"a > b ? a : b\"), mat2 (2x2 uint matrix\n"
-          "                            product), transform-count (int32 add of x > 0.5f);\n"
+          "                            product), mat2-exact (the same, declared exact:\n"
+          "                            CLSCAN_COMBINE_EXACT), transform-count (int32 add of\n"
+          "                            x > 0.5f);\n"
           "                            host-stream: clscan_scan_host (--type, --op, --mode)\n"
           "                            from pinned host memory to pinned host memory, timed\n"
           "                            by wall clock against the transfers of the same bytes\n"
@@ -302,7 +313,8 @@ static const char *call_name(int i)
     static const char *const names[CALL_COUNT] = {"scan",      "select-if", "select-flagged",
                                                   "partition", "unique",    "sort-keys",
                                                   "sort-pairs", "seg-add",  "seg-keys-min",
-                                                  "seg-keys-add", "custom-max", "mat2", "transform-count",
+                                                  "seg-keys-add", "custom-max", "mat2", "mat2-exact",
+                                                  "transform-count",
                                                   "reduce", "histogram", "reduce-by-key",
                                                   "rle", "compact", "host-stream"};
     return names[i];
@@ -962,8 +974,9 @@ static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl
     case CALL_SEG_KEYS_ADD:
     case CALL_CUSTOM_MAX:
     case CALL_MAT2:
+    case CALL_MAT2_EXACT:
     case CALL_TRANSFORM_COUNT: {
-        const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
+        const clscan_verify_gen_case g = call_case(r->call);
         return clscan_scan(b->ctx, q, &g.desc, r->inclusive, src, 0,
                            g.desc.segments ? flags : NULL, 0, out, 0, r->n, 0, NULL, done);
     }
@@ -974,7 +987,7 @@ static clscan_status enqueue_call(bench *b, cl_command_queue q, const row *r, cl
         return clscan_reduce(b->ctx, q, src, 0, r->n, r->type, r->op, out, 0, 0, NULL, done);
     case CALL_REDUCE_BY_KEY: { /* (the keys in flags' place; unique keys into aux, sums
                                   * into out, count) */
-        const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
+        const clscan_verify_gen_case g = call_case(r->call);
         return clscan_reduce_by_key(b->ctx, q, &g.desc, flags, 0, src, 0, r->n, aux, 0, out, 0,
                                     count, 0, NULL, done);
     }
@@ -1064,7 +1077,7 @@ static size_t elem_bytes(const row *r)
     const size_t ks = clscan_type_size(r->type);
     if (r->call == CALL_RLE) return ks > 4 ? ks : 4;
     const int g = general_case(r->call);
-    return g >= 0 ? clscan_verify_gen_case_get(g).out_size : ks;
+    return g >= 0 ? call_case(r->call).out_size : ks;
 }
 
 /* Sizes row r: SKIP where the device cannot run it or it does not fit; the rotation k
@@ -1072,7 +1085,7 @@ static size_t elem_bytes(const row *r)
 static int row_plan(bench *b, const options *o, row *r, row_run *d)
 {
     d->gcase = general_case(r->call);
-    d->gc = clscan_verify_gen_case_get(d->gcase < 0 ? 0 : d->gcase);
+    d->gc = call_case(r->call);
     const size_t gseg = d->gc.desc.segments == CLSCAN_SEGMENTS_FLAGS  ? 1
                         : d->gc.desc.segments == CLSCAN_SEGMENTS_KEYS ? 4
                                                                       : 0;
@@ -1790,7 +1803,7 @@ static double moved_bytes(const row *r)
     if (r->call == CALL_RLE) /* keys, the unique values and lengths written, the count */
         return n * e + (double)r->kept * (e + 4) + 8;
     if (general_case(r->call) >= 0) { /* input, output, segments */
-        const clscan_verify_gen_case g = clscan_verify_gen_case_get(general_case(r->call));
+        const clscan_verify_gen_case g = call_case(r->call);
         return n * (double)(g.in_size + g.out_size) +
                n * (g.desc.segments == CLSCAN_SEGMENTS_FLAGS  ? 1.0
                     : g.desc.segments == CLSCAN_SEGMENTS_KEYS ? 4.0

@@ -33,6 +33,9 @@ typedef struct clscan_verify_gen_case {
 #define CLSCAN_VERIFY_GEN_CASES 12
 /* Case k of the table (0 <= k < CLSCAN_VERIFY_GEN_CASES). */
 clscan_verify_gen_case clscan_verify_gen_case_get(int k);
+/* Case k, its operator declared exact (CLSCAN_COMBINE_EXACT) where the case's source is the
+ * 2x2 matrix product's (cases 1 and 7); any other case as it is. */
+clscan_verify_gen_case clscan_verify_gen_case_exact(int k);
 
 /* The serial reference: out[i] combines the elements of i's segment up to i (inclusive)
  * or before it (exclusive). seg: the case's flags or int32 keys (unused without). */

@@ -601,8 +601,16 @@ static char *make_prelude(const general_plan *g)
      * where every association gives the same bits: a built-in operator on an integer
      * type (segment heads are counted with a saturating add, which is associative too).
      * The fixed order cost the H100 1.2-1.5x the time of a segmented scan of built-in
-     * integer values (docs/PERFORMANCE.md). */
-    put(&t, "#define CLSCAN_LB_ORDERED %d\n", exact_operator(d) ? 0 : 1);
+     * integer values (docs/PERFORMANCE.md). A user's operator is taken as rounding
+     * unless the source declares it exact (CLSCAN_COMBINE_EXACT, include/clscan.h), which
+     * the preprocessor sees after the source: the host never reads the source's text. */
+    if (exact_operator(d))
+        put(&t, "#define CLSCAN_LB_ORDERED 0\n");
+    else if (d->combine)
+        put(&t, "#ifdef CLSCAN_COMBINE_EXACT\n#define CLSCAN_LB_ORDERED 0\n#else\n"
+                "#define CLSCAN_LB_ORDERED 1\n#endif\n");
+    else
+        put(&t, "#define CLSCAN_LB_ORDERED 1\n");
     if (d->type_name)
         put(&t, "typedef char clscan_type_size_differs_from_device_sizeof[sizeof(%s) == %zu ? 1 "
                 ": -1];\n", V, g->out_size);
