@@ -111,8 +111,8 @@
 /* What a row times: a scan, or one of the compactions. */
 enum { CALL_SCAN, CALL_SELECT_IF, CALL_SELECT_FLAGGED, CALL_PARTITION, CALL_UNIQUE,
        CALL_SORT_KEYS, CALL_SORT_PAIRS, CALL_SEG_ADD, CALL_SEG_KEYS_MIN, CALL_SEG_KEYS_ADD, CALL_CUSTOM_MAX,
-       CALL_MAT2, CALL_MAT2_EXACT, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HISTOGRAM, CALL_REDUCE_BY_KEY,
-       CALL_RLE, CALL_COMPACT, CALL_HOST_STREAM, CALL_COUNT };
+       CALL_MAT2, CALL_MAT2_EXACT, CALL_TRANSFORM_COUNT, CALL_REDUCE, CALL_HISTOGRAM,
+       CALL_REDUCE_BY_KEY, CALL_RLE, CALL_COMPACT, CALL_HOST_STREAM, CALL_COUNT };
 #define HIST_BINS 256 /* histogram: even bins (row_fill picks the samples and range) */
 /* The general scans (clscan_scan) a call times: cases of tools/verify_general.c whose input
  * and output elements have one size. */
