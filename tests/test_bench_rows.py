@@ -2,8 +2,8 @@
 """test_bench_rows.py - the rows clscan-bench makes for several --type values: a general
 scan (the 2x2 matrix struct, declared exact or not; segments by flags) and reduce by key
 run once whatever the types, while the plain scan and run-length encoding (whose keys
-are of --type) run once a type; every row's check passes. (A struct's general scan once ran for each --type, the
-same call shown under two types.)
+are of --type) run once a type; every row's check passes. (A struct's general scan once
+ran for each --type, the same call shown under two types.)
 usage: test_bench_rows.py CLSCAN_BENCH   (on the first OpenCL device the bench picks)"""
 # SPDX-License-Identifier: MIT
 import collections
