@@ -178,6 +178,18 @@ void clscan_gen_single(__global const CLSCAN_GEN_IN *src, ulong src_off,
         clscan_gen_run_totals(s, base, count, tile, CLSCAN_GEN_RUNS_FROM_TILE);
     const CLSCAN_T total = clscan_gen_runs_total(runs);
 #else
+#if defined(CLSCAN_SG_IMPL_NVIDIA) && CLSCAN_SG_IMPL == CLSCAN_SG_IMPL_NVIDIA && \
+    !CLSCAN_LB_ORDERED && CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_NONE
+    /* Asks the host for the register cap that lets as many groups onto a multiprocessor
+     * as this kernel's local memory allows (src/kernels/ptx.c reads the comment in the
+     * PTX). A 2x2 integer matrix product declared exact took 48 registers uncapped, five
+     * groups of 256 where its 37 KiB of local memory allow six; under the cap of 40 it
+     * took 0.93-0.94x the time on the H200 (docs/PERFORMANCE.md, forty-third session).
+     * The ordered look-back (floats, other user operators) keeps its registers: its
+     * lb->near takes 4 KiB more local memory, and under 40 the matrix scan spilled and
+     * lost 2%. */
+    __asm__ volatile("// clscan-fit-registers");
+#endif
     __local CLSCAN_T tile[CLSCAN_WG_TILE_LOCAL];
     clscan_gen_load_tile(s, base, count, tile);
     const CLSCAN_T total = clscan_wg_scan(tile, scratch, clscan_gen_tile_inclusive(inclusive));

@@ -1025,6 +1025,46 @@ START_TEST(test_ptx_maxnreg)
 }
 END_TEST
 
+/* A general program's request for the register cap that fits its local memory (the
+ * comment its kernel writes into the PTX), and the cap for an H100's or H200's
+ * multiprocessor. */
+START_TEST(test_ptx_fit_registers)
+{
+    static const char asks[] = ".version 8.5\n.target sm_90\n.entry f()\n{\n"
+                               "\t// begin inline asm\n\t// clscan-fit-registers\n"
+                               "\t// end inline asm\n\tret;\n}\n";
+    static const char other[] = ".entry f()\n{\n\t// clscan-fit-registers-not\n}\n";
+    ck_assert_int_eq(clscan__ptx_asks_fit(asks, sizeof asks - 1), 1);
+    ck_assert_int_eq(clscan__ptx_asks_fit(other, sizeof other - 1), 0);
+    ck_assert_int_eq(clscan__ptx_asks_fit(asks, 40), 0); /* (the comment cut off) */
+    ck_assert_int_eq(clscan__ptx_asks_fit(NULL, 0), 0);
+    /* (local bytes, work-group size, the cap) */
+    static const struct {
+        cl_ulong local;
+        size_t wg;
+        unsigned cap;
+    } cases[] = {
+        /* The 2x2 matrix scan declared exact: six groups of 256, 40 registers; the ordered
+         * one five groups, 48; the predicate's count six. */
+        {37808, 256, 40}, {41920, 256, 48}, {34140, 256, 40},
+        /* Six groups of 37888 + 1024 bytes take exactly 228 KiB; a byte more leaves five. */
+        {37888, 256, 40}, {37889, 256, 48},
+        /* Two groups of 100000 bytes: 128 registers; none fits 240000 bytes. */
+        {100000, 256, 128}, {240000, 256, 0},
+        /* Eight groups of 256 (the work-items' limit): 32 registers, under 40, so none;
+         * two of 1024 the same. */
+        {1000, 256, 0}, {37808, 1024, 0}, {37808, 0, 0}, {37808, 4096, 0},
+        /* One group of 64 work-items: 1024 registers, more than a work-item can have. */
+        {200000, 64, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        ck_assert_msg(clscan__sm90_fit_registers(cases[i].local, cases[i].wg) == cases[i].cap,
+                      "%llu bytes, groups of %zu: cap %u, want %u",
+                      (unsigned long long)cases[i].local, cases[i].wg,
+                      clscan__sm90_fit_registers(cases[i].local, cases[i].wg), cases[i].cap);
+}
+END_TEST
+
 /* -------------------------------------------------------------- status ---- */
 
 START_TEST(test_status_strings)
@@ -1207,6 +1247,7 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_config_fits_local_memory);
     tcase_add_test(tc, test_embedded_sources);
     tcase_add_test(tc, test_ptx_maxnreg);
+    tcase_add_test(tc, test_ptx_fit_registers);
     tcase_add_test(tc, test_onesweep_shape);
     tcase_add_test(tc, test_status_strings);
     tcase_add_test(tc, test_last_error);

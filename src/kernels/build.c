@@ -462,10 +462,18 @@ static clscan_status build_shape(const clscan_context *ctx, const clscan__target
             if (err == CL_SUCCESS) {
                 report_build_log(t, prog->program, texts, lengths, count, defines,
                                  cfg->predicate || cfg->kind == CLSCAN__PROGRAM_GENERAL);
-                /* (The register cap goes into the binary the disk cache keeps.) */
-                if (cfg->ptx_maxnreg)
-                    prog->program = clscan__program_with_register_cap(t, prog->program,
-                                                                      cfg->ptx_maxnreg, options);
+                /* (The register cap goes into the binary the disk cache keeps. A general
+                 * single-pass program on NVIDIA's warps without one may ask for the cap
+                 * that fits its local memory: cl/clscan_general.cl.) */
+                cl_uint cap = cfg->ptx_maxnreg;
+                if (!cap && cfg->kind == CLSCAN__PROGRAM_GENERAL &&
+                    cfg->algo == CLSCAN__SCAN_SINGLE_PASS && cfg->sg_impl == CLSCAN__SG_NVIDIA &&
+                    cfg->lb_walk == CLSCAN__LB_WALK_AUTO)
+                    cap = clscan__ptx_fit_registers(t, prog->program, "clscan_gen_single",
+                                                    cfg->wg_size);
+                if (cap)
+                    prog->program =
+                        clscan__program_with_register_cap(t, prog->program, cap, options);
                 if (cached) clscan__diskcache_store(t, &dkey, prog->program);
             }
         }

@@ -54,6 +54,18 @@ char *clscan__ptx_with_maxnreg(const char *ptx, size_t length, unsigned maxnreg,
  * rebuild fails (then only slower). Releases program when it returns another. */
 cl_program clscan__program_with_register_cap(const clscan__target *t, cl_program program,
                                              unsigned maxnreg, const char *options);
+/* NVIDIA's OpenCL: the register cap that lets as many work-groups of wg_size work-items
+ * run kernel on a multiprocessor as its local memory allows, where program's PTX asks
+ * for one (the comment `// clscan-fit-registers`, which the kernel's source writes) and the
+ * device is one whose multiprocessor is known here; 0 elsewhere (kernels/ptx.c). */
+unsigned clscan__ptx_fit_registers(const clscan__target *t, cl_program program,
+                                   const char *kernel, size_t wg_size);
+/* Whether the PTX text ptx[0, length) holds that comment. */
+int clscan__ptx_asks_fit(const char *ptx, size_t length);
+/* The registers a work-item may take so that as many work-groups of wg_size work-items,
+ * each with local_bytes of local memory, fit a multiprocessor of compute capability 9.0
+ * as its shared memory allows; 0 where that is under 40 or no group fits. */
+unsigned clscan__sm90_fit_registers(cl_ulong local_bytes, size_t wg_size);
 /* Writes program's binary for t's device to key's file, atomically (a temporary file in
  * the same directory, then rename), creating the directories (mode 0700) as needed.
  * Failures are counted, never reported. */

@@ -1,6 +1,7 @@
 /* ptx.c - a register cap for programs on NVIDIA's OpenCL, whose compiler does not take
  * -cl-nv-maxrregcount: the program's binary there is PTX text, which gets a `.maxnreg`
- * directive on every kernel entry and is built again from that binary. */
+ * directive on every kernel entry and is built again from that binary; and the cap that
+ * fits a kernel's registers to the work-groups its local memory allows. */
 /* SPDX-License-Identifier: MIT */
 #include "kernels/kernels.h"
 
@@ -85,4 +86,54 @@ cl_program clscan__program_with_register_cap(const clscan__target *t, cl_program
     if (!rebuilt) return program;
     clReleaseProgram(program);
     return rebuilt;
+}
+
+int clscan__ptx_asks_fit(const char *ptx, size_t length)
+{
+    return ptx && find_word(ptx, length, 0, "clscan-fit-registers") != length;
+}
+
+/* A multiprocessor of compute capability 9.0 (H100, H200): 228 KiB of shared memory, of
+ * which each work-group also takes 1 KiB the system keeps; 64 Ki registers, given out a
+ * multiple of 8 a work-item; at most 2048 work-items. The cap stays at 40 or more: below
+ * it this library's kernels spilled (docs/PERFORMANCE.md, thirty-fifth session). */
+unsigned clscan__sm90_fit_registers(cl_ulong local_bytes, size_t wg_size)
+{
+    const cl_ulong shared = 228 * 1024, reserved = 1024, registers = 65536, items = 2048;
+    if (wg_size == 0 || wg_size > items) return 0;
+    cl_ulong groups = shared / (local_bytes + reserved);
+    if (groups > items / wg_size) groups = items / wg_size;
+    if (groups == 0) return 0;
+    const cl_ulong cap = registers / (groups * wg_size) / 8 * 8;
+    return cap >= 40 && cap <= 255 ? (unsigned)cap : 0;
+}
+
+/* (cl_nv_device_attribute_query) */
+#define CLSCAN_NV_COMPUTE_CAPABILITY_MAJOR 0x4000
+#define CLSCAN_NV_COMPUTE_CAPABILITY_MINOR 0x4001
+
+unsigned clscan__ptx_fit_registers(const clscan__target *t, cl_program program,
+                                   const char *kernel, size_t wg_size)
+{
+    /* (Only compute capability 9.0 was measured; other NVIDIA GPUs get no cap here.) */
+    cl_uint major = 0, minor = 0;
+    if (clGetDeviceInfo(t->device, CLSCAN_NV_COMPUTE_CAPABILITY_MAJOR, sizeof major, &major,
+                        NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(t->device, CLSCAN_NV_COMPUTE_CAPABILITY_MINOR, sizeof minor, &minor,
+                        NULL) != CL_SUCCESS ||
+        major != 9 || minor != 0)
+        return 0;
+    size_t size = 0;
+    unsigned char *binary = clscan__program_binary(t, program, &size);
+    const int asks = clscan__ptx_asks_fit((const char *)binary, size);
+    free(binary);
+    if (!asks) return 0;
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(program, kernel, &err);
+    if (err != CL_SUCCESS) return 0;
+    cl_ulong local = 0;
+    err = clGetKernelWorkGroupInfo(k, t->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local,
+                                   NULL);
+    clReleaseKernel(k);
+    return err == CL_SUCCESS ? clscan__sm90_fit_registers(local, wg_size) : 0;
 }
