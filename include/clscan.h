@@ -520,8 +520,9 @@ CLSCAN_API clscan_status clscan_inclusive_scan(clscan_context *ctx, cl_command_q
  * (a line "#define CLSCAN_COMBINE_EXACT"). The single-pass look-back then combines the
  * tiles' totals as it finds them instead of in a fixed bracketing, as it does for the
  * built-in integer operators; the order of the operands is kept, so the operator need
- * not be commutative. On the H200 that took the 2x2 uint matrix scan 7% less time at 2^28
- * (2829 to 2629 us; docs/PERFORMANCE.md). Declared for an operator that rounds (floats), it
+ * not be commutative. On the H200 that took the 2x2 uint matrix scan 13% less time at 2^28
+ * (about 2860 to 2490 us, with the registers NVIDIA's build then fits to the kernel's local
+ * memory; docs/PERFORMANCE.md). Declared for an operator that rounds (floats), it
  * gives results whose last bits may differ from call to call.
  * ------------------------------------------------------------------------------ */
 typedef enum clscan_segments {
