@@ -1869,8 +1869,15 @@ static void print_table(const bench *b, const row *rows, size_t count)
            "ratio: stream\nGB/s / H2D GB/s; the chunk and the D2H rate last; not batched.\n",
            b->device_name, b->platform_name, b->driver, BATCHES, BATCH_MIN_CALLS,
            BATCH_MAX_CALLS);
-    printf("%-7s %-14s %-11s %10s %4s %10s %10s %9s %7s %10s %9s %7s %10s %10s %6s %10s %6s  "
-           "%s\n", "type", "call", "algo", "n", "reps", "dev us", "wall us", "GB/s", "Gel/s",
+    /* (The call column as wide as its longest label, so that the columns stay aligned.) */
+    int lw = 14;
+    for (size_t i = 0; i < count; i++) {
+        char call[32];
+        const int len = (int)strlen(row_label(&rows[i], call, sizeof call));
+        if (len > lw) lw = len;
+    }
+    printf("%-7s %-*s %-11s %10s %4s %10s %10s %9s %7s %10s %9s %7s %10s %10s %6s %10s %6s  "
+           "%s\n", "type", lw, "call", "algo", "n", "reps", "dev us", "wall us", "GB/s", "Gel/s",
            "copy us", "copy GB/s", "ratio %", "batch us", "copy batch", "x copy", "kept", "fb",
            "check");
     for (size_t i = 0; i < count; i++) {
@@ -1880,7 +1887,7 @@ static void print_table(const bench *b, const row *rows, size_t count)
         size_text(r->n, n, sizeof n);
         if (is_compaction(r->call) && m) snprintf(kept, sizeof kept, "%llu", r->kept);
         if (m && !stream) snprintf(fb, sizeof fb, "%llu", r->fallbacks);
-        printf("%-7s %-14s %-11s %10s ", clscan_type_name(r->type), row_label(r, call, sizeof call),
+        printf("%-7s %-*s %-11s %10s ", clscan_type_name(r->type), lw, row_label(r, call, sizeof call),
                clscan_ext_algorithm_name(r->algo), n);
         if (m && stream)
             printf("%4u %10s %10.1f %9.2f %7.3f %10.1f %9.2f %7.1f", r->repeats, "n/a",
