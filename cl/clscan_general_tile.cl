@@ -709,6 +709,19 @@ void clscan_gen_values_store(__global CLSCAN_GEN_OUT *dst, clscan_gen_source s, 
         if (2 * (len) + (j) < (count)) STEP(2, 2 * (len) + (j)); \
         if (3 * (len) + (j) < (count)) STEP(3, 3 * (len) + (j)); \
     } while (0)
+/* The same step where every run has element j: no test between the four, so the steps
+ * lie in one block that a compiler may pack into vector lanes, a lane a run (each lane
+ * still its own run's chain, in order). */
+#define CLSCAN_GEN_RUNS_FULL_STEP(len, j, STEP) \
+    do {                                        \
+        STEP(0, (j));                           \
+        STEP(1, (len) + (j));                   \
+        STEP(2, 2 * (len) + (j));               \
+        STEP(3, 3 * (len) + (j));               \
+    } while (0)
+/* How many steps from j = 0 find an element in every run. (Through min: Clang made the
+ * test and subtraction written out into llvm.usub.sat, which Oclgrind 21.10 cannot run.) */
+#define CLSCAN_GEN_RUNS_FULL(len, count) ((count) - min((count), 3 * (len)))
 
 /* The runs' totals of the tile [base, base + count), count > 0 (the identity where a
  * run is empty), each folded from the identity. */
@@ -726,8 +739,12 @@ clscan_gen_runs clscan_gen_run_totals(clscan_gen_source s, ulong base, uint coun
         const CLSCAN_T x = from_tile ? tile[CLSCAN_PAD(k)] : clscan_gen_load(s, base + (k)); \
         a##r = CLSCAN_OP(a##r, x);                           \
     } while (0)
+    const uint full = CLSCAN_GEN_RUNS_FULL(len, count);
+    uint j = 0;
     CLSCAN_IN_ORDER
-    for (uint j = 0; j < len; ++j) CLSCAN_GEN_RUNS_STEP(len, j, count, CLSCAN_GEN_TOTAL_STEP_);
+    for (; j < full; ++j) CLSCAN_GEN_RUNS_FULL_STEP(len, j, CLSCAN_GEN_TOTAL_STEP_);
+    CLSCAN_IN_ORDER
+    for (; j < len; ++j) CLSCAN_GEN_RUNS_STEP(len, j, count, CLSCAN_GEN_TOTAL_STEP_);
 #undef CLSCAN_GEN_TOTAL_STEP_
     const clscan_gen_runs runs = {a0, a1, a2, a3};
     return runs;
@@ -763,7 +780,10 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
                         clscan_gen_tile_last(s, base, (k), count, o.n, tile, 0), o);     \
         p##r = next;                                                      \
     } while (0)
-    for (uint j = 0; j < len; ++j) CLSCAN_GEN_RUNS_STEP(len, j, count, CLSCAN_GEN_OUTPUT_STEP_);
+    const uint full = CLSCAN_GEN_RUNS_FULL(len, count);
+    uint j = 0;
+    for (; j < full; ++j) CLSCAN_GEN_RUNS_FULL_STEP(len, j, CLSCAN_GEN_OUTPUT_STEP_);
+    for (; j < len; ++j) CLSCAN_GEN_RUNS_STEP(len, j, count, CLSCAN_GEN_OUTPUT_STEP_);
 #undef CLSCAN_GEN_OUTPUT_STEP_
 }
 #endif
