@@ -95,8 +95,9 @@ int clscan__ptx_asks_fit(const char *ptx, size_t length)
 
 /* A multiprocessor of compute capability 9.0 (H100, H200): 228 KiB of shared memory, of
  * which each work-group also takes 1 KiB the system keeps; 64 Ki registers, given out a
- * multiple of 8 a work-item; at most 2048 work-items. The cap stays at 40 or more: below
- * it this library's kernels spilled (docs/PERFORMANCE.md, thirty-fifth session). */
+ * multiple of 8 a work-item; at most 2048 work-items. The cap stays at 40 or more: no
+ * lower cap was measured, and at 40 the ordered matrix scan already spilled
+ * (docs/PERFORMANCE.md, forty-third session). */
 unsigned clscan__sm90_fit_registers(cl_ulong local_bytes, size_t wg_size)
 {
     const cl_ulong shared = 228 * 1024, reserved = 1024, registers = 65536, items = 2048;
