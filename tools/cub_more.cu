@@ -14,7 +14,11 @@
 // sort rows; their copy moves the same bytes), rle64 and rlef (rle's keys as int64 and
 // float, as clscan-bench's rle rows of those types; the copy moves the keys' bytes),
 // unique (DeviceSelect::Unique of int32 where each element after the first starts a new
-// run with probability 1/2, as clscan-bench's unique rows by default).
+// run with probability 1/2, as clscan-bench's unique rows by default), mat2 and mat2a
+// (DeviceScan::InclusiveScan of 2x2 uint32 matrices under their product, as
+// clscan-bench's mat2 rows: a plain struct of four uints, and the same declared
+// alignas(16); the copy moves the matrices' bytes, and the last prefix is checked against
+// the host's product).
 // Prints "cub_OP n=2^K us=... copy_us=... K=...".
 // SPDX-License-Identifier: MIT
 #include <cub/cub.cuh>
@@ -29,18 +33,34 @@
 
 #include "cub_common.cuh"
 
+// A 2x2 matrix of uints, row-major, and its product (tools/verify_general.c's mat2u).
+struct mat2u {
+    uint32_t a, b, c, d;
+};
+struct alignas(16) mat2a {
+    uint32_t a, b, c, d;
+};
+template <class M> struct mat2_mul {
+    __host__ __device__ M operator()(const M &x, const M &y) const
+    {
+        return M{x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c,
+                 x.c * y.b + x.d * y.d};
+    }
+};
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: cub_more reduce|bykey|rle|rle64|rlef|histogram|unique|sortkB|sort64|sortf "
-                             "log2n...\n");
+        std::fprintf(stderr, "usage: cub_more reduce|bykey|rle|rle64|rlef|histogram|unique|"
+                             "sortkB|sort64|sortf|mat2|mat2a log2n...\n");
         return 2;
     }
     const char *op = argv[1];
     for (int ai = 2; ai < argc; ai++) {
         const int lg = std::atoi(argv[ai]);
         const int wide = !std::strcmp(op, "sort64") || !std::strcmp(op, "rle64");
-        const size_t n = (size_t)1 << lg, bytes = n * (wide ? 8 : 4);
+        const int mat = !std::strncmp(op, "mat2", 4);
+        const size_t n = (size_t)1 << lg, bytes = n * (mat ? 16 : wide ? 8 : 4);
         std::vector<int32_t> vals(n), keys(n);
         int32_t key = 0;
         for (size_t i = 0, left = 0; i < n; i++) {
@@ -71,7 +91,17 @@ int main(int argc, char **argv)
         for (size_t i = 0, v = 0; i < runs.size(); i++) runs[i] = (int32_t)(v += i && mix(i * 11 + 5) & 1);
         std::vector<float> float_keys(!std::strcmp(op, "rlef") ? n : 0);
         for (size_t i = 0; i < float_keys.size(); i++) float_keys[i] = (float)keys[i];
-        const void *src = wide ? (const void *)wide_keys.data()
+        // Matrices with odd determinants (a and d odd, b and c not both odd), as
+        // verify_general.c draws them, so that the prefixes never collapse to 0.
+        std::vector<mat2u> mats(mat ? n : 0);
+        for (size_t i = 0; i < mats.size(); i++) {
+            const uint32_t h = mix(i * 5 + 1);
+            uint32_t b = h >> 2 & 3, c = h >> 4 & 3;
+            if (b & c & 1) b ^= 1;
+            mats[i] = mat2u{1 + 2 * (h & 1), b, c, 1 + 2 * (h >> 1 & 1)};
+        }
+        const void *src = mat ? (const void *)mats.data()
+                          : wide ? (const void *)wide_keys.data()
                           : !std::strcmp(op, "rle") ? (const void *)keys.data()
                           : !std::strcmp(op, "rlef") ? (const void *)float_keys.data()
                           : !std::strcmp(op, "unique") ? (const void *)runs.data()
@@ -98,6 +128,12 @@ int main(int argc, char **argv)
                                                    cnt, (int64_t)n);
             else if (!std::strcmp(op, "unique"))
                 cub::DeviceSelect::Unique(t, x, a, o, cnt, (int64_t)n);
+            else if (!std::strcmp(op, "mat2"))
+                cub::DeviceScan::InclusiveScan(t, x, (mat2u *)a, (mat2u *)o, mat2_mul<mat2u>(),
+                                               (int64_t)n);
+            else if (!std::strcmp(op, "mat2a"))
+                cub::DeviceScan::InclusiveScan(t, x, (mat2a *)a, (mat2a *)o, mat2_mul<mat2a>(),
+                                               (int64_t)n);
             else if (!std::strcmp(op, "histogram"))
                 cub::DeviceHistogram::HistogramEven(t, x, a, o, 257, 0, 256, (int64_t)n);
             else if (!std::strncmp(op, "sortk", 5) && std::atoi(op + 5) > 0)
@@ -119,6 +155,15 @@ int main(int argc, char **argv)
         K = K < 3 ? 3 : K > 2000 ? 2000 : K;
         run(false);
         CK(cudaDeviceSynchronize());
+        if (mat) { // the last prefix against the host's product of all n
+            mat2u want{1, 0, 0, 1}, got;
+            for (size_t i = 0; i < n; i++) want = mat2_mul<mat2u>()(want, mats[i]);
+            CK(cudaMemcpy(&got, (const char *)o + bytes - 16, 16, cudaMemcpyDeviceToHost));
+            if (std::memcmp(&got, &want, 16)) {
+                std::printf("cub_%s n=2^%d: wrong last prefix\n", op, lg);
+                std::exit(1);
+            }
+        }
         std::vector<double> tl, tc;
         for (int r = 0; r < 5; r++) {
             const double t0 = now();
