@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpu-all.sh - every primitive against CUB on the lent GPU machine, in one call: build
 # (release), then for each primitive CUB's call (.gpu-kit/anchors/cub_anchor.cu, and
-# tools/cub_more.cu for reduce, reduce by key, run-length encode, histogram, unique) and
+# tools/cub_more.cu for reduce, reduce by key, run-length encode, histogram, unique and the
+# matrix scan) and
 # clscan-bench's, both timed as batched wall (K calls back to back, one finish, median of
 # 5 batches) next to their own buffer copy of the same bytes, and one table last.
 #   source .gpu-kit/env.sh && bash tools/gpu-all.sh [scan sizes] [sort sizes]
