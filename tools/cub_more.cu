@@ -1,8 +1,8 @@
 // cub_more.cu - CUB's calls for the primitives .gpu-kit/anchors/cub_anchor.cu does not
 // time, timed the same way (as a user calls them): K calls back to back on one stream,
-// then one synchronize; wall time / K, median of 5 batches, K = 2 GiB / (2 * n * 4) in
-// [3, 2000]; the device-to-device copy of the same bytes timed alike. Results are not
-// checked here (clscan-bench checks ours).
+// then one synchronize; wall time / K, median of 5 batches, K = 2 GiB / (2 * the input's
+// bytes) in [3, 2000]; the device-to-device copy of the same bytes timed alike. Results
+// are not checked here (clscan-bench checks ours), but for the matrix scans' last prefix.
 // Build (GPU machine): nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/cub_more tools/cub_more.cu
 // Usage: cub_more OP log2n...   OP: reduce (DeviceReduce::Sum of int32), bykey
 // (DeviceReduce::ReduceByKey, int32 add by int32 keys in runs of 1 to 24), rle
