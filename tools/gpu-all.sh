@@ -2,9 +2,9 @@
 # gpu-all.sh - every primitive against CUB on the lent GPU machine, in one call: build
 # (release), then for each primitive CUB's call (.gpu-kit/anchors/cub_anchor.cu, and
 # tools/cub_more.cu for reduce, reduce by key, run-length encode, histogram, unique and the
-# matrix scan) and
-# clscan-bench's, both timed as batched wall (K calls back to back, one finish, median of
-# 5 batches) next to their own buffer copy of the same bytes, and one table last.
+# matrix scan) and clscan-bench's, both timed as batched wall (K calls back to back, one
+# finish, median of 5 batches) next to their own buffer copy of the same bytes, and one
+# table last.
 #   source .gpu-kit/env.sh && bash tools/gpu-all.sh [scan sizes] [sort sizes]
 # sizes: log2 of n, comma-separated (defaults 16,20,24,28 and 20,24,27). Logs: $OUT/all.log.
 # The primitives and CUB's calls: tools/primitives.txt.
