@@ -32,7 +32,9 @@
 #define CLSCAN_LB_WINDOW (CLSCAN_WG_SIZE < 32 ? CLSCAN_WG_SIZE : 32)
 #endif
 /* Test modes, never on by default: 1 delays every third tile's first publication, 2
- * makes every fourth tile publish nothing, so its successors must reduce it. */
+ * makes every fourth tile publish nothing, so its successors must reduce it. In both,
+ * fewer tiles publish prefixes (CLSCAN_LB_ANCHOR_ in clscan_lb_tile_prefix) and the
+ * ordered walk keeps fewer totals (CLSCAN_LB_NEAR), so that walks go deep. */
 #ifndef CLSCAN_LB_TEST
 #define CLSCAN_LB_TEST 0
 #endif
@@ -466,9 +468,15 @@ uint clscan_lb_fallback_(__global clscan_lb_word *status, long tile, uint epoch,
 /* (CLSCAN_LB_ORDERED, whether totals are combined in a fixed order: cl/clscan_common.cl.) */
 
 /* Predecessors whose totals the look-back keeps in local memory while it walks down, by
- * distance, so that it can combine them forward without reading them again. */
+ * distance, so that it can combine them forward without reading them again (tiles, or
+ * blocks in clscan_lb_blocked_prefix). Past them the walk up reads again, which at the
+ * default only large calls reach; the test modes keep two, so that their runs take it. */
 #ifndef CLSCAN_LB_NEAR
+#if CLSCAN_LB_TEST
+#define CLSCAN_LB_NEAR 2
+#else
 #define CLSCAN_LB_NEAR (8 * CLSCAN_LB_WINDOW)
+#endif
 #endif
 
 /* What the look-back shares through local memory. */
@@ -1037,6 +1045,20 @@ CLSCAN_T clscan_lb_tile_prefix(__global clscan_lb_word *status, ulong t, uint ep
 #else
 #define CLSCAN_LB_SPEAKS_(lid, t) ((lid) == 0)
 #endif
+    /* Which tiles publish their prefixes after the look-back: every tile but tile 0
+     * (which did before it), or in the blocked walk a block's last tile. In the test
+     * modes only every fourth tile, or every fourth block's last, so that walks go past
+     * the kept totals (CLSCAN_LB_NEAR) and back up. */
+#if CLSCAN_LB_BLOCKED && CLSCAN_LB_TEST
+#define CLSCAN_LB_ANCHOR_(t) \
+    ((t) % CLSCAN_LB_BLOCK == CLSCAN_LB_BLOCK - 1 && (t) / CLSCAN_LB_BLOCK % 4 == 3)
+#elif CLSCAN_LB_BLOCKED
+#define CLSCAN_LB_ANCHOR_(t) ((t) % CLSCAN_LB_BLOCK == CLSCAN_LB_BLOCK - 1)
+#elif CLSCAN_LB_TEST
+#define CLSCAN_LB_ANCHOR_(t) ((t) % 4 == 3)
+#else
+#define CLSCAN_LB_ANCHOR_(t) ((t) != 0)
+#endif
     if (CLSCAN_LB_SPEAKS_(lid, t)) {
 #if CLSCAN_LB_TEST == 1
         if (t % 3 == 1) /* delay the aggregate; later tiles must not wait for it */
@@ -1054,12 +1076,12 @@ CLSCAN_T clscan_lb_tile_prefix(__global clscan_lb_word *status, ulong t, uint ep
     /* (Only a block's last tile publishes its prefix, P(b + 1).) */
     const CLSCAN_T carry = clscan_lb_blocked_prefix(status, t, epoch, spin_limit, has_start,
                                                     start, total, src, lb, scratch, stats);
-    if (CLSCAN_LB_SPEAKS_(lid, t) && t % CLSCAN_LB_BLOCK == CLSCAN_LB_BLOCK - 1)
+    if (CLSCAN_LB_SPEAKS_(lid, t) && CLSCAN_LB_ANCHOR_(t))
         clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, lb->block_prefix);
 #else
     const CLSCAN_T carry = clscan_lb_exclusive_prefix(status, t, epoch, spin_limit, has_start,
                                                       start, src, lb, scratch, stats);
-    if (CLSCAN_LB_SPEAKS_(lid, t) && t != 0) {
+    if (CLSCAN_LB_SPEAKS_(lid, t) && CLSCAN_LB_ANCHOR_(t)) {
         const CLSCAN_T prefix = CLSCAN_OP(carry, total);
         clscan_lb_publish(mine, epoch, CLSCAN_LB_PREFIX, prefix);
     }
