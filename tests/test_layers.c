@@ -1487,8 +1487,9 @@ START_TEST(test_lookback)
             if (quick(d) && cap > 8) cap = 8; /* (the direct test: near + window + 8 tiles) */
             /* (The work-group walk, whose contract this test checks word by word: every
              * tile publishes its inclusive prefix (in the test modes every fourth), and
-             * clscan_lb_exclusive_prefix stands alone. Where sub-group 0 walks an ordered look-back it goes in blocks,
-             * whose last tile alone publishes a prefix: test_general's
+             * clscan_lb_exclusive_prefix stands alone. Where sub-group 0 walks an
+             * ordered look-back it goes in blocks, whose last tile alone publishes a
+             * prefix: test_general's
              * test_lookback_blocks and the selftests check that walk.) */
             char extra[200];
             snprintf(extra, sizeof extra,

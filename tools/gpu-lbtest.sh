@@ -24,8 +24,8 @@ run() { # name timeout command...: exit code and seconds into $OUT/lb/name.row
     printf '%-20s exit %-3s %4s s\n' "$name" "$rc" $(($(date +%s) - t0)) >"$OUT/lb/$name.row"
 }
 # The tests' names from tests/meson.build (meson's --list printed none there).
-tests=$(sed -n "s/^test('\([^']*\)'.*/\1/p" tests/meson.build | grep -E 'silent|delay|^layers$|^carry-single-pass$' |
-    tr '\n' ' ')
+tests=$(sed -n "s/^test('\([^']*\)'.*/\1/p" tests/meson.build |
+    grep -E 'silent|delay|^layers$|^carry-single-pass$' | tr '\n' ' ')
 [ -n "$tests" ] || { echo "no test names found in tests/meson.build"; exit 1; }
 # Side by side on the one GPU: the meson tests, the blocks case, the two selftests.
 run general-blocks 450 env CK_RUN_CASE=blocks $b/tests/test_general &
