@@ -223,6 +223,14 @@ ulong clscan_runs_op(ulong a, ulong b)
 #endif
 #define CLSCAN_PLAIN_STORE(p, v) (*(p) = (v))
 
+/* CLSCAN_VLOAD8(T, p) and CLSCAN_VSTORE8(v, p): vload8 and vstore8 of eight T (a scalar
+ * type) as two halves of four. PoCL on x86 processors without AVX-512 warns at every call
+ * of a built-in that takes or returns eight 64-bit lanes (512 bits) that it changes the
+ * ABI (docs/IMPLEMENTATION-ISSUES.md); halves of four fit AVX2's 256-bit registers, and
+ * the compilers join them again where the processor has wider ones. */
+#define CLSCAN_VLOAD8(T, p) ((CLSCAN_CAT(T, 8))(vload4(0, (p)), vload4(1, (p))))
+#define CLSCAN_VSTORE8(v, p) (vstore4((v).lo, 0, (p)), vstore4((v).hi, 1, (p)))
+
 /* CLSCAN_PREFETCH(p): asks for the cache line at p ahead of its use, with clang's
  * __builtin_prefetch (a hint: no fault, nothing read into the program), where the host
  * defines CLSCAN_CPU_PREFETCH: one work-item groups on the CPU runtimes known to compile

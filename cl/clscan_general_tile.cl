@@ -792,7 +792,7 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
     CLSCAN_GEN_SEGMENTS != CLSCAN_GEN_SEG_NONE
 /* Segmented scans of a library type under a built-in operator, without a transform (the
  * host then defines CLSCAN_GEN_VEC_OP(a, b), the operator on vectors of eight values, and
- * CLSCAN_GEN_VEC_MASK, the integer vector of eight lanes as wide as a value): one
+ * CLSCAN_GEN_VEC_MASK_LANE, the integer type as wide as a value): one
  * work-item takes its tile eight elements at a time in vector registers. The eight
  * (value, head) pairs are scanned inside the vector in three shifted steps, then joined
  * to the carry from the vectors before, so a chain of operations waits once per eight
@@ -803,8 +803,12 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
 #define CLSCAN_GEN_VEC 1
 #define CLSCAN_GEN_VT CLSCAN_CAT(CLSCAN_GEN_OUT, 8)
 #define CLSCAN_GEN_KT CLSCAN_CAT(CLSCAN_GEN_SEG, 8)
-#define CLSCAN_GEN_MT CLSCAN_GEN_VEC_MASK
-#define CLSCAN_GEN_TO_MASK CLSCAN_CAT(convert_, CLSCAN_GEN_VEC_MASK)
+#define CLSCAN_GEN_MT CLSCAN_CAT(CLSCAN_GEN_VEC_MASK_LANE, 8)
+/* x (a comparison's result, lanes as wide as a key's) as a mask of CLSCAN_GEN_MT, in
+ * halves of four lanes as CLSCAN_VLOAD8 loads (cl/clscan_common.cl says why). */
+#define CLSCAN_GEN_TO_MASK4_ CLSCAN_CAT(convert_, CLSCAN_CAT(CLSCAN_GEN_VEC_MASK_LANE, 4))
+#define CLSCAN_GEN_TO_MASK(x) \
+    ((CLSCAN_GEN_MT)(CLSCAN_GEN_TO_MASK4_((x).lo), CLSCAN_GEN_TO_MASK4_((x).hi)))
 /* x (of T: values or masks, whose lanes are as wide as a value's) shifted up by d lanes
  * (d = 1, 2, 4), `fill` in the lanes below d: x turned by d lanes, the lanes below d then
  * chosen from a vector of fills. (Written as a vector of x's lanes and `fill`, Oclgrind
@@ -829,10 +833,11 @@ void clscan_gen_vec_load(const clscan_gen_source s, ulong g0, CLSCAN_GEN_VT *v,
     CLSCAN_PREFETCH(s.src + g0 + 512);
     CLSCAN_PREFETCH(s.seg + g0 + 512);
 #if CLSCAN_GEN_SEGMENTS == CLSCAN_GEN_SEG_FLAGS
-    CLSCAN_GEN_MT head = CLSCAN_GEN_TO_MASK(vload8(0, s.seg + g0) != (CLSCAN_GEN_KT)0);
+    const CLSCAN_GEN_KT flags = CLSCAN_VLOAD8(CLSCAN_GEN_SEG, s.seg + g0);
+    CLSCAN_GEN_MT head = CLSCAN_GEN_TO_MASK(flags != (CLSCAN_GEN_KT)0);
     if (g0 == 0 && !s.carried) head.s0 = -1;
 #else
-    const CLSCAN_GEN_KT k = vload8(0, s.seg + g0);
+    const CLSCAN_GEN_KT k = CLSCAN_VLOAD8(CLSCAN_GEN_SEG, s.seg + g0);
     const CLSCAN_GEN_SEG before = g0 > 0 ? s.seg[g0 - 1] : k.s0;
     /* (Each key against the one before: the keys turned by a lane, a key's lanes being
      * as wide as the key and not a value's; then lane 0 against `before`.) */
@@ -840,7 +845,7 @@ void clscan_gen_vec_load(const clscan_gen_source s, ulong g0, CLSCAN_GEN_VT *v,
     head.s0 = k.s0 != before ? -1 : 0;
     if (g0 == 0) head.s0 = s.carried ? 0 : -1;
 #endif
-    const CLSCAN_GEN_VT x = vload8(0, s.src + g0);
+    const CLSCAN_GEN_VT x = CLSCAN_VLOAD8(CLSCAN_GEN_OUT, s.src + g0);
     if (s.exclusive) {
         /* (Each value is the element before; the identity at a head and at element 0.) */
         const CLSCAN_GEN_OUT first = g0 > 0 ? s.src[g0 - 1] : id;
@@ -927,7 +932,7 @@ void clscan_gen_vec_scan(CLSCAN_GEN_VT *v, CLSCAN_GEN_MT *h)
         *first = f;                                                                         \
         return acc;                                                                         \
     }
-#define CLSCAN_GEN_VSTORE_PLAIN_(r, p) vstore8((r), 0, (p))
+#define CLSCAN_GEN_VSTORE_PLAIN_(r, p) CLSCAN_VSTORE8((r), (p))
 #define CLSCAN_GEN_VSTORE_STREAM_(r, p) CLSCAN_STREAM_STORE((__global CLSCAN_GEN_VT *)(p), (r))
 CLSCAN_GEN_VEC_LOCAL_(clscan_gen_vec_local, CLSCAN_GEN_VSTORE_PLAIN_)
 CLSCAN_GEN_VEC_LOCAL_(clscan_gen_vec_local_streamed, CLSCAN_GEN_VSTORE_STREAM_)
@@ -976,14 +981,14 @@ void clscan_gen_vec_emit(const clscan_gen_source s, ulong base, uint count, CLSC
         /* (Before the tile's first head the carry goes in front.) */
         const CLSCAN_GEN_VT y = (heads != 0 || h) ? r : CLSCAN_GEN_VEC_OP((CLSCAN_GEN_VT)(carry.v), r);
         CLSCAN_GEN_OUT ys[8];
-        vstore8(y, 0, ys);
+        CLSCAN_VSTORE8(y, ys);
         const uint k[8] = {(uint)n.s0, (uint)n.s1, (uint)n.s2, (uint)n.s3,
                            (uint)n.s4, (uint)n.s5, (uint)n.s6, (uint)n.s7};
 #if CLSCAN_GEN_OUTPUT_SPARSE
         /* Sparse statements run for the lanes that end a segment alone (the head bits
          * shifted down by one, and lane 7 where the element after it starts a segment),
          * and those that start one where they ask for it (the head bits). */
-        if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) vstore8(y, 0, dst + base + j);
+        if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) CLSCAN_VSTORE8(y, dst + base + j);
         const uint last7 = clscan_gen_last(s, base + j + 7, o.n);
         for (uint todo = (CLSCAN_GEN_SPARSE_HEADS ? hb : 0u) | hb >> 1 | last7 << 7; todo != 0;
              todo &= todo - 1u) {

@@ -347,7 +347,7 @@ CLSCAN_T clscan_lb_fold_lanes(__global const CLSCAN_T *p, uint count)
     uint i = 0;
     CLSCAN_IN_ORDER
     for (; i + 8 <= count; i += 8) {
-        const CLSCAN_CAT(CLSCAN_T, 8) x = vload8(0, p + i);
+        const CLSCAN_CAT(CLSCAN_T, 8) x = CLSCAN_VLOAD8(CLSCAN_T, p + i);
         l0 = CLSCAN_OP(l0, x.s0);
         l1 = CLSCAN_OP(l1, x.s1);
         l2 = CLSCAN_OP(l2, x.s2);

@@ -20,6 +20,7 @@
 #include <check.h>
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,22 @@ enum { NTYPES = sizeof types / sizeof types[0] };
 /* 3000 elements: past one tile of the default shapes on the CPU implementations. */
 enum { N = 3000 };
 
+/* Doubles that are multiples of 1/8 in [-1000, 1000) (no NaN, no negative zero: the
+ * host's max below and the device's fmax agree on every pair), and their max. */
+static void fill_double_eighths(void *dst, size_t n, clscan_verify_rng *rng)
+{
+    for (size_t i = 0; i < n; ++i)
+        ((double *)dst)[i] = (double)((int64_t)(clscan_verify_rng_next(rng) % 16000u) - 8000) / 8.0;
+}
+static void op_max_double(void *r, const void *a, const void *b)
+{
+    double x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    const double m = x > y ? x : y;
+    memcpy(r, &m, sizeof m);
+}
+
 /* The calls whose programs depend on the device-wide algorithm. */
 static void algorithm_calls(clscan_test_dev *d, uint64_t seed, clscan_test_tally *t)
 {
@@ -169,14 +186,35 @@ static void algorithm_calls(clscan_test_dev *d, uint64_t seed, clscan_test_tally
                   clscan_verify_run_compact(d->ctx, d->cl_ctx, d->queue, &c, msg, sizeof msg),
                   what, msg);
         }
-        /* Run-length encoding (a general scan with the library's own texts). */
-        snprintf(what, sizeof what, "run-length encode %s", clscan_type_name(ty));
+        /* Run-length encoding (a general scan with the library's own texts), and reduce
+         * by key of ones by the elements as keys (keys of each type; on CPUs the
+         * segmented vector path loads eight keys at a time). */
+        for (int by_key = 0; by_key < 2; by_key++) {
+            snprintf(what, sizeof what, "run-length encode %s%s", clscan_type_name(ty),
+                     by_key ? " by reduce by key" : "");
+            const int mode = by_key ? CLSCAN_VERIFY_RLE_BY_KEY
+                                    : k & 1 ? CLSCAN_VERIFY_RLE_NONTRIVIAL : 0;
+            const uint64_t s = clscan_verify_mix(seed, 0x300u + (unsigned)(k * 2 + by_key));
+            count(t, d,
+                  clscan_verify_run_rle(d->ctx, d->cl_ctx, d->queue, ty, CLSCAN_UINT32, mode, N,
+                                        s, msg, sizeof msg),
+                  what, msg);
+        }
+    }
+    /* A double max segmented by flags: eight doubles a vector on the CPUs' segmented
+     * vector path, their fmax in halves (a case the table below has not). */
+    if (clscan_verify_device_has_fp64(d->dev)) {
+        clscan_verify_gen_case c = {.name = "double max, segmented by flags",
+                                    .desc = {.type = CLSCAN_DOUBLE, .op = CLSCAN_OP_MAX,
+                                             .segments = CLSCAN_SEGMENTS_FLAGS},
+                                    .in_size = 8, .out_size = 8, .fill = fill_double_eighths,
+                                    .op = op_max_double};
+        const double lowest = -INFINITY;
+        memcpy(c.identity, &lowest, sizeof lowest);
         count(t, d,
-              clscan_verify_run_rle(d->ctx, d->cl_ctx, d->queue, ty, CLSCAN_UINT32,
-                                    k & 1 ? CLSCAN_VERIFY_RLE_NONTRIVIAL : 0, N,
-                                    clscan_verify_mix(seed, 0x300u + (unsigned)k), msg,
-                                    sizeof msg),
-              what, msg);
+              clscan_verify_run_general(d->ctx, d->cl_ctx, d->queue, &c, N, 1, 0,
+                                        clscan_verify_mix(seed, 0x380u), msg, sizeof msg),
+              c.name, msg);
     }
     /* Every general scan case, its reduction and, with segments, its reduction by key. */
     for (int g = 0; g < CLSCAN_VERIFY_GEN_CASES; g++) {

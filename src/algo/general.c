@@ -485,7 +485,13 @@ static void builtin_op_text(clscan_type t, clscan_op op, const char *lanes, char
     case CLSCAN_OP_MIN:
     case CLSCAN_OP_MAX: {
         const int mn = op == CLSCAN_OP_MIN;
-        if (fl) snprintf(combine, csize, "%s(a, b)", mn ? "fmin" : "fmax");
+        /* (On vectors, in halves of four lanes: cl/clscan_common.cl, CLSCAN_VLOAD8, says
+         * why.) */
+        const char *f = mn ? "fmin" : "fmax";
+        if (fl && lanes[0])
+            snprintf(combine, csize, "(%s%s)(%s((a).lo, (b).lo), %s((a).hi, (b).hi))", T, lanes, f,
+                     f);
+        else if (fl) snprintf(combine, csize, "%s(a, b)", f);
         else snprintf(combine, csize, "(a) %c (b) ? (a) : (b)", mn ? '<' : '>');
         snprintf(identity, isize, "(%s)%s", T, mn ? max_names[t] : min_names[t]);
         break;
@@ -696,8 +702,8 @@ static char *make_prelude(const general_plan *g)
             char vec[96], vec_identity[96];
             builtin_op_text(d->type, d->op, "8", vec, sizeof vec, vec_identity,
                             sizeof vec_identity);
-            put(&t, "#define CLSCAN_GEN_VEC_OP(a, b) (%s)\n#define CLSCAN_GEN_VEC_MASK %s\n",
-                vec, g->out_size == 8 ? "long8" : "int8");
+            put(&t, "#define CLSCAN_GEN_VEC_OP(a, b) (%s)\n#define CLSCAN_GEN_VEC_MASK_LANE %s\n",
+                vec, g->out_size == 8 ? "long" : "int");
         }
     }
     if (t.failed) {
