@@ -223,13 +223,29 @@ ulong clscan_runs_op(ulong a, ulong b)
 #endif
 #define CLSCAN_PLAIN_STORE(p, v) (*(p) = (v))
 
-/* CLSCAN_VLOAD8(T, p) and CLSCAN_VSTORE8(v, p): vload8 and vstore8 of eight T (a scalar
- * type) as two halves of four. PoCL on x86 processors without AVX-512 warns at every call
- * of a built-in that takes or returns eight 64-bit lanes (512 bits) that it changes the
- * ABI (docs/IMPLEMENTATION-ISSUES.md); halves of four fit AVX2's 256-bit registers, and
- * the compilers join them again where the processor has wider ones. */
-#define CLSCAN_VLOAD8(T, p) ((CLSCAN_CAT(T, 8))(vload4(0, (p)), vload4(1, (p))))
-#define CLSCAN_VSTORE8(v, p) (vstore4((v).lo, 0, (p)), vstore4((v).hi, 1, (p)))
+/* CLSCAN_VLOAD8(T, p) and CLSCAN_VSTORE8(T, v, p): vload8 and vstore8 of eight T (a
+ * scalar type's one-word name), those of 64-bit types as two halves of four. PoCL on x86
+ * processors without AVX-512 warns at every call of a built-in that takes or returns
+ * eight 64-bit lanes (512 bits) that it changes the ABI (docs/IMPLEMENTATION-ISSUES.md);
+ * halves of four fit AVX2's 256-bit registers. Narrower types keep vload8 and vstore8:
+ * in halves PoCL's int32 scan by flags took 1.18-1.29x its time (docs/PERFORMANCE.md). */
+#define CLSCAN_VLOAD8(T, p) CLSCAN_CAT(CLSCAN_VLOAD8_, T)(p)
+#define CLSCAN_VSTORE8(T, v, p) CLSCAN_CAT(CLSCAN_VSTORE8_, T)(v, p)
+#define CLSCAN_VLOAD8_HALVES_(T, p) ((CLSCAN_CAT(T, 8))(vload4(0, (p)), vload4(1, (p))))
+#define CLSCAN_VSTORE8_HALVES_(v, p) (vstore4((v).lo, 0, (p)), vstore4((v).hi, 1, (p)))
+#define CLSCAN_VLOAD8_long(p) CLSCAN_VLOAD8_HALVES_(long, p)
+#define CLSCAN_VLOAD8_ulong(p) CLSCAN_VLOAD8_HALVES_(ulong, p)
+#define CLSCAN_VLOAD8_double(p) CLSCAN_VLOAD8_HALVES_(double, p)
+#define CLSCAN_VLOAD8_int(p) vload8(0, (p))
+#define CLSCAN_VLOAD8_uint(p) vload8(0, (p))
+#define CLSCAN_VLOAD8_float(p) vload8(0, (p))
+#define CLSCAN_VLOAD8_uchar(p) vload8(0, (p))
+#define CLSCAN_VSTORE8_long(v, p) CLSCAN_VSTORE8_HALVES_(v, p)
+#define CLSCAN_VSTORE8_ulong(v, p) CLSCAN_VSTORE8_HALVES_(v, p)
+#define CLSCAN_VSTORE8_double(v, p) CLSCAN_VSTORE8_HALVES_(v, p)
+#define CLSCAN_VSTORE8_int(v, p) vstore8((v), 0, (p))
+#define CLSCAN_VSTORE8_uint(v, p) vstore8((v), 0, (p))
+#define CLSCAN_VSTORE8_float(v, p) vstore8((v), 0, (p))
 
 /* CLSCAN_PREFETCH(p): asks for the cache line at p ahead of its use, with clang's
  * __builtin_prefetch (a hint: no fault, nothing read into the program), where the host

@@ -804,11 +804,16 @@ void clscan_gen_run_outputs(clscan_gen_source s, ulong base, uint count,
 #define CLSCAN_GEN_VT CLSCAN_CAT(CLSCAN_GEN_OUT, 8)
 #define CLSCAN_GEN_KT CLSCAN_CAT(CLSCAN_GEN_SEG, 8)
 #define CLSCAN_GEN_MT CLSCAN_CAT(CLSCAN_GEN_VEC_MASK_LANE, 8)
-/* x (a comparison's result, lanes as wide as a key's) as a mask of CLSCAN_GEN_MT, in
- * halves of four lanes as CLSCAN_VLOAD8 loads (cl/clscan_common.cl says why). */
+/* x (a comparison's result, lanes as wide as a key's) as a mask of CLSCAN_GEN_MT; where
+ * the value or the key has 64 bits (the host's CLSCAN_GEN_VEC_HALVES), in halves of four
+ * lanes, as CLSCAN_VLOAD8 loads those (cl/clscan_common.cl says why). */
+#if CLSCAN_GEN_VEC_HALVES
 #define CLSCAN_GEN_TO_MASK4_ CLSCAN_CAT(convert_, CLSCAN_CAT(CLSCAN_GEN_VEC_MASK_LANE, 4))
 #define CLSCAN_GEN_TO_MASK(x) \
     ((CLSCAN_GEN_MT)(CLSCAN_GEN_TO_MASK4_((x).lo), CLSCAN_GEN_TO_MASK4_((x).hi)))
+#else
+#define CLSCAN_GEN_TO_MASK CLSCAN_CAT(convert_, CLSCAN_GEN_MT)
+#endif
 /* x (of T: values or masks, whose lanes are as wide as a value's) shifted up by d lanes
  * (d = 1, 2, 4), `fill` in the lanes below d: x turned by d lanes, the lanes below d then
  * chosen from a vector of fills. (Written as a vector of x's lanes and `fill`, Oclgrind
@@ -932,7 +937,7 @@ void clscan_gen_vec_scan(CLSCAN_GEN_VT *v, CLSCAN_GEN_MT *h)
         *first = f;                                                                         \
         return acc;                                                                         \
     }
-#define CLSCAN_GEN_VSTORE_PLAIN_(r, p) CLSCAN_VSTORE8((r), (p))
+#define CLSCAN_GEN_VSTORE_PLAIN_(r, p) CLSCAN_VSTORE8(CLSCAN_GEN_OUT, (r), (p))
 #define CLSCAN_GEN_VSTORE_STREAM_(r, p) CLSCAN_STREAM_STORE((__global CLSCAN_GEN_VT *)(p), (r))
 CLSCAN_GEN_VEC_LOCAL_(clscan_gen_vec_local, CLSCAN_GEN_VSTORE_PLAIN_)
 CLSCAN_GEN_VEC_LOCAL_(clscan_gen_vec_local_streamed, CLSCAN_GEN_VSTORE_STREAM_)
@@ -981,14 +986,14 @@ void clscan_gen_vec_emit(const clscan_gen_source s, ulong base, uint count, CLSC
         /* (Before the tile's first head the carry goes in front.) */
         const CLSCAN_GEN_VT y = (heads != 0 || h) ? r : CLSCAN_GEN_VEC_OP((CLSCAN_GEN_VT)(carry.v), r);
         CLSCAN_GEN_OUT ys[8];
-        CLSCAN_VSTORE8(y, ys);
+        CLSCAN_VSTORE8(CLSCAN_GEN_OUT, y, ys);
         const uint k[8] = {(uint)n.s0, (uint)n.s1, (uint)n.s2, (uint)n.s3,
                            (uint)n.s4, (uint)n.s5, (uint)n.s6, (uint)n.s7};
 #if CLSCAN_GEN_OUTPUT_SPARSE
         /* Sparse statements run for the lanes that end a segment alone (the head bits
          * shifted down by one, and lane 7 where the element after it starts a segment),
          * and those that start one where they ask for it (the head bits). */
-        if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) CLSCAN_VSTORE8(y, dst + base + j);
+        if (!(o.flags & CLSCAN_CARRY_SKIP_STORE)) CLSCAN_VSTORE8(CLSCAN_GEN_OUT, y, dst + base + j);
         const uint last7 = clscan_gen_last(s, base + j + 7, o.n);
         for (uint todo = (CLSCAN_GEN_SPARSE_HEADS ? hb : 0u) | hb >> 1 | last7 << 7; todo != 0;
              todo &= todo - 1u) {

@@ -485,10 +485,10 @@ static void builtin_op_text(clscan_type t, clscan_op op, const char *lanes, char
     case CLSCAN_OP_MIN:
     case CLSCAN_OP_MAX: {
         const int mn = op == CLSCAN_OP_MIN;
-        /* (On vectors, in halves of four lanes: cl/clscan_common.cl, CLSCAN_VLOAD8, says
-         * why.) */
+        /* (On vectors of doubles, in halves of four lanes: cl/clscan_common.cl,
+         * CLSCAN_VLOAD8, says why.) */
         const char *f = mn ? "fmin" : "fmax";
-        if (fl && lanes[0])
+        if (t == CLSCAN_DOUBLE && lanes[0])
             snprintf(combine, csize, "(%s%s)(%s((a).lo, (b).lo), %s((a).hi, (b).hi))", T, lanes, f,
                      f);
         else if (fl) snprintf(combine, csize, "%s(a, b)", f);
@@ -702,8 +702,11 @@ static char *make_prelude(const general_plan *g)
             char vec[96], vec_identity[96];
             builtin_op_text(d->type, d->op, "8", vec, sizeof vec, vec_identity,
                             sizeof vec_identity);
-            put(&t, "#define CLSCAN_GEN_VEC_OP(a, b) (%s)\n#define CLSCAN_GEN_VEC_MASK_LANE %s\n",
-                vec, g->out_size == 8 ? "long" : "int");
+            const int wide_key = d->segments == CLSCAN_SEGMENTS_KEYS && g->seg_size == 8;
+            put(&t,
+                "#define CLSCAN_GEN_VEC_OP(a, b) (%s)\n#define CLSCAN_GEN_VEC_MASK_LANE %s\n"
+                "#define CLSCAN_GEN_VEC_HALVES %d\n",
+                vec, g->out_size == 8 ? "long" : "int", g->out_size == 8 || wide_key);
         }
     }
     if (t.failed) {
